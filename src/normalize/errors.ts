@@ -1,0 +1,82 @@
+/**
+ * Coded errors. Codes are stable across releases; messages may change.
+ * A plain `TypeError` (no code) means programmer misuse, never bad input.
+ */
+export type UrlErrorCode =
+  /** The scheme is missing where one is required, or has characters outside ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) (RFC 3986 §3.1). */
+  | 'ERR_INVALID_SCHEME'
+  /** The host is not a valid reg-name, IP literal or IPv4address, or IDNA processing failed (RFC 3986 §3.2.2, UTS #46). */
+  | 'ERR_INVALID_HOST'
+  /** The port is not *DIGIT or is above 65535 (RFC 3986 §3.2.3). */
+  | 'ERR_INVALID_PORT'
+  /** The authority is malformed (for example a `\` or a second `@` in strict mode). */
+  | 'ERR_INVALID_AUTHORITY'
+  /** A `%` not followed by two hex digits (RFC 3986 §2.1), rejected in strict mode. */
+  | 'ERR_INVALID_PERCENT'
+  /** A character that may not appear in a URI (RFC 3986 §2), rejected in strict mode; or a lone surrogate. */
+  | 'ERR_INVALID_CHARACTER'
+  /** A relative reference where an absolute URI is required (RFC 3986 §4.3). */
+  | 'ERR_RELATIVE_URL'
+  /** The WHATWG URL parser returned failure (html mode). */
+  | 'ERR_INVALID_URL'
+  /** The input is longer than `maxLength`. Checked before parsing. */
+  | 'ERR_TOO_LONG'
+  /** The path has more segments than `maxSegments`. */
+  | 'ERR_TOO_MANY_SEGMENTS'
+  /** A scheme the caller refuses (crawler: anything but http and https). */
+  | 'ERR_UNSUPPORTED_SCHEME'
+  /** A host or resolved address in a refused range (loopback, private, link-local, …). */
+  | 'ERR_BLOCKED_ADDRESS'
+  /** The store folder is held by another opener (LevelDB LOCK). */
+  | 'ERR_STORE_LOCKED'
+  /** The store's files are damaged; run `urldedup repair`. */
+  | 'ERR_STORE_CORRUPT'
+  /** An I/O error from the store (disk full, permissions). */
+  | 'ERR_STORE_IO'
+  /** A redirect chain longer than the configured cap. */
+  | 'ERR_TOO_MANY_REDIRECTS'
+  /** A response body over the wire or decoded byte cap. */
+  | 'ERR_BODY_TOO_LARGE';
+
+/** Longest slice of the offending input kept in an error message (the full input is on `.input`). */
+const MESSAGE_INPUT_LIMIT = 200;
+
+function truncate(input: string, limit: number): string {
+  return input.length <= limit ? input : `${input.slice(0, limit)}… (${input.length} chars)`;
+}
+
+/** An error caused by bad input: it carries a stable `code` and the `input` that caused it. */
+export class UrlError extends Error {
+  override readonly name = 'UrlError';
+  constructor(
+    readonly code: UrlErrorCode,
+    readonly input: string,
+    options?: ErrorOptions & { readonly detail?: string },
+  ) {
+    super(
+      `${code}: ${JSON.stringify(truncate(input, MESSAGE_INPUT_LIMIT))}${options?.detail ? ` (${options.detail})` : ''}`,
+      options,
+    );
+  }
+}
+
+export function isUrlError(value: unknown): value is UrlError {
+  return value instanceof UrlError;
+}
+
+/** Per-item result of a batch API: one bad URL never stops a batch. */
+export type Result<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly code: UrlErrorCode; readonly input: string; readonly message: string };
+
+/** Run `fn` and turn a `UrlError` into a failed `Result`; anything else is rethrown (it is a bug). */
+export function attempt<T>(input: string, fn: (input: string) => T): Result<T> {
+  try {
+    return { ok: true, value: fn(input) };
+  } catch (error) {
+    if (error instanceof UrlError) {
+      return { ok: false, code: error.code, input, message: error.message };
+    }
+    throw error;
+  }
+}
