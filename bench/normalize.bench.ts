@@ -1,0 +1,197 @@
+// bench/normalize: URLs/second for urldedup's normalization ladder and its peers, in one
+// process, on the fixed corpus (bench/corpus, see its README). Two passes: the whole corpus,
+// then only the lines that are already normal as extracted (the fast path).
+//
+//   npx tsc -p tsconfig.build.json && node dist/bench/normalize.bench.js [options]
+//     --rounds N      measured passes per subject (default 5)
+//     --warmup N      unmeasured passes per subject first (default 1)
+//     --batch N       calls per timed batch (default 256)
+//     --only NAME     run subjects whose name contains NAME (case-insensitive; repeatable);
+//                     the baseline, new URL(u).href, always runs
+//     --corpus WHICH  full | normal | both (default both)
+//     --json          print JSON instead of Markdown
+// Add node --expose-gc to collect garbage before every pass.
+
+import normalizeUrl from 'normalize-url';
+import fastUri from 'fast-uri';
+import uriJs from 'uri-js';
+import { defaultBenchOptions, environment, markdownTable, readCorpus, runBench, type BenchOptions, type Corpus, type Subject, type SubjectResult } from './harness.js';
+
+const BASELINE = 'new URL(u).href';
+
+/** The part of src/normalize/index.ts this benchmark calls. */
+interface UrldedupNormalize {
+  normalize(url: string, options?: object): string;
+  key(url: string, options?: object): string;
+  fingerprint(key: string): string;
+}
+
+/** The part of whatwg-url (which ships no types) this benchmark calls. */
+interface WhatwgUrl {
+  URL: new (input: string) => { readonly href: string };
+  basicURLParse(input: string): object | null;
+  serializeURL(record: object): string;
+}
+
+// Loaded by computed specifier: the bench compiles whether or not src/normalize/index.ts exists
+// yet, and reports "not measured" instead of failing the project's build.
+async function loadUrldedup(): Promise<UrldedupNormalize | string> {
+  const specifier = new URL('../src/normalize/index.js', import.meta.url).href;
+  let module: Partial<UrldedupNormalize>;
+  try {
+    module = (await import(specifier)) as Partial<UrldedupNormalize>;
+  } catch (error) {
+    return `cannot load ${specifier}: ${(error as Error).message.split('\n')[0]}`;
+  }
+  const { normalize, key, fingerprint } = module;
+  if (typeof normalize !== 'function' || typeof key !== 'function' || typeof fingerprint !== 'function') {
+    return `${specifier} lacks normalize, key or fingerprint`;
+  }
+  return { normalize, key, fingerprint };
+}
+
+async function loadWhatwgUrl(): Promise<WhatwgUrl> {
+  const specifier: string = 'whatwg-url';
+  const namespace = (await import(specifier)) as Partial<WhatwgUrl> & { default?: WhatwgUrl };
+  return namespace.basicURLParse !== undefined ? (namespace as WhatwgUrl) : (namespace.default as WhatwgUrl);
+}
+
+async function subjects(): Promise<{ list: Subject[]; skipped: string[] }> {
+  const skipped: string[] = [];
+  const whatwg = await loadWhatwgUrl();
+  const list: Subject[] = [
+    { name: BASELINE, run: (u) => new URL(u).href, note: "Node's built-in WHATWG parser and serializer (C++); the baseline." },
+  ];
+  const urldedup = await loadUrldedup();
+  if (typeof urldedup === 'string') skipped.push(`urldedup: not measured (${urldedup})`);
+  else {
+    const { normalize, key, fingerprint } = urldedup;
+    list.push(
+      { name: 'urldedup normalize(u)', run: (u) => normalize(u), note: 'default options: syntax + scheme rungs.' },
+      { name: 'urldedup key(u)', run: (u) => key(u), note: 'normalize, then the SURT-ordered key.' },
+      { name: 'urldedup fingerprint(key(u))', run: (u) => fingerprint(key(u)), note: 'the full ladder with keys and the compact fingerprint.' },
+    );
+  }
+  list.push(
+    {
+      name: 'normalize-url',
+      run: (u) => normalizeUrl(u),
+      note: 'default options; does much more than RFC 3986 allows (strips www., utm_*, trailing slash and text fragments, sorts the query), and parses with new URL inside.',
+    },
+    {
+      name: 'fast-uri normalize(u)',
+      run: (u) => fastUri.normalize(u),
+      note: 'RFC 3986 normalization; returns malformed input unchanged instead of failing, so its errors stay at 0.',
+    },
+    {
+      name: 'uri-js normalize(u)',
+      run: (u) => uriJs.normalize(u),
+      note: 'RFC 3986/3987 normalization; returns malformed input unchanged instead of failing.',
+    },
+    { name: 'whatwg-url new URL(u).href', run: (u) => new whatwg.URL(u).href, note: 'the pure-JS reference implementation of the URL Standard.' },
+    {
+      name: 'whatwg-url basicURLParse+serializeURL',
+      run: (u) => {
+        const record = whatwg.basicURLParse(u);
+        if (record === null) throw new TypeError('failure');
+        return whatwg.serializeURL(record);
+      },
+      note: 'the same without the URL wrapper object; a parse failure (null) counts as an error.',
+    },
+  );
+  return { list, skipped };
+}
+
+interface Arguments {
+  readonly options: BenchOptions;
+  readonly only: readonly string[];
+  readonly corpora: readonly ('full' | 'normal')[];
+  readonly json: boolean;
+}
+
+function usage(message: string): never {
+  process.stderr.write(`${message}\nusage: node dist/bench/normalize.bench.js [--rounds N] [--warmup N] [--batch N] [--only NAME]... [--corpus full|normal|both] [--json]\n  e.g. node dist/bench/normalize.bench.js --rounds 3 --only urldedup --only 'new URL'\n`);
+  process.exit(2);
+}
+
+function parseArguments(argv: readonly string[]): Arguments {
+  let { rounds, warmup, batchSize } = defaultBenchOptions;
+  const only: string[] = [];
+  let corpus = 'both';
+  let json = false;
+  const count = (flag: string, value: string | undefined, min: number): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) usage(`${flag} needs an integer ≥ ${min}`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    switch (flag) {
+      case '--rounds':
+        rounds = count(flag, argv[++i], 1);
+        break;
+      case '--warmup':
+        warmup = count(flag, argv[++i], 0);
+        break;
+      case '--batch':
+        batchSize = count(flag, argv[++i], 1);
+        break;
+      case '--only': {
+        const name = argv[++i];
+        if (name === undefined || name === '') usage('--only needs a name');
+        only.push(name.toLowerCase());
+        break;
+      }
+      case '--corpus':
+        corpus = argv[++i] ?? '';
+        if (!['full', 'normal', 'both'].includes(corpus)) usage('--corpus is full, normal or both');
+        break;
+      case '--json':
+        json = true;
+        break;
+      case '--help':
+        usage('bench/normalize: URLs/s of urldedup and its peers on bench/corpus');
+        break;
+      default:
+        usage(`unknown argument ${flag}`);
+    }
+  }
+  const corpora = corpus === 'both' ? (['full', 'normal'] as const) : ([corpus] as ['full' | 'normal']);
+  return { options: { rounds, warmup, batchSize }, only, corpora, json };
+}
+
+async function main(): Promise<void> {
+  const args = parseArguments(process.argv.slice(2));
+  const { list, skipped } = await subjects();
+  for (const message of skipped) process.stderr.write(`${message}\n`);
+  // the baseline always runs, so the relative column is always filled
+  const chosen = args.only.length === 0 ? list : list.filter((s) => s.name === BASELINE || args.only.some((o) => s.name.toLowerCase().includes(o)));
+  if (chosen.length === 1 && args.only.every((o) => !BASELINE.toLowerCase().includes(o))) usage(`--only matches none of: ${list.map((s) => s.name).join(', ')}`);
+  const log = (message: string): void => {
+    process.stderr.write(`  ${message}\n`);
+  };
+  const passes: { title: string; corpus: Corpus; results: SubjectResult[] }[] = [];
+  for (const which of args.corpora) {
+    const corpus = readCorpus(which === 'full' ? 'urls.txt' : 'normal.txt');
+    const title = which === 'full' ? 'Full corpus (40 % as extracted, 60 % alias variants, 0.5 % invalid)' : 'Already-normal URLs only (the fast path)';
+    log(`${title}: ${corpus.lines.length} URLs`);
+    passes.push({ title, corpus, results: runBench(chosen, corpus.lines, args.options, BASELINE, log) });
+  }
+  if (args.json) {
+    const output = {
+      environment: environment(),
+      options: args.options,
+      skipped,
+      passes: passes.map(({ title, corpus, results }) => ({ title, corpus: { file: corpus.path, lines: corpus.lines.length, sha256: corpus.sha256 }, results })),
+    };
+    process.stdout.write(JSON.stringify(output, null, 2) + '\n');
+    return;
+  }
+  const env = environment();
+  const out = [`## bench/normalize`, '', `Node ${env.node} (V8 ${env.v8}), ${env.platform}, ${env.cpu} × ${env.cores}; single thread.`];
+  for (const message of skipped) out.push('', `> ${message}`);
+  for (const { title, corpus, results } of passes) out.push('', markdownTable(title, corpus, results, args.options, BASELINE));
+  process.stdout.write(out.join('\n') + '\n');
+}
+
+await main();

@@ -1,0 +1,13 @@
+/** Exit codes that mean something, the same for every command. */
+export const EXIT_OK = 0;
+/** Some inputs were invalid (each reported on its own line); the rest was processed. */
+export const EXIT_SOME_INVALID = 1;
+/** Wrong command line. */
+export const EXIT_USAGE = 2;
+/** The store is locked by another process, corrupt or unavailable. */
+export const EXIT_STORE = 3;
+/** A crawl or service stopped on an unexpected error. */
+export const EXIT_FAILURE = 4;
+/** Stopped by SIGINT / SIGTERM (128 + signal number). */
+export const EXIT_SIGINT = 130;
+export const EXIT_SIGTERM = 143;

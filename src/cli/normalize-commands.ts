@@ -1,0 +1,64 @@
+/**
+ * `urldedup normalize`, `urldedup key`, `urldedup resolve BASE`: one URL per stdin line, one
+ * result per stdout line, in order. An invalid input gives `!ERR_CODE<TAB>input` on its line.
+ */
+import type { Readable, Writable } from 'node:stream';
+import { UrlError } from '../normalize/errors.js';
+import { fingerprint } from '../normalize/fingerprint.js';
+import { normalizeAndKey } from '../normalize/key.js';
+import type { NormalizeOptions } from '../normalize/normalize.js';
+import { resolve, type ResolveOptions } from '../normalize/resolve.js';
+import { EXIT_OK, EXIT_SOME_INVALID } from './exit-codes.js';
+import { LineWriter, readLines } from './lines.js';
+
+export type LineCommand = 'normalize' | 'key' | 'resolve';
+
+export interface LineCommandOptions {
+  readonly command: LineCommand;
+  readonly json: boolean;
+  readonly normalize: NormalizeOptions;
+  /** For `resolve`. */
+  readonly base?: string;
+  readonly resolve?: ResolveOptions;
+}
+
+/** An invalid line: `!CODE<TAB>input` (tabs and newlines in the input cannot occur: it is one line). */
+function errorLine(code: string, input: string, json: boolean): string {
+  return json ? JSON.stringify({ input, ok: false, code }) : `!${code}\t${input}`;
+}
+
+function resultLine(o: LineCommandOptions, input: string): string {
+  switch (o.command) {
+    case 'normalize': {
+      const { normal, key } = normalizeAndKey(input, o.normalize);
+      return o.json ? JSON.stringify({ input, ok: true, normal, key, fingerprint: fingerprint(key) }) : normal;
+    }
+    case 'key': {
+      const { normal, key } = normalizeAndKey(input, o.normalize);
+      return o.json ? JSON.stringify({ input, ok: true, normal, key, fingerprint: fingerprint(key) }) : key;
+    }
+    case 'resolve': {
+      const resolved = resolve(input, o.base!, o.resolve);
+      return o.json ? JSON.stringify({ input, ok: true, resolved }) : resolved;
+    }
+  }
+}
+
+/** Run a line command; returns the exit code (0, or 1 when some inputs were invalid). */
+export async function runLineCommand(o: LineCommandOptions, stdin: Readable, stdout: Writable): Promise<number> {
+  const out = new LineWriter(stdout);
+  let invalid = 0;
+  for await (const line of readLines(stdin)) {
+    let text: string;
+    try {
+      text = resultLine(o, line);
+    } catch (error) {
+      if (!(error instanceof UrlError)) throw error;
+      invalid++;
+      text = errorLine(error.code, line, o.json);
+    }
+    await out.write(text);
+  }
+  await out.flush();
+  return invalid > 0 ? EXIT_SOME_INVALID : EXIT_OK;
+}

@@ -1,0 +1,29 @@
+/**
+ * A 64-bit fingerprint of a key, for compact membership checks (Bloom filters, fixed-size tables).
+ * Two 32-bit multiply-xorshift lanes over the UTF-16 code units, cross-mixed at the end (the
+ * construction of bryc's public-domain cyrb53, kept at the full 64 bits). Not cryptographic: the
+ * store always confirms a fingerprint hit against the full key.
+ * Deterministic: the same key gives the same fingerprint on every run and machine.
+ */
+
+/** The fingerprint as two unsigned 32-bit words `[high, low]`. */
+export function fingerprintWords(key: string): readonly [number, number] {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
+  h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507);
+  h2 ^= Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return [h2 >>> 0, h1 >>> 0];
+}
+
+/** The fingerprint as 16 lowercase hex digits. */
+export function fingerprint(key: string): string {
+  const [high, low] = fingerprintWords(key);
+  return high.toString(16).padStart(8, '0') + low.toString(16).padStart(8, '0');
+}

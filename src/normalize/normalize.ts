@@ -1,0 +1,145 @@
+/**
+ * RFC 3986 §6.2: the comparison ladder. Each rung is a pure record → record function:
+ *   parse (§3) → syntax (§6.2.2) → scheme (§6.2.3) → policy (opt-in presets beyond the RFC).
+ * Protocol-based normalization (§6.2.4) needs evidence and lives in the store.
+ * `normalize(normalize(x)) === normalize(x)` for every rung and option.
+ */
+import { UrlError } from './errors.js';
+import { isNormalHttpUrl } from './fast-path.js';
+import { applyPolicy, isPresetName, type PresetName } from './ladder/policy.js';
+import { schemeNormalize } from './ladder/scheme.js';
+import { syntaxNormalize } from './ladder/syntax.js';
+import { defaultLimits, type Limits } from './limits.js';
+import { parseUriReference } from './parse.js';
+import { countSegments } from './remove-dot-segments.js';
+import { recompose, type UriRecord } from './uri-record.js';
+
+/** How far up the ladder to go. */
+export type NormalizationLevel = 'syntax' | 'scheme' | 'policy';
+
+export interface NormalizeOptions extends Limits {
+  /**
+   * The highest rung: `syntax` (§6.2.2 only), `scheme` (§6.2.2 and §6.2.3), or `policy` (also the
+   * named presets). `policy` is implied when `presets` is not empty.
+   * @default 'scheme'
+   * @example level 'syntax': 'HTTP://A:80/%7e' → 'http://a:80/~'; level 'scheme': → 'http://a/~'
+   */
+  readonly level?: NormalizationLevel;
+  /**
+   * Opt-in presets for what RFC 3986 does not license (see docs/presets.md). Off by default.
+   * @default []
+   * @example ['tracking']: 'http://a/?utm_source=x&id=1' → 'http://a/?id=1'
+   */
+  readonly presets?: readonly PresetName[];
+  /**
+   * Keep the fragment. By default the scheme rung drops it: it is never sent to a server (§3.5).
+   * @default false
+   */
+  readonly keepFragment?: boolean;
+  /**
+   * Reject anything that is not an RFC 3986 URI with a coded error, instead of reading it as a
+   * browser does (raw spaces, non-ASCII, `\`, surrounding whitespace).
+   * @default false
+   */
+  readonly strict?: boolean;
+}
+
+export const defaultNormalizeOptions: Required<NormalizeOptions> = {
+  level: 'scheme',
+  presets: [],
+  keepFragment: false,
+  strict: false,
+  maxLength: defaultLimits.maxLength,
+  maxSegments: defaultLimits.maxSegments,
+};
+
+const LEVELS: Readonly<Record<NormalizationLevel, number>> = { syntax: 1, scheme: 2, policy: 3 };
+
+interface ResolvedOptions {
+  readonly rung: number;
+  readonly presets: readonly PresetName[];
+  readonly keepFragment: boolean;
+  readonly strict: boolean;
+  readonly maxLength: number;
+  readonly maxSegments: number;
+  /** Options under which the fast path gives the answer. */
+  readonly fast: boolean;
+}
+
+const DEFAULT_RESOLVED: ResolvedOptions = {
+  rung: 2,
+  presets: [],
+  keepFragment: false,
+  strict: false,
+  maxLength: defaultLimits.maxLength,
+  maxSegments: 0,
+  fast: true,
+};
+
+/** Validate options once; conflicts are rejected up front with a `TypeError` (programmer misuse). */
+export function resolveNormalizeOptions(options: NormalizeOptions | undefined): ResolvedOptions {
+  if (options === undefined) return DEFAULT_RESOLVED;
+  const presets = options.presets ?? [];
+  for (const p of presets) if (!isPresetName(p)) throw new TypeError(`normalize: unknown preset ${JSON.stringify(p)}`);
+  const level = options.level ?? (presets.length > 0 ? 'policy' : 'scheme');
+  const rung = LEVELS[level];
+  if (rung === undefined) throw new TypeError(`normalize: unknown level ${JSON.stringify(level)}`);
+  if (presets.length > 0 && rung < 3) throw new TypeError(`normalize: presets need level 'policy', not '${level}'`);
+  const maxLength = options.maxLength ?? defaultLimits.maxLength;
+  const maxSegments = options.maxSegments ?? defaultLimits.maxSegments;
+  const keepFragment = options.keepFragment === true;
+  return {
+    rung,
+    presets,
+    keepFragment,
+    strict: options.strict === true,
+    maxLength,
+    maxSegments,
+    fast: rung >= 2 && !keepFragment && maxSegments === 0,
+  };
+}
+
+/** The ladder on a record, from parse to the requested rung. */
+function climb(input: string, o: ResolvedOptions): UriRecord {
+  // Limits first (bounded work per input), then the fast path.
+  if (input.length > o.maxLength) throw new UrlError('ERR_TOO_LONG', input, { detail: `longer than ${o.maxLength}` });
+  let r: UriRecord;
+  if (o.fast && isNormalHttpUrl(input)) {
+    r = parseUriReference(input, { maxLength: o.maxLength });
+  } else {
+    const parsed = parseUriReference(input, { strict: o.strict, browser: !o.strict, maxLength: o.maxLength });
+    if (parsed.scheme === undefined) {
+      throw new UrlError('ERR_RELATIVE_URL', input, { detail: 'an absolute URI needs a scheme (§4.3)' });
+    }
+    r = syntaxNormalize(parsed, input, o.strict);
+    if (o.rung >= 2) r = schemeNormalize(r, input, { keepFragment: o.keepFragment });
+  }
+  if (o.presets.length > 0) r = applyPolicy(r, o.presets).record;
+  if (o.maxSegments > 0 && countSegments(r.path) > o.maxSegments) {
+    throw new UrlError('ERR_TOO_MANY_SEGMENTS', input, { detail: `more than ${o.maxSegments} path segments` });
+  }
+  return r;
+}
+
+/**
+ * Normalize an absolute URI along the ladder and return its normal form as a string.
+ * Throws `UrlError` with a code for input it cannot read; never rewrites malformed input into a
+ * different valid URI.
+ */
+export function normalize(url: string, options?: NormalizeOptions): string {
+  const o = resolveNormalizeOptions(options);
+  if (o.fast && o.presets.length === 0 && url.length <= o.maxLength && isNormalHttpUrl(url)) return url;
+  return recompose(climb(url, o));
+}
+
+/** Like `normalize`, returning the normal form's components. */
+export function normalizeRecord(url: string, options?: NormalizeOptions): UriRecord {
+  return climb(url, resolveNormalizeOptions(options));
+}
+
+/** The ladder for callers that resolved their options once (batch and store paths). */
+export function normalizeWith(url: string, o: ResolvedOptions): UriRecord {
+  return climb(url, o);
+}
+
+export type { ResolvedOptions };

@@ -1,0 +1,167 @@
+/**
+ * RFC 3986 §2: characters, and §6.2.2.1–2 percent-encoding normalization.
+ *
+ * One pass per component over char codes, with a lookup table per component saying which ASCII
+ * characters may stand raw. A component that needs no change is returned as the same string.
+ */
+import { UrlError, type UrlErrorCode } from './errors.js';
+
+const UNRESERVED = 1; // ALPHA / DIGIT / "-" / "." / "_" / "~"   (§2.3)
+const SUB_DELIM = 2; //  "!" / "$" / "&" / "'" / "(" / ")" / "*" / "+" / "," / ";" / "="   (§2.2)
+
+const classes = new Uint8Array(128);
+for (let c = 0x30; c <= 0x39; c++) classes[c] = UNRESERVED;
+for (let c = 0x41; c <= 0x5a; c++) classes[c] = UNRESERVED;
+for (let c = 0x61; c <= 0x7a; c++) classes[c] = UNRESERVED;
+for (const ch of '-._~') classes[ch.charCodeAt(0)] = UNRESERVED;
+for (const ch of "!$&'()*+,;=") classes[ch.charCodeAt(0)] = SUB_DELIM;
+
+/** §2.3 unreserved. */
+export function isUnreserved(c: number): boolean {
+  return c < 128 && classes[c] === UNRESERVED;
+}
+
+/** §2.2 sub-delims. */
+export function isSubDelim(c: number): boolean {
+  return c < 128 && classes[c] === SUB_DELIM;
+}
+
+/** A table of the ASCII characters a component may hold raw (1) or must percent-encode (0). */
+export type ComponentTable = Uint8Array;
+
+function table(extra: string): ComponentTable {
+  const t = new Uint8Array(128);
+  for (let c = 0; c < 128; c++) if (classes[c] !== 0) t[c] = 1;
+  for (const ch of extra) t[ch.charCodeAt(0)] = 1;
+  return t;
+}
+
+/** §3.2.1 userinfo = *( unreserved / pct-encoded / sub-delims / ":" ) */
+export const USERINFO = table(':');
+/** §3.2.2 reg-name = *( unreserved / pct-encoded / sub-delims ) */
+export const REG_NAME = table('');
+/** §3.3 path: segments of pchar = unreserved / pct-encoded / sub-delims / ":" / "@", joined by "/" */
+export const PATH = table(':@/');
+/** §3.4 query = *( pchar / "/" / "?" ) */
+export const QUERY = table(':@/?');
+/** §3.5 fragment = *( pchar / "/" / "?" ) */
+export const FRAGMENT = QUERY;
+
+export function hexValue(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (c >= 0x41 && c <= 0x46) return c - 0x37;
+  if (c >= 0x61 && c <= 0x66) return c - 0x57;
+  return -1;
+}
+
+const HEX = '0123456789ABCDEF';
+const encoded: string[] = [];
+for (let b = 0; b < 256; b++) encoded.push('%' + HEX[b >> 4]! + HEX[b & 15]!);
+
+/** `%XX`, uppercase (§6.2.2.1). */
+export function percentByte(b: number): string {
+  return encoded[b]!;
+}
+
+/** UTF-8 percent-encoding of one code point (§2.5). */
+export function percentEncodeCodePoint(cp: number): string {
+  if (cp < 0x80) return encoded[cp]!;
+  if (cp < 0x800) return encoded[0xc0 | (cp >> 6)]! + encoded[0x80 | (cp & 63)]!;
+  if (cp < 0x10000) {
+    return encoded[0xe0 | (cp >> 12)]! + encoded[0x80 | ((cp >> 6) & 63)]! + encoded[0x80 | (cp & 63)]!;
+  }
+  return (
+    encoded[0xf0 | (cp >> 18)]! +
+    encoded[0x80 | ((cp >> 12) & 63)]! +
+    encoded[0x80 | ((cp >> 6) & 63)]! +
+    encoded[0x80 | (cp & 63)]!
+  );
+}
+
+export interface PercentOptions {
+  /** Reject what RFC 3986 does not allow instead of encoding it. */
+  readonly strict: boolean;
+  /** Lowercase raw ASCII letters (hosts, §6.2.2.1). */
+  readonly lowercase: boolean;
+  /** The whole input, for error messages. */
+  readonly input: string;
+  /** The code for a disallowed character in this component. */
+  readonly invalidCharacter: UrlErrorCode;
+}
+
+/**
+ * §6.2.2.1 and §6.2.2.2 on one component:
+ * - `%xx` → `%XX` (uppercase hex);
+ * - `%XX` of an unreserved character → the character; reserved ones (`%2F`, `%3F`, …) stay encoded;
+ * - a character the component may not hold raw → UTF-8 `%XX` (a lone surrogate becomes U+FFFD,
+ *   as the WHATWG USVString conversion does);
+ * - a `%` not followed by two hex digits stays as it is: a browser sends it so, and `%25` names a
+ *   different request line, so encoding it could merge two resources (§6.1). Departure: a decoded
+ *   hex digit is kept encoded where it would follow such a `%` and make a new triplet
+ *   (`%%32%65` never becomes `%2e`), so a second pass changes nothing.
+ *
+ * Strict mode throws `ERR_INVALID_PERCENT` or the component's `invalidCharacter` code instead.
+ */
+export function normalizePercentEncoding(s: string, allowed: ComponentTable, o: PercentOptions): string {
+  const n = s.length;
+  let i = 0;
+  // Fast scan: the prefix that needs no change.
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x25 || c >= 128 || allowed[c] === 0) break;
+    if (o.lowercase && c >= 0x41 && c <= 0x5a) break;
+  }
+  if (i === n) return s;
+
+  let out = s.slice(0, i);
+  let lonePercentAt = -3; // output index of the last `%` kept raw
+  while (i < n) {
+    const c = s.charCodeAt(i);
+    if (c === 0x25) {
+      const h1 = i + 2 < n ? hexValue(s.charCodeAt(i + 1)) : -1;
+      const h2 = h1 >= 0 ? hexValue(s.charCodeAt(i + 2)) : -1;
+      if (h2 < 0) {
+        if (o.strict) throw new UrlError('ERR_INVALID_PERCENT', o.input);
+        lonePercentAt = out.length;
+        out += '%';
+        i += 1;
+        continue;
+      }
+      const b = (h1 << 4) | h2;
+      if (b < 128 && classes[b] === UNRESERVED && !(hexValue(b) >= 0 && out.length - lonePercentAt <= 2)) {
+        out += o.lowercase && b >= 0x41 && b <= 0x5a ? String.fromCharCode(b + 32) : String.fromCharCode(b);
+      } else {
+        out += encoded[b]!;
+      }
+      i += 3;
+      continue;
+    }
+    if (c < 128) {
+      if (allowed[c] === 1) {
+        out += o.lowercase && c >= 0x41 && c <= 0x5a ? String.fromCharCode(c + 32) : s[i]!;
+      } else {
+        if (o.strict) throw new UrlError(o.invalidCharacter, o.input);
+        out += encoded[c]!;
+      }
+      i += 1;
+      continue;
+    }
+    // Non-ASCII: UTF-8, code point by code point (§2.5).
+    if (o.strict) throw new UrlError('ERR_INVALID_CHARACTER', o.input);
+    let cp = c;
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = i + 1 < n ? s.charCodeAt(i + 1) : 0;
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        cp = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+        i += 1;
+      } else {
+        cp = 0xfffd;
+      }
+    } else if (c >= 0xdc00 && c <= 0xdfff) {
+      cp = 0xfffd;
+    }
+    out += percentEncodeCodePoint(cp);
+    i += 1;
+  }
+  return out;
+}

@@ -1,0 +1,52 @@
+// Our own normalization cases, in the shared JSON shape { input, expected | expected_error, section, note }.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { normalize, UrlError, type NormalizeOptions } from '../../src/normalize/index.js';
+
+interface Case { input: string; expected?: string; expected_error?: string; section: string; note?: string }
+const load = (name: string): Case[] => JSON.parse(readFileSync(new URL(`./cases/${name}`, import.meta.url), 'utf8')) as Case[];
+
+function outcome(input: string, options?: NormalizeOptions): string {
+  try {
+    return normalize(input, options);
+  } catch (error) {
+    if (error instanceof UrlError) return `!${error.code}`;
+    throw error;
+  }
+}
+
+function check(c: Case, options?: NormalizeOptions): void {
+  const got = outcome(c.input, options);
+  expect(got).toBe(c.expected ?? `!${c.expected_error}`);
+  if (c.expected !== undefined) expect(outcome(got, options)).toBe(got); // idempotent
+}
+
+describe('normalize (lenient, default)', () => {
+  it.each(load('normalize.json'))('$section $input', (c) => check(c));
+});
+
+describe('normalize { strict: true }', () => {
+  it.each(load('strict.json'))('$section $input', (c) => check(c, { strict: true }));
+});
+
+describe('levels', () => {
+  it('syntax only keeps the default port and empty path', () => {
+    expect(normalize('HTTP://A:80', { level: 'syntax' })).toBe('http://a:80');
+    expect(normalize('HTTP://A:80/%7e#f', { level: 'syntax' })).toBe('http://a:80/~#f');
+  });
+  it('keepFragment keeps the fragment, normalized', () => {
+    expect(normalize('http://a/#%7e x', { keepFragment: true })).toBe('http://a/#~%20x');
+  });
+  it('rejects conflicting options up front', () => {
+    expect(() => normalize('http://a/', { level: 'scheme', presets: ['tracking'] })).toThrow(TypeError);
+    expect(() => normalize('http://a/', { presets: ['nope' as never] })).toThrow(TypeError);
+  });
+  it('maxLength is checked before parsing', () => {
+    expect(outcome('http://a/' + 'x'.repeat(20000))).toBe('!ERR_TOO_LONG');
+    expect(outcome('http://a/xx', { maxLength: 5 })).toBe('!ERR_TOO_LONG');
+  });
+  it('maxSegments', () => {
+    expect(outcome('http://a/1/2/3/4', { maxSegments: 3 })).toBe('!ERR_TOO_MANY_SEGMENTS');
+    expect(outcome('http://a/1/2/3', { maxSegments: 3 })).toBe('http://a/1/2/3');
+  });
+});

@@ -1,0 +1,46 @@
+// RFC 3986 examples (../shared/testdata/rfc3986.json): §5.4 resolution, §5.2.4, §6.2 equivalence.
+import { describe, expect, it } from 'vitest';
+import { key, normalize, removeDotSegments, resolve } from '../../src/normalize/index.js';
+import { readTestdata } from '../support/testdata.js';
+
+interface ResolveCase { base: string; ref: string; expected: string; section: string; expected_non_strict?: string }
+const data = readTestdata<{
+  resolve: ResolveCase[];
+  remove_dot_segments: { input: string; expected: string }[];
+  equivalent: string[][];
+  not_equivalent: { a: string; b: string; section: string }[];
+}>('rfc3986.json');
+
+describe('RFC 3986 §5.4 reference resolution (rfc3986 mode)', () => {
+  it.each(data.resolve)('$section $ref', (c) => {
+    expect(resolve(c.ref, c.base)).toBe(c.expected);
+    if (c.expected_non_strict !== undefined) {
+      expect(resolve(c.ref, c.base, { strict: false })).toBe(c.expected_non_strict);
+    }
+  });
+  it('passes all 42 examples', () => {
+    const passed = data.resolve.filter((c) => resolve(c.ref, c.base) === c.expected).length;
+    console.log(`rfc3986.json resolve: ${passed}/${data.resolve.length}`);
+    expect(data.resolve.length).toBe(42);
+    expect(passed).toBe(42);
+  });
+});
+
+describe('RFC 3986 §5.2.4 remove_dot_segments', () => {
+  it.each(data.remove_dot_segments)('$input', (c) => {
+    expect(removeDotSegments(c.input)).toBe(c.expected);
+  });
+});
+
+describe('RFC 3986 §6.2 equivalence', () => {
+  it.each(data.equivalent.map((g, i) => [i, g] as const))('group %i gets one key', (_i, group) => {
+    const keys = new Set(group.map((u) => key(u)));
+    expect([...keys]).toHaveLength(1);
+  });
+  it('the §6.2.2 example normalizes to the RFC normal form', () => {
+    expect(normalize('eXAMPLE://a/./b/../b/%63/%7bfoo%7d')).toBe('example://a/b/c/%7Bfoo%7D');
+  });
+  it.each(data.not_equivalent)('$a is not $b ($section)', (c) => {
+    expect(key(c.a)).not.toBe(key(c.b));
+  });
+});
