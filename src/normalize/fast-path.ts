@@ -53,6 +53,17 @@ function isKeptPort(s: string, start: number, end: number, https: boolean): bool
   return value <= 65535 && value !== (https ? 443 : 80);
 }
 
+/** Characters that stand raw in a normal path or query with nothing to check: unreserved but ".", sub-delims, ":" and "@". */
+const PLAIN = new Uint8Array(128);
+for (let c = 0; c < 128; c++) if (PATH[c] === 1 && c !== 0x2f && c !== 0x2e) PLAIN[c] = 1;
+
+/** True when the path segment ending before `end` (exclusive) is "." or "..". */
+function endsWithDotSegment(s: string, segmentStart: number, end: number): boolean {
+  const len = end - segmentStart;
+  if (len === 1) return s.charCodeAt(segmentStart) === 0x2e;
+  return len === 2 && s.charCodeAt(segmentStart) === 0x2e && s.charCodeAt(segmentStart + 1) === 0x2e;
+}
+
 /**
  * True when `url` is an http(s) URL already in normal form: lowercase scheme and plain host, no
  * userinfo, a kept port or none, a path starting with "/" and free of dot-segments, only
@@ -74,33 +85,44 @@ export function isNormalHttpUrl(url: string): boolean {
   if (colon === -1 ? !isPlainHost(url, start, i) : !(isPlainHost(url, start, colon) && isKeptPort(url, colon + 1, i, start === 8))) {
     return false;
   }
-  let table = PATH;
+  // The path: plain characters skip; "/" and the end check the segment just closed.
   let segmentStart = i + 1;
-  for (i = i + 1; i <= n; i++) {
-    const c = i < n ? url.charCodeAt(i) : -1;
-    if (table === PATH && (c === 0x2f || c === 0x3f || c === -1)) {
-      // a "." or ".." segment?
-      const len = i - segmentStart;
-      if (len === 1 && url.charCodeAt(segmentStart) === 0x2e) return false;
-      if (len === 2 && url.charCodeAt(segmentStart) === 0x2e && url.charCodeAt(segmentStart + 1) === 0x2e) return false;
+  for (i = i + 1; i < n; i++) {
+    const c = url.charCodeAt(i);
+    if (c < 128 && PLAIN[c] === 1) continue;
+    if (c === 0x2e) continue; // judged when its segment closes
+    if (c === 0x2f) {
+      if (endsWithDotSegment(url, segmentStart, i)) return false;
       segmentStart = i + 1;
-      if (c === 0x3f) {
-        table = QUERY;
-        continue;
-      }
-    }
-    if (c === -1) break;
-    if (c === 0x25) {
-      const h1 = url.charCodeAt(i + 1);
-      const h2 = url.charCodeAt(i + 2);
-      // uppercase hex only, and not an unreserved character
-      if (!(isUpperHex(h1) && isUpperHex(h2)) || isUnreserved((hexValue(h1) << 4) | hexValue(h2))) return false;
+    } else if (c === 0x25) {
+      if (!isKeptTriplet(url, i)) return false;
       i += 2;
-    } else if (c >= 128 || table[c] !== 1) {
+    } else if (c === 0x3f) {
+      break;
+    } else {
       return false; // includes "#": the fragment is dropped
     }
   }
+  if (endsWithDotSegment(url, segmentStart, i)) return false;
+  // The query: "/" and "?" stand raw as well.
+  for (i = i + 1; i < n; i++) {
+    const c = url.charCodeAt(i);
+    if (c < 128 && QUERY[c] === 1) continue;
+    if (c === 0x25) {
+      if (!isKeptTriplet(url, i)) return false;
+      i += 2;
+    } else {
+      return false;
+    }
+  }
   return true;
+}
+
+/** `%XX` at `i` with uppercase hex, of a character that is not unreserved. */
+function isKeptTriplet(s: string, i: number): boolean {
+  const h1 = s.charCodeAt(i + 1);
+  const h2 = s.charCodeAt(i + 2);
+  return isUpperHex(h1) && isUpperHex(h2) && !isUnreserved((hexValue(h1) << 4) | hexValue(h2));
 }
 
 function isUpperHex(c: number): boolean {

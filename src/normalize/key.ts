@@ -28,7 +28,6 @@ import { recompose } from './uri-record.js';
 export const KEY_FORMAT_VERSION = 1;
 
 function escapeHostPart(host: string): string {
-  if (host.indexOf('%') === -1 && host.indexOf(',') === -1 && host.indexOf(')') === -1) return host;
   return host.replace(/[%,)]/g, (c) => (c === '%' ? '%25' : c === ',' ? '%2C' : '%29'));
 }
 
@@ -39,20 +38,34 @@ function unescapeHostPart(part: string): string {
 
 /** A host as it leads the key: domain labels reversed, IP addresses and literals as they are. */
 export function sortHost(host: string): string {
-  if (host === '') return '';
-  const escaped = escapeHostPart(host);
-  if (escaped.charCodeAt(0) === 0x5b || isDottedNumbers(escaped)) return escaped;
-  if (escaped.indexOf('.') === -1) return escaped;
-  return escaped.split('.').reverse().join(',');
+  const n = host.length;
+  if (n === 0) return '';
+  // One scan: does it need escaping, is it digits and dots only (IPv4), where is the last dot?
+  let numeric = true;
+  let lastDot = -1;
+  for (let i = 0; i < n; i++) {
+    const c = host.charCodeAt(i);
+    if (c === 0x2e) lastDot = i;
+    else if (c === 0x25 || c === 0x2c || c === 0x29) return sortHost2(escapeHostPart(host));
+    else if (c < 0x30 || c > 0x39) numeric = false;
+  }
+  if (numeric || lastDot === -1 || host.charCodeAt(0) === 0x5b) return host;
+  // labels in reverse, joined by ","
+  let out = host.slice(lastDot + 1);
+  let end = lastDot;
+  for (;;) {
+    const dot = end === 0 ? -1 : host.lastIndexOf('.', end - 1);
+    out += ',' + host.slice(dot + 1, end);
+    if (dot === -1) break;
+    end = dot;
+  }
+  return out;
 }
 
-/** Digits and dots only (an IPv4 address, or an opaque host that looks like one): kept as written. */
-function isDottedNumbers(host: string): boolean {
-  for (let i = 0; i < host.length; i++) {
-    const c = host.charCodeAt(i);
-    if (!(c === 0x2e || (c >= 0x30 && c <= 0x39))) return false;
-  }
-  return true;
+/** sortHost of an already escaped host (it holds no "," or ")"). */
+function sortHost2(escaped: string): string {
+  if (escaped.charCodeAt(0) === 0x5b || escaped.indexOf('.') === -1) return escaped;
+  return escaped.split('.').reverse().join(',');
 }
 
 function unsortHost(part: string): string {
@@ -117,7 +130,7 @@ export function urlFromKey(key: string): string {
 export function key(url: string, options?: NormalizeOptions): string {
   const o = resolveNormalizeOptions(options);
   if (o.fast && o.presets.length === 0 && url.length <= o.maxLength && isNormalHttpUrl(url)) return keyOfNormalHttp(url);
-  return keyFromRecord(normalizeWith(url, o));
+  return keyFromRecord(normalizeWith(url, o, true));
 }
 
 /** The normal form and the key together, for callers that need both. */
@@ -126,6 +139,6 @@ export function normalizeAndKey(url: string, options?: NormalizeOptions): { read
   if (o.fast && o.presets.length === 0 && url.length <= o.maxLength && isNormalHttpUrl(url)) {
     return { normal: url, key: keyOfNormalHttp(url) };
   }
-  const r = normalizeWith(url, o);
+  const r = normalizeWith(url, o, true);
   return { normal: recompose(r), key: keyFromRecord(r) };
 }

@@ -100,11 +100,11 @@ export function resolveNormalizeOptions(options: NormalizeOptions | undefined): 
 }
 
 /** The ladder on a record, from parse to the requested rung. */
-function climb(input: string, o: ResolvedOptions): UriRecord {
+function climb(input: string, o: ResolvedOptions, knownNotFast = false): UriRecord {
   // Limits first (bounded work per input), then the fast path.
   if (input.length > o.maxLength) throw new UrlError('ERR_TOO_LONG', input, { detail: `longer than ${o.maxLength}` });
   let r: UriRecord;
-  if (o.fast && isNormalHttpUrl(input)) {
+  if (o.fast && !knownNotFast && isNormalHttpUrl(input)) {
     r = parseUriReference(input, { maxLength: o.maxLength });
   } else {
     const parsed = parseUriReference(input, { strict: o.strict, browser: !o.strict, maxLength: o.maxLength });
@@ -128,8 +128,10 @@ function climb(input: string, o: ResolvedOptions): UriRecord {
  */
 export function normalize(url: string, options?: NormalizeOptions): string {
   const o = resolveNormalizeOptions(options);
-  if (o.fast && o.presets.length === 0 && url.length <= o.maxLength && isNormalHttpUrl(url)) return url;
-  return recompose(climb(url, o));
+  if (o.fast && url.length <= o.maxLength && isNormalHttpUrl(url)) {
+    return o.presets.length === 0 ? url : recompose(climb(url, o));
+  }
+  return recompose(climb(url, o, true));
 }
 
 /** Like `normalize`, returning the normal form's components. */
@@ -137,9 +139,12 @@ export function normalizeRecord(url: string, options?: NormalizeOptions): UriRec
   return climb(url, resolveNormalizeOptions(options));
 }
 
-/** The ladder for callers that resolved their options once (batch and store paths). */
-export function normalizeWith(url: string, o: ResolvedOptions): UriRecord {
-  return climb(url, o);
+/**
+ * The ladder for callers that resolved their options once (batch and store paths).
+ * `knownNotFast`: the caller already found `isNormalHttpUrl(url)` false; skip the second scan.
+ */
+export function normalizeWith(url: string, o: ResolvedOptions, knownNotFast = false): UriRecord {
+  return climb(url, o, knownNotFast);
 }
 
 export type { ResolvedOptions };

@@ -206,16 +206,12 @@ function parseAuthority(
       if (c < 0x30 || c > 0x39) throw new UrlError('ERR_INVALID_PORT', input);
     }
   }
-  if (strict) {
-    if (userinfo !== undefined && !conforms(userinfo, USERINFO)) throw new UrlError('ERR_INVALID_AUTHORITY', input);
-    if (host.charCodeAt(0) === LBRACKET) {
-      if (!isIpLiteralSyntax(host)) throw new UrlError('ERR_INVALID_HOST', input);
-    } else if (!conforms(host, REG_NAME)) {
-      throw new UrlError('ERR_INVALID_HOST', input);
-    }
-  } else if (host.indexOf('[') !== -1 || host.indexOf(']') !== -1) {
+  if (host.charCodeAt(0) === LBRACKET) {
+    if (!isIpLiteralSyntax(host)) throw new UrlError('ERR_INVALID_HOST', input);
+  } else if (strict ? !conforms(host, REG_NAME) : host.indexOf('[') !== -1 || host.indexOf(']') !== -1) {
     throw new UrlError('ERR_INVALID_HOST', input);
   }
+  if (strict && userinfo !== undefined && !conforms(userinfo, USERINFO)) throw new UrlError('ERR_INVALID_AUTHORITY', input);
   return { userinfo, host, port };
 }
 

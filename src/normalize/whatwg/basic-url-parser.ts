@@ -74,17 +74,21 @@ export function removeControlsAndWhitespace(input: string): string {
   let end = input.length;
   while (start < end && input.charCodeAt(start) <= SPACE) start++;
   while (end > start && input.charCodeAt(end - 1) <= SPACE) end--;
+  const trimmed = start === 0 && end === input.length ? input : input.slice(start, end);
+  // Native scans: most inputs hold no tab or newline at all.
+  if (trimmed.indexOf('\t') === -1 && trimmed.indexOf('\n') === -1 && trimmed.indexOf('\r') === -1) {
+    return trimmed;
+  }
   let output = '';
-  let copied = start;
-  for (let i = start; i < end; i++) {
-    const c = input.charCodeAt(i);
+  let copied = 0;
+  for (let i = 0; i < trimmed.length; i++) {
+    const c = trimmed.charCodeAt(i);
     if (c === TAB || c === LF || c === CR) {
-      output += input.slice(copied, i);
+      output += trimmed.slice(copied, i);
       copied = i + 1;
     }
   }
-  if (copied === start) return start === 0 && end === input.length ? input : input.slice(start, end);
-  return output + input.slice(copied, end);
+  return output + trimmed.slice(copied);
 }
 
 function isAsciiAlpha(c: number): boolean {

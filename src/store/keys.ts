@@ -1,0 +1,182 @@
+/**
+ * The on-disk layout of a store: one LevelDB folder, one sublevel per concern (RFC 3986 §6.2.4,
+ * protocol-based normalization, kept with its evidence). Every key and value is a UTF-8 string.
+ * Sublevel keys are prefixed `!name!` by abstract-level; the layouts below are the keys inside.
+ *
+ * `SEP` (U+0000) separates the parts of a compound key. A urldedup key is printable ASCII and never
+ * holds U+0000, so a compound key splits back unambiguously and a prefix ending in `SEP` selects
+ * exactly one group (all frontier entries of a host, all URLs pruned by a rule, …).
+ *
+ * | sublevel   | key                                   | value                                             |
+ * |------------|---------------------------------------|---------------------------------------------------|
+ * | `meta`     | `format`                              | JSON `{ store, key }`: layout and key format versions |
+ * |            | `identity`                            | JSON: the normalization options that shape keys   |
+ * |            | `presets`                             | JSON: the presets the store was last opened with  |
+ * |            | `salt`                                | 64 hex: the key of the userinfo password HMAC     |
+ * |            | `created`, `synced`                   | ISO time; time of the last `sync: true` marker    |
+ * | `url`      | key                                   | JSON `UrlEntry` (state, depth, seq, status, …)    |
+ * | `alias`    | source key                            | JSON `AliasEntry` `{ to, st, t }`; `to` is never itself a source |
+ * | `aliasrev` | target key SEP source key             | `''` (reverse index, for chain compression)       |
+ * | `rule`     | rule id (`host/spec`)                 | JSON `RuleRecord`                                 |
+ * | `evidence` | `r` SEP rule id SEP source key        | JSON `Observation` (one per distinct source URL)  |
+ * |            | `t` SEP source key                    | JSON `TemporaryRedirect` (302/303/307 evidence)   |
+ * |            | `l` SEP source key                    | JSON `LoopRecord` (a redirect that closes a cycle) |
+ * |            | `c` SEP base key SEP param SEP key    | content hash of `key`, a variant of `base` with `param` |
+ * | `frontier` | host SEP seq (12 hex digits)          | depth SP key                                      |
+ * | `pruned`   | reason SEP key                        | target key (`reason` = `rule:<id>` or `preset:<name>`) |
+ * | `counter`  | counter name                          | decimal integer                                   |
+ */
+import type { UrlErrorCode } from '../normalize/index.js';
+
+/** Bumped when a sublevel's layout or a value's shape changes incompatibly. */
+export const STORE_FORMAT_VERSION = 1;
+
+export const SEP = '\u0000';
+/** The first string after every string that starts with `prefix + SEP`. */
+export const SEP_END = '\u0001';
+
+export const SPACES = ['meta', 'url', 'alias', 'aliasrev', 'rule', 'evidence', 'frontier', 'pruned', 'counter'] as const;
+export type Space = (typeof SPACES)[number];
+
+/** The states a URL entry can be in. */
+export type UrlState = 'queued' | 'fetched' | 'redirected' | 'pruned' | 'failed';
+export const URL_STATES: readonly UrlState[] = ['queued', 'fetched', 'redirected', 'pruned', 'failed'];
+
+/** The value of a `url` entry. Short field names: there is one per URL ever admitted. */
+export interface UrlEntry {
+  /** State. */
+  s: UrlState;
+  /** Link depth from a seed (0 for seeds). */
+  d: number;
+  /** First seen, ms since the epoch. */
+  t: number;
+  /** Frontier sequence number while queued. */
+  n?: number;
+  /** Frontier host while queued. */
+  h?: string;
+  /** Key of the page the URL was found on. */
+  src?: string;
+  /** HTTP status of the last fetch or redirect (0: no response). */
+  st?: number;
+  /** Redirected: the target's key. Pruned: the key it was pruned onto. */
+  to?: string;
+  /** Pruned: the reason (`rule:<id>` or `preset:<name>`). */
+  by?: string;
+  /** Content hash given with the last fetch. */
+  c?: string;
+  /** Last fetch, ms since the epoch. */
+  ft?: number;
+  /** Failed: the error code given with the fetch. */
+  e?: string;
+}
+
+export interface AliasEntry {
+  /** The canonical key (never itself an alias source: chains are kept compressed). */
+  to: string;
+  /** The status of the redirect that made the alias. */
+  st: number;
+  /** When, ms since the epoch. */
+  t: number;
+}
+
+export interface TemporaryRedirect {
+  to: string;
+  st: number;
+  /** Times seen. */
+  n: number;
+  t: number;
+}
+
+export interface LoopRecord {
+  /** The redirect target that closed the cycle. */
+  to: string;
+  st: number;
+  /** The cycle, starting at the source. */
+  cycle: string[];
+  t: number;
+}
+
+export const counterNames = {
+  /** Every key with a `url` entry: the seen set. Equals the sum of the state counters. */
+  admitted: 'admitted',
+  state: (s: UrlState): string => `state:${s}`,
+  aliases: 'aliases',
+  loops: 'loops',
+  temporary: 'temporary-redirects',
+  pruned: (reason: string): string => `pruned:${reason}`,
+  frontier: (host: string): string => `frontier:${host}`,
+  rules: (state: string): string => `rules:${state}`,
+  seq: 'seq',
+} as const;
+
+// ---- frontier -------------------------------------------------------------------------------
+
+const SEQ_DIGITS = 12;
+
+export function frontierKey(host: string, seq: number): string {
+  return host + SEP + seq.toString(16).padStart(SEQ_DIGITS, '0');
+}
+
+export function parseFrontierKey(k: string): { host: string; seq: number } {
+  const i = k.lastIndexOf(SEP);
+  return { host: k.slice(0, i), seq: parseInt(k.slice(i + 1), 16) };
+}
+
+export function frontierValue(depth: number, key: string): string {
+  return depth + ' ' + key;
+}
+
+export function parseFrontierValue(v: string): { depth: number; key: string } {
+  const i = v.indexOf(' ');
+  return { depth: Number(v.slice(0, i)), key: v.slice(i + 1) };
+}
+
+// ---- pruned, aliasrev, evidence -------------------------------------------------------------
+
+export function prunedKey(reason: string, key: string): string {
+  return reason + SEP + key;
+}
+
+export function splitPair(k: string): [string, string] {
+  const i = k.indexOf(SEP);
+  return [k.slice(0, i), k.slice(i + 1)];
+}
+
+export function aliasRevKey(target: string, source: string): string {
+  return target + SEP + source;
+}
+
+export const evidenceKeys = {
+  observation: (ruleId: string, source: string): string => 'r' + SEP + ruleId + SEP + source,
+  observationPrefix: (ruleId: string): string => 'r' + SEP + ruleId + SEP,
+  temporary: (source: string): string => 't' + SEP + source,
+  loop: (source: string): string => 'l' + SEP + source,
+  content: (base: string, param: string, key: string): string => 'c' + SEP + base + SEP + param + SEP + key,
+  contentPrefix: (base: string, param?: string): string => 'c' + SEP + base + SEP + (param === undefined ? '' : param + SEP),
+} as const;
+
+/** The range of every key starting with `prefix` (which should end in `SEP`). */
+export function prefixRange(prefix: string): { gte: string; lt: string } {
+  return { gte: prefix, lt: prefix.slice(0, -1) + SEP_END };
+}
+
+// ---- reasons --------------------------------------------------------------------------------
+
+/** Why `admit` did not admit a URL (or `new` when it did). */
+export type AdmitReason =
+  | 'new'
+  | 'seen'
+  | 'alias'
+  | 'duplicate-in-batch'
+  | 'out-of-scope'
+  | `rule:${string}`
+  | `preset:${string}`
+  | `invalid:${UrlErrorCode}`;
+
+export function encodeJson(value: unknown): string {
+  return JSON.stringify(value);
+}
+
+export function decodeJson<T>(text: string): T {
+  return JSON.parse(text) as T;
+}

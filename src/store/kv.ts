@@ -1,0 +1,35 @@
+/**
+ * The ordered key-value interface the store's engine runs on: the part of abstract-level it needs,
+ * with string keys and values, one namespace per sublevel, and one atomic multi-namespace batch.
+ * `level-store.ts` maps it onto LevelDB sublevels, `memory-store.ts` onto sorted maps.
+ */
+import type { Space } from './keys.js';
+
+/** A put (`value` is a string) or a del (`value` is `undefined`). */
+export interface KvOp {
+  readonly space: Space;
+  readonly key: string;
+  readonly value: string | undefined;
+}
+
+export interface KvRange {
+  readonly gte?: string;
+  readonly gt?: string;
+  readonly lt?: string;
+  readonly limit?: number;
+  readonly reverse?: boolean;
+}
+
+export interface Kv {
+  /** Where the data lives (a folder, or a description for in-memory data). */
+  readonly location: string;
+  readonly durable: boolean;
+  get(space: Space, key: string): Promise<string | undefined>;
+  getMany(space: Space, keys: readonly string[]): Promise<(string | undefined)[]>;
+  /** Entries in key order (reverse when asked), read from a snapshot taken at the call. */
+  entries(space: Space, range?: KvRange): AsyncIterable<[string, string]>;
+  keys(space: Space, range?: KvRange): AsyncIterable<string>;
+  /** All `ops` or none. With `sync`, returns only after the data reached the disk (fsync). */
+  write(ops: readonly KvOp[], options: { readonly sync: boolean }): Promise<void>;
+  close(): Promise<void>;
+}

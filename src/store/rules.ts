@@ -1,0 +1,443 @@
+/**
+ * Host rules: RFC 3986 §6.2.4 (protocol-based normalization) learned from evidence.
+ *
+ * "Substantial effort to reduce the incidence of false negatives is often cost-effective for web
+ * spiders. Therefore, they … normalize URIs … based on the expectations of specific schemes
+ * and on the observed behavior of the origin server" (§6.2.4). A rule is a transform of one URL of
+ * a host onto another that the host's own behaviour licenses. Rules are learned per host
+ * (`host[:port]` of the source URL), each from observations of distinct source URLs:
+ *
+ * | spec                          | transform                       | applies to (its domain)                          |
+ * |-------------------------------|---------------------------------|--------------------------------------------------|
+ * | `https`                       | `http:` → `https:`              | http URLs without an explicit port               |
+ * | `www-add` / `www-remove`      | `a.b` ↔ `www.a.b`               | domain names with (without) a leading `www.`     |
+ * | `slash-add`                   | `/a/b` → `/a/b/`                | paths whose last segment is non-empty, no `.`    |
+ * | `slash-remove`                | `/a/b/` → `/a/b`                | paths ending in `/`, other than `/`              |
+ * | `default-document:<name>`     | `/a/index.html` → `/a/`         | paths whose last segment is `<name>`             |
+ * | `path-prefix:<from>><to>`     | `/old/x` → `/x`                 | paths starting with `<from>` (segment boundary)  |
+ * | `query-parameter:<name>`      | `?sid=1&a=2` → `?a=2`           | queries with a field named `<name>`              |
+ *
+ * Observations:
+ * - **for**: a redirect `u → v` (301/308; also 302/303/307 with `temporaryRedirectsMerge`) that is
+ *   explained as a composition of these transforms counts for each of them; equal content hashes of
+ *   `u` and `R(u)` count for `R` (this is how query-parameter and default-document rules are
+ *   found without redirects).
+ * - **against**: a redirect (of any status) from a URL in `R`'s domain that changes `R`'s component
+ *   to something other than `R` would; a redirect `u → v` where `R(v) = u` (the host maps the other
+ *   way); a final answer (2xx, or 4xx other than 408/429) for a URL in `R`'s domain, unless content
+ *   hashes show `u` and `R(u)` equal; different content hashes of `u` and `R(u)`. Query-parameter
+ *   rules are judged on content only.
+ *
+ * A rule is a candidate from its first observation for, becomes active after `threshold` (default
+ * 3) observations for from distinct source URLs and none against, and is withdrawn for good by the
+ * first observation against, at any time. The store keeps every rule with its counts.
+ */
+import { recompose, type UriRecord } from '../normalize/index.js';
+
+export type RuleSpec =
+  | { readonly kind: 'https' }
+  | { readonly kind: 'www-add' }
+  | { readonly kind: 'www-remove' }
+  | { readonly kind: 'slash-add' }
+  | { readonly kind: 'slash-remove' }
+  | { readonly kind: 'default-document'; readonly name: string }
+  | { readonly kind: 'path-prefix'; readonly from: string; readonly to: string }
+  | { readonly kind: 'query-parameter'; readonly name: string };
+
+export type RuleKind = RuleSpec['kind'];
+export type RuleComponent = 'scheme' | 'host' | 'path' | 'query';
+export type RuleState = 'candidate' | 'active' | 'withdrawn';
+export type Verdict = 'for' | 'against';
+
+/** How an observation was made. */
+export type ObservationKind = 'redirect' | 'content' | 'fetch' | 'inverse-redirect';
+
+export interface Observation {
+  readonly v: Verdict;
+  readonly how: ObservationKind;
+  /** The source URL's key. */
+  readonly source: string;
+  /** Redirect target, or the key whose content was compared. */
+  readonly to?: string;
+  readonly status?: number;
+  readonly t: number;
+}
+
+/** A learned rule with its evidence counts, as stored in the `rule` sublevel. */
+export interface RuleRecord {
+  /** `host/spec`, e.g. `example.com/https`, `example.com/path-prefix:/old/>/`. */
+  readonly id: string;
+  readonly host: string;
+  readonly spec: string;
+  readonly state: RuleState;
+  /** Observations for, from distinct source URLs. */
+  readonly for: number;
+  readonly against: number;
+  readonly created: number;
+  readonly activated?: number;
+  readonly withdrawn?: number;
+  /** The observation that withdrew the rule. */
+  readonly contradiction?: Observation;
+}
+
+/** Default documents a server serves for a directory (the `default-document` rule's names). */
+export const defaultDocuments: readonly string[] = [
+  'index.html',
+  'index.htm',
+  'index.shtml',
+  'index.php',
+  'index.asp',
+  'index.aspx',
+  'index.jsp',
+  'index.cgi',
+  'default.htm',
+  'default.html',
+  'default.asp',
+  'default.aspx',
+];
+
+// ---- spec text ------------------------------------------------------------------------------
+
+export function formatSpec(spec: RuleSpec): string {
+  switch (spec.kind) {
+    case 'default-document':
+    case 'query-parameter':
+      return `${spec.kind}:${spec.name}`;
+    case 'path-prefix':
+      return `path-prefix:${spec.from}>${spec.to}`;
+    default:
+      return spec.kind;
+  }
+}
+
+export function parseSpec(text: string): RuleSpec | undefined {
+  const colon = text.indexOf(':');
+  const kind = colon === -1 ? text : text.slice(0, colon);
+  const arg = colon === -1 ? '' : text.slice(colon + 1);
+  switch (kind) {
+    case 'https':
+    case 'www-add':
+    case 'www-remove':
+    case 'slash-add':
+    case 'slash-remove':
+      return colon === -1 ? { kind } : undefined;
+    case 'default-document':
+    case 'query-parameter':
+      return arg === '' ? undefined : { kind, name: arg };
+    case 'path-prefix': {
+      // a normal-form path holds no raw ">" (it is percent-encoded), so the first ">" splits
+      const gt = arg.indexOf('>');
+      return gt === -1 ? undefined : { kind, from: arg.slice(0, gt), to: arg.slice(gt + 1) };
+    }
+    default:
+      return undefined;
+  }
+}
+
+export function ruleId(host: string, spec: RuleSpec): string {
+  return `${host}/${formatSpec(spec)}`;
+}
+
+/** Splits a rule id at the first `/` (a host never holds one). */
+export function parseRuleId(id: string): { host: string; spec: RuleSpec } | undefined {
+  const slash = id.indexOf('/');
+  if (slash <= 0) return undefined;
+  const spec = parseSpec(id.slice(slash + 1));
+  return spec === undefined ? undefined : { host: id.slice(0, slash), spec };
+}
+
+export function componentOf(spec: RuleSpec): RuleComponent {
+  switch (spec.kind) {
+    case 'https':
+      return 'scheme';
+    case 'www-add':
+    case 'www-remove':
+      return 'host';
+    case 'query-parameter':
+      return 'query';
+    default:
+      return 'path';
+  }
+}
+
+/** Order in which a host's active rules are applied: scheme, host, path, query. */
+const APPLY_ORDER: Readonly<Record<RuleKind, number>> = {
+  https: 0,
+  'www-add': 1,
+  'www-remove': 1,
+  'default-document': 2,
+  'slash-remove': 3,
+  'slash-add': 4,
+  'path-prefix': 5,
+  'query-parameter': 6,
+};
+
+export function compareForApply(a: RuleSpec, b: RuleSpec): number {
+  return APPLY_ORDER[a.kind] - APPLY_ORDER[b.kind];
+}
+
+// ---- the record side ------------------------------------------------------------------------
+
+/** `host[:port]`: the authority without userinfo, which names a rule's host and a frontier queue. */
+export function hostOf(rec: UriRecord): string {
+  const host = rec.host ?? '';
+  return rec.port === undefined ? host : `${host}:${rec.port}`;
+}
+
+function isDomainName(host: string): boolean {
+  if (host === '' || host.charCodeAt(0) === 0x5b /* [ */) return false;
+  const lastDot = host.lastIndexOf('.');
+  if (lastDot === -1 || lastDot === host.length - 1) return false;
+  const c = host.charCodeAt(lastDot + 1);
+  return !(c >= 0x30 && c <= 0x39); // an IPv4 address ends in a number
+}
+
+function lastSegment(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+function queryNames(query: string | undefined): string[] {
+  if (query === undefined || query === '') return [];
+  return query.split('&').map(fieldName);
+}
+
+function fieldName(field: string): string {
+  const eq = field.indexOf('=');
+  return eq === -1 ? field : field.slice(0, eq);
+}
+
+function removeParameters(query: string | undefined, names: ReadonlySet<string>): string | undefined {
+  if (query === undefined || query === '') return query;
+  const kept = query.split('&').filter((f) => !names.has(fieldName(f)));
+  const rest = kept.join('&');
+  // the "?" goes with the last parameter (`/?sid=1` is the tagged form of `/`, not of `/?`)
+  return rest === '' ? undefined : rest;
+}
+
+/** True when `spec` maps `rec` onto a different URL. */
+export function applies(spec: RuleSpec, rec: UriRecord): boolean {
+  if (rec.host === undefined) return false;
+  switch (spec.kind) {
+    case 'https':
+      return rec.scheme === 'http' && rec.port === undefined;
+    case 'www-add':
+      return isDomainName(rec.host) && !rec.host.startsWith('www.');
+    case 'www-remove':
+      return rec.host.startsWith('www.') && isDomainName(rec.host.slice(4));
+    case 'slash-add': {
+      if (rec.path === '' || rec.path.endsWith('/')) return false;
+      const last = lastSegment(rec.path);
+      return last !== '' && last.indexOf('.') === -1;
+    }
+    case 'slash-remove':
+      return rec.path.length > 1 && rec.path.endsWith('/');
+    case 'default-document':
+      return rec.path.endsWith('/' + spec.name);
+    case 'path-prefix':
+      return rec.path.startsWith(spec.from);
+    case 'query-parameter':
+      return queryNames(rec.query).includes(spec.name);
+  }
+}
+
+/** `spec` applied to `rec` (which it must apply to). The result is in normal form when `rec` is. */
+export function apply(spec: RuleSpec, rec: UriRecord): UriRecord {
+  switch (spec.kind) {
+    case 'https':
+      return { ...rec, scheme: 'https' };
+    case 'www-add':
+      return { ...rec, host: 'www.' + rec.host };
+    case 'www-remove':
+      return { ...rec, host: rec.host!.slice(4) };
+    case 'slash-add':
+      return { ...rec, path: rec.path + '/' };
+    case 'slash-remove':
+      return { ...rec, path: rec.path.slice(0, -1) };
+    case 'default-document':
+      return { ...rec, path: rec.path.slice(0, rec.path.length - spec.name.length) };
+    case 'path-prefix':
+      return { ...rec, path: spec.to + rec.path.slice(spec.from.length) };
+    case 'query-parameter':
+      return { ...rec, query: removeParameters(rec.query, new Set([spec.name])) };
+  }
+}
+
+function componentValue(rec: UriRecord, c: RuleComponent): string {
+  switch (c) {
+    case 'scheme':
+      return `${rec.scheme}:${rec.port ?? ''}`;
+    case 'host':
+      return rec.host ?? '';
+    case 'path':
+      return rec.path;
+    case 'query':
+      return rec.query === undefined ? '' : '?' + rec.query;
+  }
+}
+
+function withoutFragment(rec: UriRecord): string {
+  return recompose(rec.fragment === undefined ? rec : { ...rec, fragment: undefined });
+}
+
+// ---- explaining a redirect ------------------------------------------------------------------
+
+function pathTransforms(p: string, q: string, documents: readonly string[]): RuleSpec[] | undefined {
+  if (q === p + '/') {
+    const last = lastSegment(p);
+    return last !== '' && last.indexOf('.') === -1 ? [{ kind: 'slash-add' }] : undefined;
+  }
+  if (p === q + '/') return q === '' ? undefined : [{ kind: 'slash-remove' }];
+  for (const name of documents) {
+    if (!p.endsWith('/' + name)) continue;
+    const dir = p.slice(0, p.length - name.length);
+    if (q === dir) return [{ kind: 'default-document', name }];
+    if (dir.length > 1 && q === dir.slice(0, -1)) return [{ kind: 'default-document', name }, { kind: 'slash-remove' }];
+  }
+  // path-prefix: the longest common run of trailing segments, at least one, never the leading ""
+  const a = p.split('/');
+  const b = q.split('/');
+  let s = 0;
+  while (s < a.length - 1 && s < b.length - 1 && a[a.length - 1 - s] === b[b.length - 1 - s]) s++;
+  if (s === 0) return undefined;
+  const from = a.slice(0, a.length - s).join('/') + '/';
+  const to = b.slice(0, b.length - s).join('/') + '/';
+  if (!from.startsWith('/') || !to.startsWith('/')) return undefined;
+  // a prefix that grows into itself would apply again to its own output
+  if (to.startsWith(from)) return undefined;
+  return [{ kind: 'path-prefix', from, to }];
+}
+
+function removedParameters(uq: string | undefined, vq: string | undefined): RuleSpec[] | undefined {
+  const uNames = queryNames(uq);
+  const vNames = new Set(queryNames(vq));
+  const removed = new Set<string>();
+  for (const n of uNames) if (!vNames.has(n)) removed.add(n);
+  if (removed.size === 0) return undefined;
+  if (removeParameters(uq, removed) !== vq) return undefined;
+  return [...removed].map((name) => ({ kind: 'query-parameter', name }) as const);
+}
+
+/**
+ * The transforms whose composition maps `u` onto `v`, or `undefined` when the redirect is not
+ * explained by them (another site, another page, a login form, …) or changes nothing.
+ */
+export function explainRedirect(u: UriRecord, v: UriRecord, documents: readonly string[] = defaultDocuments): RuleSpec[] | undefined {
+  if (u.host === undefined || v.host === undefined || u.userinfo !== v.userinfo) return undefined;
+  const out: RuleSpec[] = [];
+  if (u.scheme !== v.scheme) {
+    if (u.scheme === 'http' && v.scheme === 'https' && u.port === undefined && v.port === undefined) out.push({ kind: 'https' });
+    else return undefined;
+  }
+  if (u.port !== v.port) return undefined;
+  if (u.host !== v.host) {
+    if (v.host === 'www.' + u.host && applies({ kind: 'www-add' }, u)) out.push({ kind: 'www-add' });
+    else if (u.host === 'www.' + v.host && applies({ kind: 'www-remove' }, u)) out.push({ kind: 'www-remove' });
+    else return undefined;
+  }
+  if (u.path !== v.path) {
+    const t = pathTransforms(u.path, v.path, documents);
+    if (t === undefined) return undefined;
+    out.push(...t);
+  }
+  if (u.query !== v.query) {
+    const t = removedParameters(u.query, v.query);
+    if (t === undefined) return undefined;
+    out.push(...t);
+  }
+  return out.length === 0 ? undefined : out;
+}
+
+/**
+ * What a redirect `u → v` (any status) says about a rule of `u`'s or `v`'s host.
+ * `explained` is `explainRedirect(u, v)`.
+ */
+export function judgeRedirect(spec: RuleSpec, host: string, u: UriRecord, v: UriRecord, explained: readonly RuleSpec[] | undefined): Verdict | undefined {
+  const text = formatSpec(spec);
+  if (hostOf(u) === host && applies(spec, u)) {
+    if (explained?.some((t) => formatSpec(t) === text)) return 'for';
+    // query parameters are judged on content: a server may rewrite one parameter and keep another
+    if (spec.kind === 'query-parameter') return undefined;
+    const c = componentOf(spec);
+    // unchanged: the host may take this step on a later hop
+    if (componentValue(u, c) === componentValue(v, c)) return undefined;
+    return 'against';
+  }
+  if (hostOf(v) === host && applies(spec, v) && spec.kind !== 'query-parameter' && withoutFragment(apply(spec, v)) === withoutFragment(u)) {
+    return 'against'; // the host maps the other way
+  }
+  return undefined;
+}
+
+/** A final answer for `u` (2xx, or 4xx other than 408 and 429): the host served `u` itself. */
+export function isFinalAnswer(status: number): boolean {
+  return (status >= 200 && status < 300) || (status >= 400 && status < 500 && status !== 408 && status !== 429);
+}
+
+// ---- the state machine ----------------------------------------------------------------------
+
+export interface Transition {
+  readonly rule: RuleRecord;
+  readonly change: 'activated' | 'withdrawn' | undefined;
+}
+
+export function newCandidate(host: string, spec: RuleSpec, now: number): RuleRecord {
+  return { id: ruleId(host, spec), host, spec: formatSpec(spec), state: 'candidate', for: 0, against: 0, created: now };
+}
+
+/** One observation: candidate → active after `threshold` for and none against; any against withdraws. */
+export function observe(rule: RuleRecord, o: Observation, threshold: number): Transition {
+  if (o.v === 'for') {
+    const next = { ...rule, for: rule.for + 1 };
+    if (rule.state === 'candidate' && rule.against === 0 && next.for >= threshold) {
+      return { rule: { ...next, state: 'active', activated: o.t }, change: 'activated' };
+    }
+    return { rule: next, change: undefined };
+  }
+  const next: RuleRecord = { ...rule, against: rule.against + 1 };
+  if (rule.state === 'withdrawn') return { rule: next, change: undefined };
+  return { rule: { ...next, state: 'withdrawn', withdrawn: o.t, contradiction: o }, change: 'withdrawn' };
+}
+
+// ---- applying active rules ------------------------------------------------------------------
+
+export interface ActiveRule {
+  readonly id: string;
+  readonly spec: RuleSpec;
+}
+
+/** Rounds of rule application (each round may move to another host, e.g. after `www-add`). */
+const MAX_ROUNDS = 6;
+
+/**
+ * The host rules applied to `rec` until nothing changes. `first` is the id of the first rule that
+ * changed it. When the rules of the hosts involved map a URL back onto itself (a cycle, which
+ * contradictory evidence would soon withdraw), no rule is applied.
+ */
+export function applyRules(
+  rec: UriRecord,
+  rulesOf: (host: string) => readonly ActiveRule[] | undefined,
+  skip?: string,
+): { record: UriRecord; first: string | undefined } {
+  let cur = rec;
+  let first: string | undefined;
+  let seen: Set<string> | undefined;
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const host = hostOf(cur);
+    const rules = rulesOf(host);
+    if (rules === undefined) break;
+    let changed = false;
+    for (const r of rules) {
+      if (r.id === skip || !applies(r.spec, cur)) continue;
+      cur = apply(r.spec, cur);
+      first ??= r.id;
+      changed = true;
+      if (hostOf(cur) !== host) break;
+    }
+    if (!changed) break;
+    seen ??= new Set([withoutFragment(rec)]);
+    const text = withoutFragment(cur);
+    if (seen.has(text)) return { record: rec, first: undefined };
+    seen.add(text);
+  }
+  return { record: cur, first };
+}

@@ -1,0 +1,226 @@
+/**
+ * The seen-store: the crawler's frontier gate and the keeper of RFC 3986 §6.2.4 evidence
+ * (protocol-based normalization). One interface, two backends: LevelDB (`openStore`) and memory
+ * (`openMemoryStore`), both run by the same engine and checked by the same conformance suite.
+ */
+import type { NormalizeOptions, PresetName, UriRecord, UrlErrorCode } from '../normalize/index.js';
+import type { AdmitReason, UrlState } from './keys.js';
+import type { RuleRecord, RuleState } from './rules.js';
+
+export type { AdmitReason, UrlState } from './keys.js';
+export type { RuleRecord, RuleState, RuleSpec, Observation } from './rules.js';
+
+/** What a backend guarantees (in the manner of abstract-level's `db.supports`). */
+export interface StoreSupports {
+  /** Acknowledged writes survive the process (a crash, `kill -9`). */
+  readonly durable: boolean;
+  /** Every multi-key change is applied all or nothing. */
+  readonly atomicBatch: boolean;
+}
+
+/** When batches are written with `sync: true` (fsync): LevelDB's hybrid scheme by default. */
+export type SyncPolicy = 'always' | 'never' | { readonly everyBatches: number; readonly everyMs: number };
+
+export interface ScopeOptions {
+  /** Schemes admitted; others are `out-of-scope`. @default ['http', 'https'] */
+  readonly schemes?: readonly string[];
+  /** When set, only these hosts and their subdomains are admitted. @example ['example.com'] */
+  readonly hosts?: readonly string[];
+  /** Deepest link depth admitted. @default Infinity */
+  readonly maxDepth?: number;
+  /** A last say on each URL (normal form, password redacted); `false` makes it `out-of-scope`. */
+  readonly filter?: (record: UriRecord) => boolean;
+}
+
+export interface StoreOptions {
+  /**
+   * Normalization up to the identity key (the RFC rungs). Recorded in `meta`; reopening with
+   * options that change keys (`level`, `keepFragment`) is refused. `presets` here is rejected:
+   * use the store's `presets`, which are reversible.
+   * @default { level: 'scheme' }
+   */
+  readonly normalize?: Omit<NormalizeOptions, 'presets'>;
+  /**
+   * Opt-in policy presets, applied after the identity key, each named and reversible: URLs they
+   * prune are kept in `pruned`, and opening the store without a preset gives its URLs back.
+   * @default []
+   * @example ['tracking']
+   */
+  readonly presets?: readonly PresetName[];
+  /** Observations for, from distinct URLs, before a candidate rule becomes active. @default 3 */
+  readonly ruleThreshold?: number;
+  /** Learn host rules from redirects and content hashes. @default true */
+  readonly learnRules?: boolean;
+  /** Treat 302, 303 and 307 like 301 and 308: merge (alias) and learn from them. @default false */
+  readonly temporaryRedirectsMerge?: boolean;
+  /** Queue the target of a recorded redirect when it is new. @default true */
+  readonly enqueueRedirectTargets?: boolean;
+  /** @default { everyBatches: 64, everyMs: 1000 } */
+  readonly sync?: SyncPolicy;
+  readonly scope?: ScopeOptions;
+  /** Default document names for the `default-document` rule. @default rules.defaultDocuments */
+  readonly defaultDocuments?: readonly string[];
+  /** Bloom filter bits per key (≈ 1 % false positives at 10). @default 10 */
+  readonly bloomBitsPerKey?: number;
+  /** Keys held in the cache of keys known present. @default 200000 */
+  readonly cacheSize?: number;
+  /** Observations kept per rule in `evidence` (counts go on beyond it). @default 32 */
+  readonly maxEvidencePerRule?: number;
+  /** URLs moved per batch when a rule is withdrawn or activated, or a preset removed. @default 2000 */
+  readonly restoreBatchSize?: number;
+}
+
+export const defaultStoreOptions = {
+  normalize: { level: 'scheme' },
+  presets: [],
+  ruleThreshold: 3,
+  learnRules: true,
+  temporaryRedirectsMerge: false,
+  enqueueRedirectTargets: true,
+  sync: { everyBatches: 64, everyMs: 1000 },
+  scope: { schemes: ['http', 'https'] },
+  bloomBitsPerKey: 10,
+  cacheSize: 200_000,
+  maxEvidencePerRule: 32,
+  restoreBatchSize: 2000,
+} as const satisfies StoreOptions;
+
+export interface AdmitOptions {
+  /** Link depth of these URLs (0 for seeds). @default 0 */
+  readonly depth?: number;
+  /** The page they were found on (stored by key, password redacted). */
+  readonly source?: string;
+}
+
+/** One input of `admit`, in input order. */
+export interface AdmitResult {
+  /** The input, as given. */
+  readonly url: string;
+  /**
+   * The canonical key: what was queued (`new`) or what the URL is a duplicate of. `undefined`
+   * for `invalid:*`; the identity key for `out-of-scope`.
+   */
+  readonly key: string | undefined;
+  /** The key of the URL itself (RFC rungs only); differs from `key` after a preset, rule or alias. */
+  readonly identityKey: string | undefined;
+  /** A new frontier entry came from this input. */
+  readonly admitted: boolean;
+  readonly reason: AdmitReason;
+  /** When admitted under another key: the preset, rule or alias that mapped it (`preset:tracking`, …). */
+  readonly via?: string;
+}
+
+export interface FetchRecord {
+  /** HTTP status of the final response; 0 when there was none (network error, timeout). */
+  readonly status: number;
+  /** A hash of the response body, to compare URLs by content (query-parameter rules). */
+  readonly contentHash?: string;
+  /** Where redirects (followed by the fetcher) ended, when not `url` itself. */
+  readonly finalUrl?: string;
+  /** An error code for a failed fetch (`ERR_TOO_MANY_REDIRECTS`, `ETIMEDOUT`, …). */
+  readonly error?: string;
+}
+
+export type CanonicalState = UrlState | 'seen' | 'unknown';
+
+export interface CanonicalResult {
+  /** The URL's own key (RFC rungs, password redacted). */
+  readonly key: string;
+  /** After presets, active rules, aliases, and the target of a pruned entry. */
+  readonly canonicalKey: string;
+  readonly canonicalUrl: string;
+  /** The URL's own state; `seen` when only an equivalent URL is recorded; else `unknown`. */
+  readonly state: CanonicalState;
+  /** What mapped `key` onto `canonicalKey`: `preset:<name>`, `rule:<id>` or `alias`. */
+  readonly via?: string;
+}
+
+export interface FrontierEntry {
+  /** The normal form to fetch (password redacted). */
+  readonly url: string;
+  readonly key: string;
+  /** `host[:port]`: the queue it came from. */
+  readonly host: string;
+  readonly depth: number;
+  /** Discovery order. */
+  readonly seq: number;
+}
+
+export interface NextOptions {
+  /** Most entries returned. @default 1 */
+  readonly limit?: number;
+  /** Most entries from one host per call (round-robin over hosts). @default 1 */
+  readonly perHost?: number;
+  /** Take only from this host (`host[:port]`). */
+  readonly host?: string;
+}
+
+export interface StoreStats {
+  readonly urls: { readonly admitted: number } & Readonly<Record<UrlState, number>>;
+  readonly aliases: number;
+  readonly loops: number;
+  readonly temporaryRedirects: number;
+  readonly rules: Readonly<Record<RuleState, number>>;
+  /** URLs pruned, by reason (`rule:<id>`, `preset:<name>`). */
+  readonly pruned: Readonly<Record<string, number>>;
+  readonly frontier: { readonly size: number; readonly inFlight: number; readonly hosts: Readonly<Record<string, number>> };
+}
+
+export interface AliasRecord {
+  readonly from: string;
+  readonly to: string;
+  readonly fromUrl: string;
+  readonly toUrl: string;
+  readonly status: number;
+}
+
+export interface CanonicalUrlRecord {
+  readonly key: string;
+  readonly url: string;
+  readonly state: 'queued' | 'fetched' | 'failed';
+  readonly status?: number;
+  readonly depth: number;
+}
+
+export interface VerifyReport {
+  readonly ok: boolean;
+  readonly problems: readonly string[];
+  readonly counted: Readonly<Record<string, number>>;
+}
+
+/**
+ * The seen-store. Every method that changes state runs one at a time (a queue inside the process)
+ * and resolves after its LevelDB batch was written: acknowledged means durable against a process
+ * crash. One `admit` call is one atomic batch.
+ */
+export interface SeenStore {
+  readonly supports: StoreSupports;
+  readonly location: string;
+  /**
+   * The frontier gate: normalize and key each URL, apply presets, active host rules and aliases,
+   * check the seen set and queue what is new, in one atomic batch. Never throws for a bad URL.
+   */
+  admit(urls: readonly string[], options?: AdmitOptions): Promise<AdmitResult[]>;
+  /** A redirect answered `from`. 301/308 make `from` an alias of `to`; 302/303/307 are evidence. */
+  recordRedirect(from: string, to: string, status: number): Promise<void>;
+  /** A fetch of `url` ended: state fetched or failed, its frontier entry removed, evidence learned. */
+  recordFetch(url: string, response: FetchRecord): Promise<void>;
+  /** Frontier entries to fetch, oldest first per host, round-robin over hosts. Not removed until recorded. */
+  next(options?: NextOptions): Promise<FrontierEntry[]>;
+  /** Give in-flight entries back without a fetch (they are offered again by `next`). */
+  release(urls: readonly string[]): Promise<void>;
+  canonical(url: string): Promise<CanonicalResult>;
+  stats(): Promise<StoreStats>;
+  /** Give back the URLs pruned by `reason` (`rule:<id>`, `preset:<name>`, or a bare rule id or preset name). */
+  restore(reason: string): Promise<number>;
+  /** The canonical URL set: queued, fetched and failed URLs (not aliases, redirects or pruned). */
+  canonicalUrls(): AsyncIterable<CanonicalUrlRecord>;
+  aliases(): AsyncIterable<AliasRecord>;
+  rules(): AsyncIterable<RuleRecord>;
+  /** Check the store's invariants (urldedup verify): frontier ⇔ queued, acyclic aliases, counters, the front. */
+  verify(): Promise<VerifyReport>;
+  /** Wait for pending writes, write a synced marker, close. */
+  close(): Promise<void>;
+}
+
+export type { UrlErrorCode };
