@@ -45,6 +45,7 @@ const R: Record<string, string> = {
   'separator-left-behind': 'IA\'s helper leaves the ? or a trailing & behind and its canonicalizer removes them later; session-ids removes a field with its & and the ? when no field is left',
   'session-value-shape': 'IA strips jsessionid only when the value is exactly 32 characters; for us the name alone marks a servlet session id, and session-ids removes it whatever the value',
   'ipv6-form': 'suite keeps the embedded dotted IPv4 of ::192.9.5.5; we serialize IPv6 as WHATWG does, in hex (::c009:505; RFC 5952 §5 keeps dotted form only for IPv4-mapped prefixes) — the same address, spelled differently',
+  'empty-fragment-dropped': 'with keepFragment it drops an empty fragment (#), which RFC 3986 §6.2.3 keeps',
   'whole-field-sort': 'suite sorts whole fields, so a=b&a=a becomes a=a&a=b — it reorders the values of a repeated parameter; sort-query sorts by name only, stably',
 };
 
@@ -63,12 +64,14 @@ function classify(r: CaseResult): string[] {
   if (/^(276\.2\.3|39024579298)$/.test(i)) return ['ipv4-wraparound'];
   if (i === '10.192.95.89 xy') return ['host-trailing-garbage'];
   if (i.startsWith('http%3A')) return ['whole-url-unescaped'];
+  if (/^(ftp:\/|http:\/*)$/.test(i)) return ['no-host'];
+  if (i.startsWith('http:////')) return ['scheme-rung-step'];
   if (i.startsWith('http:///')) return ['empty-authority-lenient'];
   if (i.startsWith('mailto:')) return ['non-http-scheme'];
-  if (ours === '!ERR_RELATIVE_URL') return r.suite === 'w3lib' ? ['relative-reference'] : ['scheme-guessed'];
+  if (ours === '!ERR_RELATIVE_URL') return r.suite === 'w3lib' ? ['relative-reference'] : i.startsWith('%20') ? ['scheme-guessed', 'invalid-host'] : ['scheme-guessed'];
   if (ours === '!ERR_INVALID_HOST') {
     if (/^(ftp:\/|http:\/*)$/.test(i)) return ['no-host'];
-    return ['invalid-host'];
+    return i.includes('%25') ? ['invalid-host', 'repeated-unescape'] : ['invalid-host'];
   }
   if (/%25%32%35|%2525/.test(i)) return ['repeated-unescape'];
   if (i.includes('gotaport')) return ['port-dropped'];
@@ -92,7 +95,7 @@ function classify(r: CaseResult): string[] {
     if (i.includes('%')) return ['stray-percent'];
   }
   if (g === 'stormcrawler') {
-    if (i.startsWith('http://google.com&')) return ['mangled-query', 'empty-path-kept'];
+    if (i.startsWith('http://google.com&')) return o.unmangleQueryString === false ? ['empty-path-kept'] : ['mangled-query', 'empty-path-kept'];
     if (Array.isArray(o.queryElementsToRemove) && /[?&](a|foo)=/.test(i)) return ['custom-param-list', 'empty-path-kept'];
     if (o.removeHashes === true) return ['hash-heuristic'];
     if (i.includes('\\')) return ['backslash'];
@@ -103,12 +106,13 @@ function classify(r: CaseResult): string[] {
     const extra: string[] = [];
     if (i.includes('foo bar')) extra.push('plus-for-space');
     if (i.includes('&dalsi')) extra.push('equals-added');
+    if (i.endsWith('#') && o.keepFragment === true) extra.push('empty-fragment-dropped');
     return ['root-slash-dropped', ...extra];
   }
   if (g === 'handyurl_parse_geturl') {
-    if (/[^\x00-\x7f]/.test(i)) return ['iri-kept'];
+    if (/[^\x00-\x7f]/.test(i)) return i.includes('?#') ? ['iri-kept', 'empty-query-dropped', 'scheme-rung-step'] : ['iri-kept'];
     if (i.includes('https://order')) return ['scheme-repair'];
-    if (i.includes('?#')) return ['empty-query-dropped', 'scheme-rung-step'];
+    if (i.includes('?#')) return i.includes('8080?') ? ['empty-query-dropped', 'scheme-rung-step'] : ['empty-query-dropped'];
     return ['scheme-rung-step'];
   }
   return ['UNCLASSIFIED'];

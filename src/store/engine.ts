@@ -1,0 +1,1312 @@
+/**
+ * The store's engine, shared by the LevelDB and memory backends (it runs on a `Kv`).
+ *
+ * RFC 3986 §6.2.4 (protocol-based normalization) at the frontier gate:
+ *
+ *     url ─ normalize (§6.2.2, §6.2.3) ─ redact password ─► identity key
+ *         ─ presets (named, reversible) ─ active host rules ─ alias table ─► canonical key
+ *         ─ seen set ─► queued, or the reason it was not
+ *
+ * Every state change of one call is one `Kv.write` (one LevelDB batch) together with the counters
+ * it changes, and calls run one at a time (a queue), so no check-then-write race exists across
+ * `await`. In-memory state (Bloom front, cache, counters, rules, frontier counts) changes only
+ * after the write succeeded.
+ */
+import {
+  applyPolicy,
+  isPresetName,
+  keyFromRecord,
+  KEY_FORMAT_VERSION,
+  normalizeRecord,
+  parseUri,
+  urlFromKey,
+  UrlError,
+  type NormalizeOptions,
+  type PresetName,
+  type UriRecord,
+  type UrlErrorCode,
+} from '../normalize/index.js';
+import { KeyCache, ScalableBloom } from './bloom.js';
+import { Frontier } from './frontier.js';
+import {
+  aliasRevKey,
+  counterNames,
+  decodeJson,
+  encodeJson,
+  evidenceKeys,
+  frontierKey,
+  frontierValue,
+  parseFrontierKey,
+  parseFrontierValue,
+  prefixRange,
+  prunedKey,
+  SEP,
+  SEP_END,
+  splitPair,
+  STORE_FORMAT_VERSION,
+  URL_STATES,
+  type AdmitReason,
+  type AliasEntry,
+  type LoopRecord,
+  type Space,
+  type TemporaryRedirect,
+  type UrlEntry,
+  type UrlState,
+} from './keys.js';
+import type { Kv, KvOp } from './kv.js';
+import {
+  applies,
+  apply,
+  applyRules,
+  compareForApply,
+  defaultDocuments as builtinDefaultDocuments,
+  explainRedirect,
+  hostOf,
+  isFinalAnswer,
+  judgeRedirect,
+  newCandidate,
+  observe,
+  parseRuleId,
+  ruleId,
+  type ActiveRule,
+  type Observation,
+  type RuleRecord,
+  type RuleSpec,
+} from './rules.js';
+import {
+  defaultStoreOptions,
+  type AdmitOptions,
+  type AdmitResult,
+  type AliasRecord,
+  type CanonicalResult,
+  type CanonicalUrlRecord,
+  type FetchRecord,
+  type FrontierEntry,
+  type NextOptions,
+  type SeenStore,
+  type StoreOptions,
+  type StoreStats,
+  type StoreSupports,
+  type SyncPolicy,
+  type VerifyReport,
+} from './seen-store.js';
+import { newSalt, redactPassword } from './userinfo.js';
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+interface Identity {
+  readonly rec: UriRecord;
+  readonly key: string;
+}
+
+interface Transformed {
+  readonly rec: UriRecord;
+  readonly key: string;
+  /** `preset:<name>` or `rule:<id>`: the first step that changed the key. */
+  readonly via: string | undefined;
+}
+
+interface ResolvedOptions {
+  readonly normalize: NormalizeOptions;
+  readonly presets: readonly PresetName[];
+  readonly ruleThreshold: number;
+  readonly learnRules: boolean;
+  readonly temporaryRedirectsMerge: boolean;
+  readonly enqueueRedirectTargets: boolean;
+  readonly sync: SyncPolicy;
+  readonly schemes: ReadonlySet<string>;
+  readonly hosts: readonly string[] | undefined;
+  readonly maxDepth: number;
+  readonly filter: ((record: UriRecord) => boolean) | undefined;
+  readonly defaultDocuments: readonly string[];
+  readonly bloomBitsPerKey: number;
+  readonly cacheSize: number;
+  readonly maxEvidencePerRule: number;
+  readonly restoreBatchSize: number;
+}
+
+/** Validate options once; conflicts are rejected up front (TypeError: programmer misuse). */
+export function resolveStoreOptions(options: StoreOptions = {}): ResolvedOptions {
+  const d = defaultStoreOptions;
+  const normalize = { ...d.normalize, ...(options.normalize ?? {}) } as NormalizeOptions;
+  if ((normalize as { presets?: unknown }).presets !== undefined) {
+    throw new TypeError("store: give presets as the store's `presets` option (reversible), not in `normalize`");
+  }
+  if (normalize.level === 'policy') throw new TypeError("store: normalize.level 'policy' is the store's `presets` option");
+  const presets = options.presets ?? d.presets;
+  for (const p of presets) if (!isPresetName(p)) throw new TypeError(`store: unknown preset ${JSON.stringify(p)}`);
+  const positiveInt = (name: string, v: number): number => {
+    if (!Number.isInteger(v) || v < 1) throw new TypeError(`store: ${name} must be an integer >= 1`);
+    return v;
+  };
+  const ruleThreshold = positiveInt('ruleThreshold', options.ruleThreshold ?? d.ruleThreshold);
+  const maxEvidencePerRule = positiveInt('maxEvidencePerRule', options.maxEvidencePerRule ?? d.maxEvidencePerRule);
+  if (ruleThreshold > maxEvidencePerRule) throw new TypeError('store: ruleThreshold must not exceed maxEvidencePerRule');
+  const sync = options.sync ?? d.sync;
+  if (typeof sync === 'object') {
+    if (!(sync.everyBatches >= 1) || !(sync.everyMs >= 1)) throw new TypeError('store: sync.everyBatches and sync.everyMs must be >= 1');
+  } else if (sync !== 'always' && sync !== 'never') {
+    throw new TypeError(`store: sync must be 'always', 'never' or { everyBatches, everyMs }`);
+  }
+  const scope = options.scope ?? {};
+  const maxDepth = scope.maxDepth ?? Infinity;
+  if (!(maxDepth >= 0)) throw new TypeError('store: scope.maxDepth must be >= 0');
+  return {
+    normalize,
+    presets: [...presets],
+    ruleThreshold,
+    learnRules: options.learnRules ?? d.learnRules,
+    temporaryRedirectsMerge: options.temporaryRedirectsMerge ?? d.temporaryRedirectsMerge,
+    enqueueRedirectTargets: options.enqueueRedirectTargets ?? d.enqueueRedirectTargets,
+    sync,
+    schemes: new Set((scope.schemes ?? d.scope.schemes).map((s) => s.toLowerCase())),
+    hosts: scope.hosts?.map((h) => h.toLowerCase()),
+    maxDepth,
+    filter: scope.filter,
+    defaultDocuments: options.defaultDocuments ?? builtinDefaultDocuments,
+    bloomBitsPerKey: positiveInt('bloomBitsPerKey', options.bloomBitsPerKey ?? d.bloomBitsPerKey),
+    cacheSize: positiveInt('cacheSize', options.cacheSize ?? d.cacheSize),
+    maxEvidencePerRule,
+    restoreBatchSize: positiveInt('restoreBatchSize', options.restoreBatchSize ?? d.restoreBatchSize),
+  };
+}
+
+/** The normalization options that shape identity keys, as recorded in `meta/identity`. */
+function identityOptions(o: NormalizeOptions): { level: string; keepFragment: boolean } {
+  return { level: o.level ?? 'scheme', keepFragment: o.keepFragment === true };
+}
+
+/** The pending changes of one batch, with read-your-writes overlays. */
+class Txn {
+  readonly ops: KvOp[] = [];
+  readonly urls = new Map<string, UrlEntry | null>();
+  readonly aliases = new Map<string, AliasEntry | null>();
+  readonly evidence = new Map<string, string | null>();
+  readonly rules = new Map<string, RuleRecord>();
+  readonly counters = new Map<string, number>();
+  readonly frontier = new Map<string, number>();
+  /** Keys whose frontier entry ends (no longer in flight after the commit). */
+  readonly landed: string[] = [];
+  readonly newKeys: string[] = [];
+  readonly newAliasSources: string[] = [];
+  readonly activated: string[] = [];
+  /** Rules withdrawn while active: their pruned URLs come back after the commit. */
+  readonly withdrawnActive: string[] = [];
+  seq: number;
+
+  constructor(seq: number) {
+    this.seq = seq;
+  }
+
+  put(space: Space, key: string, value: string): void {
+    this.ops.push({ space, key, value });
+  }
+
+  del(space: Space, key: string): void {
+    this.ops.push({ space, key, value: undefined });
+  }
+
+  count(name: string, delta: number): void {
+    this.counters.set(name, (this.counters.get(name) ?? 0) + delta);
+  }
+}
+
+function isUrlError(e: unknown): e is UrlError {
+  return e instanceof UrlError;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The record of a key's normal form. */
+function recordOfKey(key: string): UriRecord {
+  return parseUri(urlFromKey(key), { maxLength: Number.MAX_SAFE_INTEGER });
+}
+
+export class StoreEngine implements SeenStore {
+  readonly supports: StoreSupports;
+  readonly location: string;
+  private readonly kv: Kv;
+  private readonly o: ResolvedOptions;
+  private salt = '';
+  private readonly counters = new Map<string, number>();
+  private front!: ScalableBloom;
+  private aliasFront!: ScalableBloom;
+  private readonly cache: KeyCache;
+  private readonly frontier: Frontier;
+  /** Candidate and active rules by id, and the ids of withdrawn ones. */
+  private readonly liveRules = new Map<string, RuleRecord>();
+  private readonly liveByHost = new Map<string, Set<string>>();
+  private readonly withdrawnIds = new Set<string>();
+  private readonly activeByHost = new Map<string, ActiveRule[]>();
+  private readonly rulesOf = (host: string): readonly ActiveRule[] | undefined => this.activeByHost.get(host);
+  private tail: Promise<void> = Promise.resolve();
+  private closed = false;
+  private closing: Promise<void> | undefined;
+  private unsyncedBatches = 0;
+  private lastSync = Date.now();
+  private syncTimer: NodeJS.Timeout | undefined;
+
+  private constructor(kv: Kv, supports: StoreSupports, options: ResolvedOptions) {
+    this.kv = kv;
+    this.supports = supports;
+    this.location = kv.location;
+    this.o = options;
+    this.cache = new KeyCache(options.cacheSize);
+    this.frontier = new Frontier(kv);
+  }
+
+  /** Open an engine on `kv`: check the format, load counters and rules, rebuild the front, reconcile. */
+  static async open(kv: Kv, supports: StoreSupports, options: StoreOptions = {}): Promise<StoreEngine> {
+    const o = resolveStoreOptions(options);
+    const engine = new StoreEngine(kv, supports, o);
+    try {
+      await engine.load();
+    } catch (error) {
+      await kv.close().catch(() => undefined);
+      throw error;
+    }
+    return engine;
+  }
+
+  // ---- open ----------------------------------------------------------------------------------
+
+  private incompatible(detail: string): UrlError {
+    return new UrlError('ERR_STORE_IO', this.location, { detail: `incompatible store: ${detail}` });
+  }
+
+  private async load(): Promise<void> {
+    const format = await this.kv.get('meta', 'format');
+    const identity = identityOptions(this.o.normalize);
+    if (format === undefined) {
+      for await (const _ of this.kv.keys('url', { limit: 1 })) {
+        throw new UrlError('ERR_STORE_CORRUPT', this.location, { detail: 'URL entries without a meta/format record' });
+      }
+      this.salt = newSalt();
+      const now = new Date().toISOString();
+      await this.kv.write(
+        [
+          { space: 'meta', key: 'format', value: encodeJson({ store: STORE_FORMAT_VERSION, key: KEY_FORMAT_VERSION }) },
+          { space: 'meta', key: 'identity', value: encodeJson(identity) },
+          { space: 'meta', key: 'presets', value: encodeJson(this.o.presets) },
+          { space: 'meta', key: 'salt', value: this.salt },
+          { space: 'meta', key: 'created', value: now },
+          { space: 'meta', key: 'synced', value: now },
+        ],
+        { sync: this.o.sync !== 'never' },
+      );
+    } else {
+      const f = decodeJson<{ store: number; key: number }>(format);
+      if (f.store !== STORE_FORMAT_VERSION) {
+        throw this.incompatible(`layout version ${f.store}, this build reads ${STORE_FORMAT_VERSION}`);
+      }
+      if (f.key !== KEY_FORMAT_VERSION) {
+        throw this.incompatible(`key format version ${f.key}, this build writes ${KEY_FORMAT_VERSION}; rebuild the store from its URLs`);
+      }
+      const stored = decodeJson<{ level: string; keepFragment: boolean }>((await this.kv.get('meta', 'identity')) ?? '{}');
+      if (stored.level !== identity.level || stored.keepFragment !== identity.keepFragment) {
+        throw this.incompatible(
+          `keys were made with normalize ${encodeJson(stored)}, not ${encodeJson(identity)}; open it with the same normalize options`,
+        );
+      }
+      const salt = await this.kv.get('meta', 'salt');
+      if (salt === undefined || !/^[0-9a-f]{64}$/.test(salt)) throw new UrlError('ERR_STORE_CORRUPT', this.location, { detail: 'meta/salt missing' });
+      this.salt = salt;
+    }
+
+    for await (const [name, value] of this.kv.entries('counter')) this.counters.set(name, Number(value));
+    const hostCounts = new Map<string, number>();
+    const frontierPrefix = counterNames.frontier('');
+    for (const [name, n] of this.counters) if (name.startsWith(frontierPrefix)) hostCounts.set(name.slice(frontierPrefix.length), n);
+    this.frontier.load(hostCounts);
+
+    for await (const [, value] of this.kv.entries('rule')) this.remember(decodeJson<RuleRecord>(value));
+
+    // the front: sized from the stored counts, filled from the keys themselves
+    this.front = new ScalableBloom(this.counter(counterNames.admitted), this.o.bloomBitsPerKey);
+    for await (const k of this.kv.keys('url')) this.front.add(k);
+    this.aliasFront = new ScalableBloom(this.counter(counterNames.aliases), this.o.bloomBitsPerKey);
+    for await (const k of this.kv.keys('alias')) this.aliasFront.add(k);
+
+    await this.reconcilePruned();
+    await this.kv.write([{ space: 'meta', key: 'presets', value: encodeJson(this.o.presets) }], { sync: false });
+  }
+
+  /**
+   * Give back URLs pruned by something no longer in force: a preset the store was opened without,
+   * a rule withdrawn (also finishes a give-back that a crash interrupted). One seek per reason.
+   */
+  private async reconcilePruned(): Promise<void> {
+    let from: string | undefined;
+    for (;;) {
+      let first: string | undefined;
+      for await (const k of this.kv.keys('pruned', from === undefined ? { limit: 1 } : { gte: from, limit: 1 })) first = k;
+      if (first === undefined) break;
+      const [reason] = splitPair(first);
+      if (!this.inForce(reason)) await this.restoreReason(reason, reason);
+      from = reason + SEP_END;
+    }
+  }
+
+  private inForce(reason: string): boolean {
+    if (reason.startsWith('preset:')) return this.o.presets.includes(reason.slice(7) as PresetName);
+    if (reason.startsWith('rule:')) return this.liveRules.get(reason.slice(5))?.state === 'active';
+    return false;
+  }
+
+  private remember(rule: RuleRecord): void {
+    const had = this.liveRules.get(rule.id);
+    if (rule.state === 'withdrawn') {
+      this.liveRules.delete(rule.id);
+      this.liveByHost.get(rule.host)?.delete(rule.id);
+      this.withdrawnIds.add(rule.id);
+    } else {
+      this.liveRules.set(rule.id, rule);
+      let ids = this.liveByHost.get(rule.host);
+      if (ids === undefined) this.liveByHost.set(rule.host, (ids = new Set()));
+      ids.add(rule.id);
+    }
+    if (had?.state === 'active' || rule.state === 'active') this.rebuildActive(rule.host);
+  }
+
+  private rebuildActive(host: string): void {
+    const active: { id: string; spec: RuleSpec }[] = [];
+    for (const id of this.liveByHost.get(host) ?? []) {
+      const r = this.liveRules.get(id);
+      if (r?.state !== 'active') continue;
+      const parsed = parseRuleId(id);
+      if (parsed !== undefined) active.push({ id, spec: parsed.spec });
+    }
+    active.sort((a, b) => compareForApply(a.spec, b.spec) || compare(a.id, b.id));
+    if (active.length === 0) this.activeByHost.delete(host);
+    else this.activeByHost.set(host, active);
+  }
+
+  // ---- the write queue and commits -------------------------------------------------------------
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.closed || this.closing !== undefined) {
+      return Promise.reject(new UrlError('ERR_STORE_IO', this.location, { detail: 'the store is closed' }));
+    }
+    const run = this.tail.then(fn);
+    this.tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  private counter(name: string): number {
+    return this.counters.get(name) ?? 0;
+  }
+
+  private newTxn(): Txn {
+    return new Txn(this.counter(counterNames.seq));
+  }
+
+  private wantSync(): boolean {
+    const s = this.o.sync;
+    if (s === 'always') return true;
+    if (s === 'never') return false;
+    return this.unsyncedBatches + 1 >= s.everyBatches || Date.now() - this.lastSync >= s.everyMs;
+  }
+
+  private async commit(txn: Txn): Promise<void> {
+    const ops = txn.ops;
+    const changed: [string, number][] = [];
+    if (txn.seq !== this.counter(counterNames.seq)) txn.counters.set(counterNames.seq, txn.seq - this.counter(counterNames.seq));
+    for (const [host, delta] of txn.frontier) if (delta !== 0) txn.count(counterNames.frontier(host), delta);
+    for (const [name, delta] of txn.counters) {
+      if (delta === 0) continue;
+      const value = this.counter(name) + delta;
+      changed.push([name, value]);
+      ops.push({ space: 'counter', key: name, value: value === 0 ? undefined : String(value) });
+    }
+    if (ops.length === 0) return;
+    const sync = this.wantSync();
+    await this.kv.write(ops, { sync });
+    this.noteWrite(sync);
+    // the batch is written: now the in-memory state may follow
+    for (const [name, value] of changed) {
+      if (value === 0) this.counters.delete(name);
+      else this.counters.set(name, value);
+    }
+    for (const k of txn.newKeys) {
+      this.front.add(k);
+      this.cache.add(k);
+    }
+    for (const k of txn.newAliasSources) this.aliasFront.add(k);
+    for (const [host, delta] of txn.frontier) if (delta !== 0) this.frontier.adjust(host, delta);
+    for (const k of txn.landed) this.frontier.land(k);
+    for (const rule of txn.rules.values()) this.remember(rule);
+  }
+
+  private noteWrite(synced: boolean): void {
+    if (synced) {
+      this.unsyncedBatches = 0;
+      this.lastSync = Date.now();
+      return;
+    }
+    this.unsyncedBatches++;
+    const s = this.o.sync;
+    if (typeof s === 'object' && this.syncTimer === undefined && this.kv.durable) {
+      // LevelDB's hybrid scheme: a synced marker at most everyMs after an unsynced batch
+      this.syncTimer = setTimeout(() => {
+        this.syncTimer = undefined;
+        if (this.unsyncedBatches > 0 && !this.closed && this.closing === undefined) {
+          this.exclusive(() => this.writeSyncMarker()).catch(() => undefined);
+        }
+      }, s.everyMs);
+      this.syncTimer.unref();
+    }
+  }
+
+  private async writeSyncMarker(): Promise<void> {
+    if (this.unsyncedBatches === 0) return;
+    await this.kv.write([{ space: 'meta', key: 'synced', value: new Date().toISOString() }], { sync: true });
+    this.noteWrite(true);
+  }
+
+  // ---- reads with the batch overlay ------------------------------------------------------------
+
+  private async getUrl(txn: Txn | undefined, key: string): Promise<UrlEntry | undefined> {
+    const pending = txn?.urls.get(key);
+    if (pending !== undefined) return pending ?? undefined;
+    const v = await this.kv.get('url', key);
+    return v === undefined ? undefined : decodeJson<UrlEntry>(v);
+  }
+
+  private async getAlias(txn: Txn | undefined, key: string): Promise<AliasEntry | undefined> {
+    const pending = txn?.aliases.get(key);
+    if (pending !== undefined) return pending ?? undefined;
+    if (!this.aliasFront.has(key) && !(txn?.newAliasSources.includes(key) ?? false)) return undefined;
+    const v = await this.kv.get('alias', key);
+    return v === undefined ? undefined : decodeJson<AliasEntry>(v);
+  }
+
+  private async getEvidence(txn: Txn, key: string): Promise<string | undefined> {
+    const pending = txn.evidence.get(key);
+    if (pending !== undefined) return pending ?? undefined;
+    return this.kv.get('evidence', key);
+  }
+
+  private putEvidence(txn: Txn, key: string, value: string): void {
+    txn.evidence.set(key, value);
+    txn.put('evidence', key, value);
+  }
+
+  // ---- the URL state machine -------------------------------------------------------------------
+
+  /**
+   * Move `key` from `prev` to `next`, keeping the frontier, the `pruned` index and the counters in
+   * step in the same batch. A queued entry gets its frontier host (from `rec`) and sequence number.
+   */
+  private setUrl(txn: Txn, key: string, prev: UrlEntry | undefined, next: UrlEntry, rec?: UriRecord): void {
+    if (prev === undefined) {
+      txn.count(counterNames.admitted, 1);
+      txn.count(counterNames.state(next.s), 1);
+      txn.newKeys.push(key);
+    } else if (prev.s !== next.s) {
+      txn.count(counterNames.state(prev.s), -1);
+      txn.count(counterNames.state(next.s), 1);
+    }
+    // leaving the frontier (a queued entry that stays queued keeps its place)
+    const place = prev?.s === 'queued' && prev.h !== undefined && prev.n !== undefined ? { h: prev.h, n: prev.n } : undefined;
+    if (place !== undefined && next.s !== 'queued') {
+      txn.del('frontier', frontierKey(place.h, place.n));
+      txn.frontier.set(place.h, (txn.frontier.get(place.h) ?? 0) - 1);
+      txn.landed.push(key);
+    }
+    // leaving the pruned index (or changing reason)
+    if (prev?.s === 'pruned' && prev.by !== undefined && !(next.s === 'pruned' && next.by === prev.by)) {
+      txn.del('pruned', prunedKey(prev.by, key));
+      txn.count(counterNames.pruned(prev.by), -1);
+    }
+    const entry: UrlEntry = { ...next };
+    delete entry.h;
+    delete entry.n;
+    if (next.s === 'queued') {
+      if (place !== undefined) {
+        entry.h = place.h;
+        entry.n = place.n;
+      } else {
+        const h = hostOf(rec ?? recordOfKey(key));
+        const n = txn.seq++;
+        entry.h = h;
+        entry.n = n;
+        txn.put('frontier', frontierKey(h, n), frontierValue(entry.d, key));
+        txn.frontier.set(h, (txn.frontier.get(h) ?? 0) + 1);
+      }
+    }
+    if (next.s === 'pruned') {
+      if (next.by === undefined || next.to === undefined) throw new Error('setUrl: a pruned entry needs by and to');
+      if (!(prev?.s === 'pruned' && prev.by === next.by)) txn.count(counterNames.pruned(next.by), 1);
+      txn.put('pruned', prunedKey(next.by, key), next.to);
+    } else {
+      delete entry.by;
+      if (next.s !== 'redirected') delete entry.to;
+    }
+    txn.urls.set(key, entry);
+    txn.put('url', key, encodeJson(entry));
+  }
+
+  /** The fields of an entry that outlive a change of state. */
+  private carried(prev: UrlEntry | undefined, depth: number, now: number): Pick<UrlEntry, 'd' | 't' | 'src'> {
+    if (prev === undefined) return { d: depth, t: now };
+    return prev.src === undefined ? { d: prev.d, t: prev.t } : { d: prev.d, t: prev.t, src: prev.src };
+  }
+
+  // ---- identity and the pipeline ---------------------------------------------------------------
+
+  /** normalize (RFC rungs) → redact the password → key. Throws `UrlError`. */
+  private identity(url: string): Identity {
+    const rec = redactPassword(normalizeRecord(url, this.o.normalize), this.salt);
+    return { rec, key: keyFromRecord(rec) };
+  }
+
+  private inScope(rec: UriRecord, depth: number): boolean {
+    if (depth > this.o.maxDepth) return false;
+    if (!this.o.schemes.has(rec.scheme ?? '')) return false;
+    if (this.o.hosts !== undefined) {
+      const host = rec.host ?? '';
+      if (!this.o.hosts.some((h) => host === h || host.endsWith('.' + h))) return false;
+    }
+    return this.o.filter === undefined || this.o.filter(rec);
+  }
+
+  /** Presets, then active host rules. `exclude` (a reason) is left out, for a give-back. */
+  private transform(rec: UriRecord, k0: string, exclude?: string): Transformed {
+    let cur = rec;
+    let via: string | undefined;
+    if (this.o.presets.length > 0) {
+      const presets = exclude?.startsWith('preset:') ? this.o.presets.filter((p) => `preset:${p}` !== exclude) : this.o.presets;
+      if (presets.length > 0) {
+        const r = applyPolicy(cur, presets);
+        if (r.applied.length > 0) {
+          cur = r.record;
+          via = `preset:${r.applied[0]}`;
+        }
+      }
+    }
+    if (this.activeByHost.size > 0) {
+      const r = applyRules(cur, this.rulesOf, exclude?.startsWith('rule:') ? exclude.slice(5) : undefined);
+      if (r.first !== undefined) {
+        cur = r.record;
+        via ??= `rule:${r.first}`;
+      }
+    }
+    if (cur === rec) return { rec, key: k0, via: undefined };
+    const key = keyFromRecord(cur);
+    return key === k0 ? { rec, key: k0, via: undefined } : { rec: cur, key, via };
+  }
+
+  /**
+   * The pipeline for one URL inside a batch (redirect targets, give-backs, frontier pruning):
+   * queue the canonical key when new, and record the URL as pruned when a preset or rule mapped it.
+   */
+  private async admitOne(txn: Txn, rec: UriRecord, k0: string, depth: number, src: string | undefined, now: number, exclude?: string): Promise<{ key: string; admitted: boolean; via: string | undefined }> {
+    const t = this.transform(rec, k0, exclude);
+    let key = t.key;
+    let via = t.via;
+    const alias = await this.getAlias(txn, key);
+    if (alias !== undefined && alias.to !== k0) {
+      key = alias.to;
+      via ??= 'alias';
+    } else if (alias !== undefined) {
+      key = k0;
+      via = undefined;
+    }
+    let admitted = false;
+    const target = await this.getUrl(txn, key);
+    if (target === undefined) {
+      const entry: UrlEntry = { s: 'queued', d: depth, t: now };
+      if (src !== undefined) entry.src = src;
+      this.setUrl(txn, key, undefined, entry, key === k0 ? rec : key === t.key ? t.rec : undefined);
+      admitted = true;
+    }
+    if (key !== k0 && via !== undefined && via !== 'alias') {
+      const own = await this.getUrl(txn, k0);
+      if (own === undefined) {
+        const entry: UrlEntry = { s: 'pruned', d: depth, t: now, by: via, to: key };
+        if (src !== undefined) entry.src = src;
+        this.setUrl(txn, k0, undefined, entry);
+      }
+    }
+    return { key, admitted, via };
+  }
+
+  // ---- admit -----------------------------------------------------------------------------------
+
+  admit(urls: readonly string[], options: AdmitOptions = {}): Promise<AdmitResult[]> {
+    if (!Array.isArray(urls)) return Promise.reject(new TypeError('admit: urls must be an array of strings'));
+    const depth = options.depth ?? 0;
+    if (!Number.isInteger(depth) || depth < 0) return Promise.reject(new TypeError('admit: depth must be an integer >= 0'));
+    return this.exclusive(() => this.admitBatch(urls, depth, options.source));
+  }
+
+  private async admitBatch(urls: readonly string[], depth: number, source: string | undefined): Promise<AdmitResult[]> {
+    const now = Date.now();
+    let src: string | undefined;
+    if (source !== undefined) {
+      try {
+        src = this.identity(source).key;
+      } catch (e) {
+        if (!isUrlError(e)) throw e;
+      }
+    }
+    const n = urls.length;
+    const results: (AdmitResult | undefined)[] = new Array(n);
+    // phase 1 (synchronous): identity, scope, in-batch duplicates, presets and rules
+    interface Item {
+      readonly i: number;
+      readonly url: string;
+      readonly rec: UriRecord;
+      readonly k0: string;
+      readonly t: Transformed;
+      key: string;
+      via: string | undefined;
+    }
+    const items: Item[] = [];
+    const firstOf = new Map<string, number>();
+    const dupOf: [number, number][] = [];
+    const aliasWanted: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const url = urls[i]!;
+      let id: Identity;
+      try {
+        if (typeof url !== 'string') throw new UrlError('ERR_INVALID_URL', String(url), { detail: 'not a string' });
+        id = this.identity(url);
+      } catch (e) {
+        if (!isUrlError(e)) throw e;
+        results[i] = { url, key: undefined, identityKey: undefined, admitted: false, reason: `invalid:${e.code as UrlErrorCode}` };
+        continue;
+      }
+      if (!this.inScope(id.rec, depth)) {
+        results[i] = { url, key: id.key, identityKey: id.key, admitted: false, reason: 'out-of-scope' };
+        continue;
+      }
+      const first = firstOf.get(id.key);
+      if (first !== undefined) {
+        dupOf.push([i, first]);
+        continue;
+      }
+      firstOf.set(id.key, i);
+      const t = this.transform(id.rec, id.key);
+      items.push({ i, url, rec: id.rec, k0: id.key, t, key: t.key, via: t.via });
+      if (this.aliasFront.has(t.key)) aliasWanted.push(t.key);
+    }
+    // phase 2: aliases (one read for all, only where the alias front says maybe)
+    if (aliasWanted.length > 0) {
+      const unique = [...new Set(aliasWanted)];
+      const values = await this.kv.getMany('alias', unique);
+      const aliases = new Map<string, string>();
+      for (let j = 0; j < unique.length; j++) {
+        const v = values[j];
+        if (v !== undefined) aliases.set(unique[j]!, decodeJson<AliasEntry>(v).to);
+      }
+      for (const it of items) {
+        const to = aliases.get(it.key);
+        if (to === undefined) continue;
+        if (to === it.k0) {
+          it.key = it.k0; // the transforms and the alias cancel out
+          it.via = undefined;
+        } else {
+          it.key = to;
+          it.via ??= 'alias';
+        }
+      }
+    }
+    // phase 3: the seen set: cache, then Bloom front, then one read for the maybes
+    const present = new Map<string, boolean>();
+    const query: string[] = [];
+    const want = (k: string): void => {
+      if (present.has(k)) return;
+      if (this.cache.has(k)) present.set(k, true);
+      else if (!this.front.has(k)) present.set(k, false);
+      else {
+        present.set(k, false);
+        query.push(k);
+      }
+    };
+    for (const it of items) {
+      want(it.key);
+      if (it.key !== it.k0 && it.via !== 'alias') want(it.k0);
+    }
+    if (query.length > 0) {
+      const values = await this.kv.getMany('url', query);
+      for (let j = 0; j < query.length; j++) {
+        if (values[j] !== undefined) {
+          present.set(query[j]!, true);
+          this.cache.add(query[j]!);
+        }
+      }
+    }
+    // phase 4: decisions, in input order, into one batch
+    const txn = this.newTxn();
+    const created = new Set<string>();
+    const queue = (key: string, rec: UriRecord | undefined): void => {
+      const entry: UrlEntry = { s: 'queued', d: depth, t: now };
+      if (src !== undefined) entry.src = src;
+      this.setUrl(txn, key, undefined, entry, rec);
+      created.add(key);
+    };
+    for (const it of items) {
+      const { i, url, k0, key } = it;
+      if (key === k0) {
+        if (created.has(k0)) results[i] = { url, key, identityKey: k0, admitted: false, reason: 'duplicate-in-batch' };
+        else if (present.get(k0) === true) results[i] = { url, key, identityKey: k0, admitted: false, reason: 'seen' };
+        else {
+          queue(k0, it.rec);
+          results[i] = { url, key, identityKey: k0, admitted: true, reason: 'new' };
+        }
+        continue;
+      }
+      const via = it.via!;
+      let admitted = false;
+      if (present.get(key) !== true && !created.has(key)) {
+        queue(key, key === it.t.key ? it.t.rec : undefined);
+        admitted = true;
+      }
+      if (via !== 'alias' && present.get(k0) !== true && !created.has(k0)) {
+        const entry: UrlEntry = { s: 'pruned', d: depth, t: now, by: via, to: key };
+        if (src !== undefined) entry.src = src;
+        this.setUrl(txn, k0, undefined, entry);
+        created.add(k0);
+      }
+      results[i] = admitted
+        ? { url, key, identityKey: k0, admitted: true, reason: 'new', via }
+        : { url, key, identityKey: k0, admitted: false, reason: via as AdmitReason };
+    }
+    for (const [i, first] of dupOf) {
+      const r = results[first]!;
+      results[i] = { url: urls[i]!, key: r.key, identityKey: r.identityKey, admitted: false, reason: 'duplicate-in-batch' };
+    }
+    await this.commit(txn);
+    return results as AdmitResult[];
+  }
+
+  // ---- evidence: redirects and fetches ---------------------------------------------------------
+
+  recordRedirect(from: string, to: string, status: number): Promise<void> {
+    if (!REDIRECT_STATUSES.has(status)) return Promise.reject(new TypeError(`recordRedirect: status must be 301, 302, 303, 307 or 308, not ${status}`));
+    let f: Identity;
+    let t: Identity;
+    try {
+      f = this.identity(from);
+      t = this.identity(to);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.exclusive(async () => {
+      const now = Date.now();
+      const txn = this.newTxn();
+      const permanent = status === 301 || status === 308;
+      const merge = permanent || this.o.temporaryRedirectsMerge;
+      const prev = await this.getUrl(txn, f.key);
+      const depth = prev?.d ?? 0;
+      if (t.key !== f.key && this.o.enqueueRedirectTargets && this.inScope(t.rec, depth)) {
+        await this.admitOne(txn, t.rec, t.key, depth, prev?.src, now);
+      }
+      const entry: UrlEntry = { ...this.carried(prev, depth, now), s: 'redirected', st: status, to: t.key, ft: now };
+      this.setUrl(txn, f.key, prev, entry, f.rec);
+      txn.landed.push(f.key);
+      let loop = false;
+      if (t.key === f.key) loop = await this.recordLoop(txn, f.key, t.key, status, [f.key], now);
+      else if (merge) loop = await this.addAlias(txn, f.key, t.key, status, now);
+      if (!permanent) {
+        const k = evidenceKeys.temporary(f.key);
+        const old = await this.getEvidence(txn, k);
+        const prevT = old === undefined ? undefined : decodeJson<TemporaryRedirect>(old);
+        if (prevT === undefined) txn.count(counterNames.temporary, 1);
+        this.putEvidence(txn, k, encodeJson({ to: t.key, st: status, n: (prevT?.n ?? 0) + 1, t: now } satisfies TemporaryRedirect));
+      }
+      if (this.o.learnRules && !loop) await this.learnFromRedirect(txn, f, t, status, merge, now);
+      await this.commit(txn);
+      await this.afterRuleChanges(txn);
+    });
+  }
+
+  private async recordLoop(txn: Txn, from: string, to: string, status: number, cycle: string[], now: number): Promise<true> {
+    const k = evidenceKeys.loop(from);
+    if ((await this.getEvidence(txn, k)) === undefined) txn.count(counterNames.loops, 1);
+    this.putEvidence(txn, k, encodeJson({ to, st: status, cycle, t: now } satisfies LoopRecord));
+    return true;
+  }
+
+  /**
+   * `from` becomes an alias of `to`'s canonical key. Chains stay compressed (every alias points at
+   * a key that is not itself an alias source), so an alias that would point back at `from` closes a
+   * cycle: it is recorded as a loop and not added. Returns true for a loop.
+   */
+  private async addAlias(txn: Txn, from: string, to: string, status: number, now: number): Promise<boolean> {
+    const next = await this.getAlias(txn, to);
+    const target = next?.to ?? to;
+    if (target === from) return this.recordLoop(txn, from, to, status, target === to ? [from, to] : [from, to, target], now);
+    const prev = await this.getAlias(txn, from);
+    if (prev !== undefined) {
+      if (prev.to !== target) txn.del('aliasrev', aliasRevKey(prev.to, from));
+    } else {
+      txn.count(counterNames.aliases, 1);
+      txn.newAliasSources.push(from);
+    }
+    const entry: AliasEntry = { to: target, st: status, t: now };
+    txn.aliases.set(from, entry);
+    txn.put('alias', from, encodeJson(entry));
+    txn.put('aliasrev', aliasRevKey(target, from), '');
+    // whatever pointed at `from` now points at `target`
+    for await (const rk of this.kv.keys('aliasrev', prefixRange(from + SEP))) {
+      const source = rk.slice(from.length + 1);
+      const old = await this.getAlias(txn, source);
+      if (old === undefined || old.to !== from) continue;
+      const moved: AliasEntry = { ...old, to: target };
+      txn.aliases.set(source, moved);
+      txn.put('alias', source, encodeJson(moved));
+      txn.del('aliasrev', rk);
+      txn.put('aliasrev', aliasRevKey(target, source), '');
+    }
+    return false;
+  }
+
+  recordFetch(url: string, response: FetchRecord): Promise<void> {
+    if (response === null || typeof response !== 'object' || !Number.isInteger(response.status) || response.status < 0 || response.status > 999) {
+      return Promise.reject(new TypeError('recordFetch: response.status must be an integer 0–999 (0: no response)'));
+    }
+    let u: Identity;
+    let fin: Identity | undefined;
+    try {
+      u = this.identity(url);
+      if (response.finalUrl !== undefined) fin = this.identity(response.finalUrl);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.exclusive(async () => {
+      const now = Date.now();
+      const txn = this.newTxn();
+      const prev = await this.getUrl(txn, u.key);
+      let target = u;
+      let prevTarget = prev;
+      if (fin !== undefined && fin.key !== u.key) {
+        // the fetcher followed redirects: `url` redirected (hops unknown), `finalUrl` answered
+        const entry: UrlEntry = { ...this.carried(prev, 0, now), s: 'redirected', to: fin.key, ft: now };
+        this.setUrl(txn, u.key, prev, entry, u.rec);
+        txn.landed.push(u.key);
+        const k = evidenceKeys.temporary(u.key);
+        const old = await this.getEvidence(txn, k);
+        const prevT = old === undefined ? undefined : decodeJson<TemporaryRedirect>(old);
+        if (prevT === undefined) txn.count(counterNames.temporary, 1);
+        this.putEvidence(txn, k, encodeJson({ to: fin.key, st: 0, n: (prevT?.n ?? 0) + 1, t: now } satisfies TemporaryRedirect));
+        target = fin;
+        prevTarget = await this.getUrl(txn, fin.key);
+      }
+      const failed = response.status === 0 || response.status >= 500 || response.error !== undefined;
+      const entry: UrlEntry = { ...this.carried(prevTarget, prev?.d ?? 0, now), s: failed ? 'failed' : 'fetched', st: response.status, ft: now };
+      if (response.contentHash !== undefined) entry.c = response.contentHash;
+      if (response.error !== undefined) entry.e = response.error;
+      this.setUrl(txn, target.key, prevTarget, entry, target.rec);
+      txn.landed.push(target.key);
+      if (this.o.learnRules && isFinalAnswer(response.status) && !failed) {
+        await this.learnFromFetch(txn, target, response.contentHash, response.status, now);
+      }
+      await this.commit(txn);
+      await this.afterRuleChanges(txn);
+    });
+  }
+
+  // ---- the learner -----------------------------------------------------------------------------
+
+  private liveRulesOf(txn: Txn, host: string): RuleRecord[] {
+    const out = new Map<string, RuleRecord>();
+    for (const id of this.liveByHost.get(host) ?? []) {
+      const r = txn.rules.get(id) ?? this.liveRules.get(id);
+      if (r !== undefined) out.set(id, r);
+    }
+    for (const r of txn.rules.values()) if (r.host === host) out.set(r.id, r);
+    return [...out.values()].filter((r) => r.state !== 'withdrawn');
+  }
+
+  /** Record one observation of `spec` on `host`, once per distinct source URL and verdict. */
+  private async observeRule(txn: Txn, host: string, spec: RuleSpec, obs: Observation): Promise<void> {
+    const id = ruleId(host, spec);
+    let rule = txn.rules.get(id) ?? this.liveRules.get(id);
+    if (rule === undefined && this.withdrawnIds.has(id)) {
+      const v = await this.kv.get('rule', id);
+      if (v !== undefined) rule = decodeJson<RuleRecord>(v);
+    }
+    if (rule === undefined) {
+      if (obs.v !== 'for') return; // no candidate from a contradiction alone
+      rule = newCandidate(host, spec, obs.t);
+      txn.count(counterNames.rules('candidate'), 1);
+    }
+    const ek = evidenceKeys.observation(id, obs.source);
+    const existing = await this.getEvidence(txn, ek);
+    if (existing !== undefined && decodeJson<Observation>(existing).v === obs.v) return;
+    if (obs.v === 'against' || rule.for < this.o.maxEvidencePerRule) this.putEvidence(txn, ek, encodeJson(obs));
+    const tr = observe(rule, obs, this.o.ruleThreshold);
+    if (tr.rule.state !== rule.state) {
+      txn.count(counterNames.rules(rule.state), -1);
+      txn.count(counterNames.rules(tr.rule.state), 1);
+    }
+    if (tr.change === 'activated') txn.activated.push(id);
+    if (tr.change === 'withdrawn' && rule.state === 'active') txn.withdrawnActive.push(id);
+    txn.rules.set(id, tr.rule);
+    txn.put('rule', id, encodeJson(tr.rule));
+  }
+
+  private async learnFromRedirect(txn: Txn, f: Identity, t: Identity, status: number, merge: boolean, now: number): Promise<void> {
+    const explained = explainRedirect(f.rec, t.rec, this.o.defaultDocuments);
+    const host = hostOf(f.rec);
+    if (merge && explained !== undefined) {
+      for (const spec of explained) {
+        await this.observeRule(txn, host, spec, { v: 'for', how: 'redirect', source: f.key, to: t.key, status, t: now });
+      }
+    }
+    for (const h of new Set([host, hostOf(t.rec)])) {
+      for (const rule of this.liveRulesOf(txn, h)) {
+        const parsed = parseRuleId(rule.id);
+        if (parsed === undefined) continue;
+        const verdict = judgeRedirect(parsed.spec, h, f.rec, t.rec, explained);
+        if (verdict !== 'against') continue;
+        const how = h === host && applies(parsed.spec, f.rec) ? 'redirect' : 'inverse-redirect';
+        await this.observeRule(txn, h, parsed.spec, { v: 'against', how, source: f.key, to: t.key, status, t: now });
+      }
+    }
+  }
+
+  private keyOf(rec: UriRecord): string {
+    return keyFromRecord(rec);
+  }
+
+  private async contentOf(txn: Txn, key: string): Promise<string | undefined> {
+    const e = await this.getUrl(txn, key);
+    return e?.s === 'fetched' ? e.c : undefined;
+  }
+
+  private async learnFromFetch(txn: Txn, u: Identity, hash: string | undefined, status: number, now: number): Promise<void> {
+    const host = hostOf(u.rec);
+    // 1. the host served `u` itself: against every rule that maps it elsewhere, unless the content
+    //    shows the two URLs equal
+    for (const rule of this.liveRulesOf(txn, host)) {
+      const parsed = parseRuleId(rule.id);
+      if (parsed === undefined || parsed.spec.kind === 'query-parameter' || !applies(parsed.spec, u.rec)) continue;
+      const other = this.keyOf(apply(parsed.spec, u.rec));
+      const otherHash = hash === undefined ? undefined : await this.contentOf(txn, other);
+      if (otherHash !== undefined) {
+        await this.observeRule(txn, host, parsed.spec, { v: otherHash === hash ? 'for' : 'against', how: 'content', source: u.key, to: other, status, t: now });
+      } else {
+        await this.observeRule(txn, host, parsed.spec, { v: 'against', how: 'fetch', source: u.key, status, t: now });
+      }
+    }
+    if (hash === undefined) return;
+    // 2. content pairs: a default document and its directory
+    const path = u.rec.path;
+    const last = path.slice(path.lastIndexOf('/') + 1);
+    const pairs: { variant: string; base: string; spec: RuleSpec; variantHash?: string; baseHash?: string }[] = [];
+    if (this.o.defaultDocuments.includes(last)) {
+      const spec: RuleSpec = { kind: 'default-document', name: last };
+      pairs.push({ variant: u.key, base: this.keyOf(apply(spec, u.rec)), spec, variantHash: hash });
+    }
+    if (path.endsWith('/')) {
+      for (const name of this.o.defaultDocuments) {
+        pairs.push({ variant: this.keyOf({ ...u.rec, path: path + name }), base: u.key, spec: { kind: 'default-document', name }, baseHash: hash });
+      }
+    }
+    // 3. content pairs: a query parameter and the URL without it, or with another value of it
+    const names = new Set((u.rec.query ?? '').split('&').filter((f) => f !== '').map((f) => (f.indexOf('=') === -1 ? f : f.slice(0, f.indexOf('=')))));
+    for (const name of names) {
+      const spec: RuleSpec = { kind: 'query-parameter', name };
+      const base = this.keyOf(apply(spec, u.rec));
+      this.putEvidence(txn, evidenceKeys.content(base, name, u.key), hash);
+      pairs.push({ variant: u.key, base, spec, variantHash: hash });
+      let n = 0;
+      for await (const [k, h] of this.kv.entries('evidence', { ...prefixRange(evidenceKeys.contentPrefix(base, name)), limit: 16 })) {
+        const other = k.slice(k.lastIndexOf(SEP) + 1);
+        if (other === u.key) continue;
+        pairs.push({ variant: u.key, base: other, spec, variantHash: hash, baseHash: h });
+        if (++n >= 8) break;
+      }
+    }
+    // `u` as the base of variants fetched before it
+    let n = 0;
+    for await (const [k, h] of this.kv.entries('evidence', { ...prefixRange(evidenceKeys.contentPrefix(u.key)), limit: 64 })) {
+      const rest = k.slice(evidenceKeys.contentPrefix(u.key).length);
+      const [name, variant] = splitPair(rest);
+      pairs.push({ variant, base: u.key, spec: { kind: 'query-parameter', name }, variantHash: h, baseHash: hash });
+      if (++n >= 64) break;
+    }
+    for (const p of pairs) {
+      const vh = p.variantHash ?? (await this.contentOf(txn, p.variant));
+      const bh = p.baseHash ?? (await this.contentOf(txn, p.base));
+      if (vh === undefined || bh === undefined) continue;
+      const vrec = p.variant === u.key ? u.rec : recordOfKey(p.variant);
+      await this.observeRule(txn, hostOf(vrec), p.spec, { v: vh === bh ? 'for' : 'against', how: 'content', source: p.variant, to: p.base, status, t: now });
+    }
+  }
+
+  /** After a commit that activated or withdrew rules: prune the frontier, or give URLs back. */
+  private async afterRuleChanges(txn: Txn): Promise<void> {
+    for (const id of txn.withdrawnActive) await this.restoreReason(`rule:${id}`, `rule:${id}`);
+    for (const id of txn.activated) if (this.liveRules.get(id)?.state === 'active') await this.pruneFrontier(id);
+  }
+
+  /** A rule became active: queued URLs of its host that it maps elsewhere are pruned (in chunks). */
+  private async pruneFrontier(id: string): Promise<void> {
+    const parsed = parseRuleId(id);
+    if (parsed === undefined) return;
+    const range = prefixRange(parsed.host + SEP);
+    let after: string | undefined;
+    for (;;) {
+      const chunk: [string, string][] = [];
+      for await (const e of this.kv.entries('frontier', { gt: after ?? range.gte, lt: range.lt, limit: this.o.restoreBatchSize })) chunk.push(e);
+      if (chunk.length === 0) return;
+      after = chunk[chunk.length - 1]![0];
+      const txn = this.newTxn();
+      const now = Date.now();
+      for (const [, value] of chunk) {
+        const { key, depth } = parseFrontierValue(value);
+        if (this.frontier.isInFlight(key)) continue;
+        const rec = recordOfKey(key);
+        if (!applies(parsed.spec, rec)) continue;
+        const prev = await this.getUrl(txn, key);
+        if (prev?.s !== 'queued') continue;
+        const r = await this.admitOne(txn, rec, key, depth, prev.src, now);
+        if (r.key === key || r.via === undefined || r.via === 'alias') continue;
+        this.setUrl(txn, key, prev, { ...this.carried(prev, depth, now), s: 'pruned', by: r.via, to: r.key });
+      }
+      await this.commit(txn);
+    }
+  }
+
+  /**
+   * Give back the URLs pruned by `reason`: each is evaluated again without `exclude`; one still
+   * mapped elsewhere by another preset or rule is pruned under that one, the others are queued.
+   */
+  private async restoreReason(reason: string, exclude: string): Promise<number> {
+    let total = 0;
+    const range = prefixRange(reason + SEP);
+    for (;;) {
+      const chunk: [string, string][] = [];
+      for await (const e of this.kv.entries('pruned', { ...range, limit: this.o.restoreBatchSize })) chunk.push(e);
+      if (chunk.length === 0) return total;
+      const txn = this.newTxn();
+      const now = Date.now();
+      for (const [pk] of chunk) {
+        const key = pk.slice(reason.length + 1);
+        const prev = await this.getUrl(txn, key);
+        if (prev?.s !== 'pruned' || prev.by !== reason) {
+          txn.del('pruned', pk); // stale index entry
+          continue;
+        }
+        const rec = recordOfKey(key);
+        const t = this.transform(rec, key, exclude);
+        if (t.via !== undefined && t.key !== key) {
+          const r = await this.admitOne(txn, t.rec, t.key, prev.d, prev.src, now, exclude);
+          this.setUrl(txn, key, prev, { ...this.carried(prev, prev.d, now), s: 'pruned', by: t.via, to: r.key });
+        } else {
+          this.setUrl(txn, key, prev, { ...this.carried(prev, prev.d, now), s: 'queued' }, rec);
+        }
+        total++;
+      }
+      await this.commit(txn);
+    }
+  }
+
+  restore(reason: string): Promise<number> {
+    let r = reason;
+    if (!r.startsWith('rule:') && !r.startsWith('preset:')) r = isPresetName(r) ? `preset:${r}` : `rule:${r}`;
+    return this.exclusive(() => this.restoreReason(r, r));
+  }
+
+  // ---- frontier --------------------------------------------------------------------------------
+
+  next(options?: NextOptions): Promise<FrontierEntry[]> {
+    return this.exclusive(() => this.frontier.next(options));
+  }
+
+  release(urls: readonly string[]): Promise<void> {
+    const keys: string[] = [];
+    for (const u of urls) {
+      try {
+        keys.push(this.identity(u).key);
+      } catch (e) {
+        if (!isUrlError(e)) throw e;
+      }
+    }
+    return this.exclusive(async () => {
+      for (const k of keys) this.frontier.land(k);
+    });
+  }
+
+  // ---- queries ---------------------------------------------------------------------------------
+
+  async canonical(url: string): Promise<CanonicalResult> {
+    const id = this.identity(url);
+    const own = await this.getUrl(undefined, id.key);
+    let key: string;
+    let via: string | undefined;
+    if (own?.s === 'pruned' && own.to !== undefined) {
+      key = own.to;
+      via = own.by;
+    } else {
+      const t = this.transform(id.rec, id.key);
+      key = t.key;
+      via = t.via;
+      const alias = await this.getAlias(undefined, key);
+      if (alias !== undefined && alias.to !== id.key) {
+        key = alias.to;
+        via ??= 'alias';
+      }
+    }
+    let target = key === id.key ? own : await this.getUrl(undefined, key);
+    if (target?.s === 'pruned' && target.to !== undefined && target.to !== id.key) {
+      via ??= target.by;
+      key = target.to;
+      target = await this.getUrl(undefined, key);
+    }
+    const state = own !== undefined ? own.s : target !== undefined ? 'seen' : 'unknown';
+    const out: CanonicalResult = { key: id.key, canonicalKey: key, canonicalUrl: urlFromKey(key), state };
+    return key !== id.key && via !== undefined ? { ...out, via } : out;
+  }
+
+  async stats(): Promise<StoreStats> {
+    const c = (name: string): number => this.counter(name);
+    const pruned: Record<string, number> = {};
+    const prefix = counterNames.pruned('');
+    for (const [name, n] of [...this.counters].sort((a, b) => compare(a[0], b[0]))) if (name.startsWith(prefix) && n !== 0) pruned[name.slice(prefix.length)] = n;
+    const states = Object.fromEntries(URL_STATES.map((s) => [s, c(counterNames.state(s))])) as Record<UrlState, number>;
+    return {
+      urls: { admitted: c(counterNames.admitted), ...states },
+      aliases: c(counterNames.aliases),
+      loops: c(counterNames.loops),
+      temporaryRedirects: c(counterNames.temporary),
+      rules: { candidate: c(counterNames.rules('candidate')), active: c(counterNames.rules('active')), withdrawn: c(counterNames.rules('withdrawn')) },
+      pruned,
+      frontier: { size: this.frontier.size, inFlight: this.frontier.inFlight, hosts: this.frontier.hosts() },
+    };
+  }
+
+  async *canonicalUrls(): AsyncIterable<CanonicalUrlRecord> {
+    for await (const [key, value] of this.kv.entries('url')) {
+      const e = decodeJson<UrlEntry>(value);
+      if (e.s !== 'queued' && e.s !== 'fetched' && e.s !== 'failed') continue;
+      const out: CanonicalUrlRecord = { key, url: urlFromKey(key), state: e.s, depth: e.d };
+      yield e.st === undefined ? out : { ...out, status: e.st };
+    }
+  }
+
+  async *aliases(): AsyncIterable<AliasRecord> {
+    for await (const [from, value] of this.kv.entries('alias')) {
+      const a = decodeJson<AliasEntry>(value);
+      yield { from, to: a.to, fromUrl: urlFromKey(from), toUrl: urlFromKey(a.to), status: a.st };
+    }
+  }
+
+  async *rules(): AsyncIterable<RuleRecord> {
+    for await (const [, value] of this.kv.entries('rule')) yield decodeJson<RuleRecord>(value);
+  }
+
+  // ---- verify (fsck) ---------------------------------------------------------------------------
+
+  verify(): Promise<VerifyReport> {
+    return this.exclusive(() => this.verifyNow());
+  }
+
+  private async verifyNow(): Promise<VerifyReport> {
+    const problems: string[] = [];
+    const problem = (p: string): void => {
+      if (problems.length < 100) problems.push(p);
+    };
+    const counted = new Map<string, number>();
+    const bump = (name: string, d = 1): void => {
+      counted.set(name, (counted.get(name) ?? 0) + d);
+    };
+    const queued = new Map<string, string>();
+    const pruned = new Map<string, string>();
+    for await (const [key, value] of this.kv.entries('url')) {
+      const e = decodeJson<UrlEntry>(value);
+      bump(counterNames.admitted);
+      bump(counterNames.state(e.s));
+      if (!this.front.has(key)) problem(`front: false negative for ${key}`);
+      if (e.s === 'queued') {
+        if (e.h === undefined || e.n === undefined) problem(`url ${key}: queued without a frontier position`);
+        else queued.set(frontierKey(e.h, e.n), key);
+      }
+      if (e.s === 'pruned') {
+        if (e.by === undefined || e.to === undefined) problem(`url ${key}: pruned without reason or target`);
+        else {
+          pruned.set(prunedKey(e.by, key), e.to);
+          bump(counterNames.pruned(e.by));
+          if (!this.inForce(e.by)) problem(`url ${key}: pruned by ${e.by}, which is not in force`);
+        }
+      }
+    }
+    for await (const [fk, value] of this.kv.entries('frontier')) {
+      const { key } = parseFrontierValue(value);
+      const { host } = parseFrontierKey(fk);
+      bump(counterNames.frontier(host));
+      if (queued.get(fk) !== key) problem(`frontier ${JSON.stringify(fk)} → ${key}: no queued url entry at that position`);
+      queued.delete(fk);
+    }
+    for (const [fk, key] of queued) problem(`url ${key}: queued, but frontier ${JSON.stringify(fk)} is missing`);
+    for await (const [pk, to] of this.kv.entries('pruned')) {
+      if (pruned.get(pk) !== to) problem(`pruned ${JSON.stringify(pk)}: no matching url entry`);
+      pruned.delete(pk);
+    }
+    for (const [pk] of pruned) problem(`pruned index entry missing: ${JSON.stringify(pk)}`);
+    const sources = new Map<string, string>();
+    for await (const [from, value] of this.kv.entries('alias')) {
+      sources.set(from, decodeJson<AliasEntry>(value).to);
+      bump(counterNames.aliases);
+      if (!this.aliasFront.has(from)) problem(`alias front: false negative for ${from}`);
+    }
+    for (const [from, to] of sources) {
+      if (to === from) problem(`alias ${from} points at itself`);
+      if (sources.has(to)) problem(`alias ${from} → ${to} is a chain (target is a source): not compressed`);
+    }
+    let revs = 0;
+    for await (const rk of this.kv.keys('aliasrev')) {
+      const [to, from] = splitPair(rk);
+      revs++;
+      if (sources.get(from) !== to) problem(`aliasrev ${JSON.stringify(rk)} does not match alias ${from}`);
+    }
+    if (revs !== sources.size) problem(`aliasrev has ${revs} entries for ${sources.size} aliases`);
+    for await (const [id, value] of this.kv.entries('rule')) {
+      const r = decodeJson<RuleRecord>(value);
+      if (r.id !== id) problem(`rule ${id}: id mismatch`);
+      bump(counterNames.rules(r.state));
+    }
+    for await (const k of this.kv.keys('evidence')) {
+      if (k.startsWith('l' + SEP)) bump(counterNames.loops);
+      else if (k.startsWith('t' + SEP)) bump(counterNames.temporary);
+    }
+    const names = new Set([...counted.keys(), ...[...this.counters.keys()].filter((n) => n !== counterNames.seq)]);
+    for (const name of names) {
+      const want = counted.get(name) ?? 0;
+      const have = this.counter(name);
+      if (want !== have) problem(`counter ${name} = ${have}, recount ${want}`);
+    }
+    const sumStates = URL_STATES.reduce((s, st) => s + (counted.get(counterNames.state(st)) ?? 0), 0);
+    if (sumStates !== (counted.get(counterNames.admitted) ?? 0)) problem('conservation: admitted ≠ the sum of the states');
+    return { ok: problems.length === 0, problems, counted: Object.fromEntries(counted) };
+  }
+
+  // ---- close -----------------------------------------------------------------------------------
+
+  close(): Promise<void> {
+    if (this.closing !== undefined) return this.closing;
+    if (this.closed) return Promise.resolve();
+    const pending = this.tail;
+    this.closing = (async () => {
+      await pending;
+      if (this.syncTimer !== undefined) clearTimeout(this.syncTimer);
+      this.syncTimer = undefined;
+      try {
+        if (this.o.sync !== 'never' && this.kv.durable) await this.writeSyncMarker();
+      } finally {
+        this.closed = true;
+        await this.kv.close();
+      }
+    })();
+    return this.closing;
+  }
+}

@@ -1,0 +1,30 @@
+// The seen-store's public surface (re-exports only).
+export { openStore, storeError, type OpenStoreOptions, type LevelTuning, type LevelDatabase } from './level-store.js';
+export { openMemoryStore } from './memory-store.js';
+export {
+  defaultStoreOptions,
+  type SeenStore,
+  type StoreSupports,
+  type StoreOptions,
+  type SyncPolicy,
+  type ScopeOptions,
+  type AdmitOptions,
+  type AdmitResult,
+  type AdmitReason,
+  type FetchRecord,
+  type CanonicalResult,
+  type CanonicalState,
+  type FrontierEntry,
+  type NextOptions,
+  type StoreStats,
+  type AliasRecord,
+  type CanonicalUrlRecord,
+  type VerifyReport,
+  type UrlState,
+  type RuleRecord,
+  type RuleState,
+  type RuleSpec,
+  type Observation,
+} from './seen-store.js';
+export { defaultDocuments, explainRedirect, parseRuleId, formatSpec, type RuleKind } from './rules.js';
+export { STORE_FORMAT_VERSION } from './keys.js';
