@@ -459,7 +459,10 @@ function applyVariant(kind: Exclude<VariantKind, 'combo' | 'invalid'>, p: Parts,
     case 'idn-host': {
       const [unicode, ascii] = rng.pick(IDN_HOSTS);
       const style = rng.int(5);
-      p.host = [unicode, unicode.toUpperCase(), ascii, ascii.toUpperCase(), unicode.replace('.', '\u3002')][style] as string;
+      // upper-cased per character, keeping those with no single-character capital: 'ß'.toUpperCase()
+      // is 'SS', and STRASSE.example is a different host from straße.example under UTS #46
+      const upper = [...unicode].map((c) => (c.toUpperCase().length === 1 ? c.toUpperCase() : c)).join('');
+      p.host = [unicode, upper, ascii, ascii.toUpperCase(), unicode.replace('.', '\u3002')][style] as string;
       p.port = '';
       return true;
     }

@@ -19,7 +19,7 @@
  * the machine or the run.
  */
 import { isNormalHttpUrl } from './fast-path.js';
-import { normalizeWith, resolveNormalizeOptions, type NormalizeOptions } from './normalize.js';
+import { normalizeWith, resolveNormalizeOptions, type NormalizeOptions, type ResolvedOptions } from './normalize.js';
 import { parseUriReference } from './parse.js';
 import type { UriRecord } from './uri-record.js';
 import { recompose } from './uri-record.js';
@@ -135,7 +135,11 @@ export function key(url: string, options?: NormalizeOptions): string {
 
 /** The normal form and the key together, for callers that need both. */
 export function normalizeAndKey(url: string, options?: NormalizeOptions): { readonly normal: string; readonly key: string } {
-  const o = resolveNormalizeOptions(options);
+  return normalizeAndKeyWith(url, resolveNormalizeOptions(options));
+}
+
+/** `normalizeAndKey` with options resolved once by the caller. */
+export function normalizeAndKeyWith(url: string, o: ResolvedOptions): { readonly normal: string; readonly key: string } {
   if (o.fast && o.presets.length === 0 && url.length <= o.maxLength && isNormalHttpUrl(url)) {
     return { normal: url, key: keyOfNormalHttp(url) };
   }

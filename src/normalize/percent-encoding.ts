@@ -104,64 +104,77 @@ export interface PercentOptions {
  */
 export function normalizePercentEncoding(s: string, allowed: ComponentTable, o: PercentOptions): string {
   const n = s.length;
+  const lowercase = o.lowercase;
   let i = 0;
   // Fast scan: the prefix that needs no change.
   for (; i < n; i++) {
     const c = s.charCodeAt(i);
-    if (c === 0x25 || c >= 128 || allowed[c] === 0) break;
-    if (o.lowercase && c >= 0x41 && c <= 0x5a) break;
+    if (c === 0x25 || c >= 128 || allowed[c] === 0 || (lowercase && c >= 0x41 && c <= 0x5a)) break;
   }
   if (i === n) return s;
 
-  let out = s.slice(0, i);
+  // From here on, unchanged runs are copied as slices; `copied` is where the pending run starts.
+  let out = '';
+  let copied = 0;
   let lonePercentAt = -3; // output index of the last `%` kept raw
   while (i < n) {
     const c = s.charCodeAt(i);
+    if (c < 128 && allowed[c] === 1 && !(lowercase && c >= 0x41 && c <= 0x5a)) {
+      i++;
+      continue;
+    }
+    let replacement: string;
+    let width = 1;
     if (c === 0x25) {
       const h1 = i + 2 < n ? hexValue(s.charCodeAt(i + 1)) : -1;
       const h2 = h1 >= 0 ? hexValue(s.charCodeAt(i + 2)) : -1;
       if (h2 < 0) {
         if (o.strict) throw new UrlError('ERR_INVALID_PERCENT', o.input);
+        out += s.slice(copied, i);
         lonePercentAt = out.length;
         out += '%';
-        i += 1;
+        copied = i + 1;
+        i++;
         continue;
       }
+      width = 3;
       const b = (h1 << 4) | h2;
-      if (b < 128 && classes[b] === UNRESERVED && !(hexValue(b) >= 0 && out.length - lonePercentAt <= 2)) {
-        out += o.lowercase && b >= 0x41 && b <= 0x5a ? String.fromCharCode(b + 32) : String.fromCharCode(b);
+      if (b < 128 && classes[b] === UNRESERVED && !(hexValue(b) >= 0 && out.length + (i - copied) - lonePercentAt <= 2)) {
+        replacement = lowercase && b >= 0x41 && b <= 0x5a ? String.fromCharCode(b + 32) : String.fromCharCode(b);
       } else {
-        out += encoded[b]!;
+        replacement = encoded[b]!;
+        if (replacement.charCodeAt(1) === s.charCodeAt(i + 1) && replacement.charCodeAt(2) === s.charCodeAt(i + 2)) {
+          i += 3; // already uppercase: part of the unchanged run
+          continue;
+        }
       }
-      i += 3;
-      continue;
-    }
-    if (c < 128) {
+    } else if (c < 128) {
       if (allowed[c] === 1) {
-        out += o.lowercase && c >= 0x41 && c <= 0x5a ? String.fromCharCode(c + 32) : s[i]!;
+        replacement = String.fromCharCode(c + 32); // an uppercase letter in a host
       } else {
         if (o.strict) throw new UrlError(o.invalidCharacter, o.input);
-        out += encoded[c]!;
+        replacement = encoded[c]!;
       }
-      i += 1;
-      continue;
-    }
-    // Non-ASCII: UTF-8, code point by code point (§2.5).
-    if (o.strict) throw new UrlError('ERR_INVALID_CHARACTER', o.input);
-    let cp = c;
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const d = i + 1 < n ? s.charCodeAt(i + 1) : 0;
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        cp = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
-        i += 1;
-      } else {
+    } else {
+      // Non-ASCII: UTF-8, code point by code point (§2.5).
+      if (o.strict) throw new UrlError('ERR_INVALID_CHARACTER', o.input);
+      let cp = c;
+      if (c >= 0xd800 && c <= 0xdbff) {
+        const d = i + 1 < n ? s.charCodeAt(i + 1) : 0;
+        if (d >= 0xdc00 && d <= 0xdfff) {
+          cp = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+          width = 2;
+        } else {
+          cp = 0xfffd;
+        }
+      } else if (c >= 0xdc00 && c <= 0xdfff) {
         cp = 0xfffd;
       }
-    } else if (c >= 0xdc00 && c <= 0xdfff) {
-      cp = 0xfffd;
+      replacement = percentEncodeCodePoint(cp);
     }
-    out += percentEncodeCodePoint(cp);
-    i += 1;
+    out += s.slice(copied, i) + replacement;
+    i += width;
+    copied = i;
   }
-  return out;
+  return copied === 0 ? s : out + s.slice(copied);
 }

@@ -25,9 +25,11 @@
  */
 import { UrlError } from './errors.js';
 import type { PresetName } from './ladder/policy.js';
+import type { Limits } from './limits.js';
 import { normalizeRecord } from './normalize.js';
 
-export interface SurtOptions {
+/** SURT options; the limits are `normalize`'s (`maxLength`, `maxSegments`). */
+export interface SurtOptions extends Limits {
   /**
    * Prefix the key with the scheme and `://(`.
    * @default false
@@ -54,7 +56,7 @@ export interface SurtOptions {
   readonly reverseIpaddr?: boolean;
 }
 
-export const defaultSurtOptions: Required<SurtOptions> = {
+export const defaultSurtOptions: Required<Omit<SurtOptions, keyof Limits>> = {
   withScheme: false,
   trailingComma: false,
   hostMassage: true,
@@ -172,7 +174,11 @@ export function toSurt(url: string, options?: SurtOptions): string {
   if (input === '') return '-';
   const scheme = schemeOf(input);
   if (scheme !== undefined && PASS_THROUGH_SCHEMES.includes(scheme)) return input;
-  const rec = normalizeRecord(input, { presets: surtPresets });
+  const rec = normalizeRecord(input, {
+    presets: surtPresets,
+    ...(options?.maxLength !== undefined ? { maxLength: options.maxLength } : {}),
+    ...(options?.maxSegments !== undefined ? { maxSegments: options.maxSegments } : {}),
+  });
   if (rec.scheme === undefined) throw new UrlError('ERR_RELATIVE_URL', url);
   if (rec.host === undefined || rec.host === '') return input;
 

@@ -92,21 +92,25 @@ export class Frontier {
       await this.take(options.host, limit, out);
       return out;
     }
-    let visited = 0;
-    while (out.length < limit && visited < this.ring.length) {
+    // round-robin: one entry per host per turn, until `limit`, or every host is spent or at `perHost`
+    const given = new Map<string, number>();
+    let idle = 0;
+    while (out.length < limit && this.ring.length > 0 && idle < this.ring.length) {
       if (this.cursor >= this.ring.length) this.cursor = 0;
       const host = this.ring[this.cursor]!;
-      visited++;
       if (!this.counts.has(host)) {
-        // drop an empty host from the ring, keeping the walk's position
+        // drop a host without entries from the ring; the walk stays in place
         this.ring.splice(this.cursor, 1);
         this.inRing.delete(host);
-        visited--;
-        if (this.ring.length === 0) break;
         continue;
       }
       this.cursor++;
-      await this.take(host, Math.min(perHost, limit - out.length), out);
+      const had = given.get(host) ?? 0;
+      const before = out.length;
+      if (had < perHost) await this.take(host, 1, out);
+      const got = out.length - before;
+      if (got > 0) given.set(host, had + got);
+      idle = got > 0 ? 0 : idle + 1;
     }
     return out;
   }

@@ -7,6 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { isUrlError } from '../../src/normalize/errors.js';
+import { normalize } from '../../src/normalize/index.js';
 import { caseKey, profiles, runAllSuites, type CaseResult } from './crawler-suites.js';
 
 interface Deviation {
@@ -92,6 +94,27 @@ describe('crawler suites through the closest profile', () => {
     expect(stale, stale.join('\n')).toEqual([]);
     const passed = g.results.filter((r) => r.pass).length;
     expect([passed, g.results.length], label).toEqual(EXPECTED[label]);
+  });
+
+  it('every profile is idempotent on every suite input: normalize(normalize(x)) === normalize(x)', () => {
+    const inputs = new Set<string>();
+    for (const g of runs) for (const r of g.results) if (typeof r.input === 'string') inputs.add(r.input);
+    let checked = 0;
+    for (const p of Object.values(profiles)) {
+      const o = { presets: p.presets, keepFragment: p.keepFragment ?? false, ...(p.level !== undefined ? { level: p.level } : {}) };
+      for (const input of inputs) {
+        let once: string;
+        try {
+          once = normalize(input, o);
+        } catch (error) {
+          if (isUrlError(error)) continue;
+          throw error;
+        }
+        expect(normalize(once, o), `${p.name}: ${input}`).toBe(once);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(1000);
   });
 
   it('every listed deviation is a case of some suite', () => {

@@ -27,7 +27,7 @@ export interface Profile {
   readonly note: string;
 }
 
-export const profiles = {
+const profileTable = {
   'safe-browsing': {
     name: 'safe-browsing',
     presets: ['remove-empty-host-labels', 'collapse-slashes'],
@@ -91,7 +91,8 @@ export const profiles = {
   },
 } as const satisfies Record<string, Profile>;
 
-export type ProfileName = keyof typeof profiles;
+export type ProfileName = keyof typeof profileTable;
+export const profiles: Readonly<Record<ProfileName, Profile>> = profileTable;
 
 /** What we produce for a case: the output, or the error code for input we reject. */
 export type Outcome = { readonly ok: true; readonly value: string | number | null } | { readonly ok: false; readonly code: string };

@@ -1,0 +1,516 @@
+// The SeenStore conformance suite: one set of tests, run on every backend by conformance.test.ts.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { key } from '../../src/normalize/index.js';
+import type { SeenStore, StoreOptions } from '../../src/store/index.js';
+
+export interface Backend {
+  readonly store: SeenStore;
+  /** Close and open the same data again (durable backends only). */
+  readonly reopen?: (options?: StoreOptions) => Promise<SeenStore>;
+  /** The database folder, to look at the files (LevelDB only). */
+  readonly dir?: string;
+  readonly cleanup: () => Promise<void>;
+}
+
+export type Factory = (options?: StoreOptions) => Promise<Backend>;
+
+async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+}
+
+/** Every file under `dir`, as bytes. */
+function filesOf(dir: string): Buffer[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? filesOf(join(dir, d.name)) : [readFileSync(join(dir, d.name))]));
+}
+
+export function seenStoreSuite(name: string, factory: Factory): void {
+  describe(`SeenStore conformance: ${name}`, () => {
+    const open: Backend[] = [];
+    const make = async (options?: StoreOptions): Promise<Backend> => {
+      const b = await factory(options);
+      open.push(b);
+      return b;
+    };
+    afterEach(async () => {
+      for (const b of open.splice(0)) await b.cleanup();
+    });
+
+    async function verified(store: SeenStore): Promise<void> {
+      const report = await store.verify();
+      expect(report.problems).toEqual([]);
+      const s = await store.stats();
+      // O4 conservation: admitted = queued + fetched + redirected + pruned + failed
+      expect(s.urls.admitted).toBe(s.urls.queued + s.urls.fetched + s.urls.redirected + s.urls.pruned + s.urls.failed);
+    }
+
+    describe('admit', () => {
+      it('admits new URLs, then reports them seen, in input order, keyed like key()', async () => {
+        const { store } = await make();
+        const urls = ['http://example.com/a', 'HTTP://EXAMPLE.com:80/b', 'http://example.org/'];
+        const first = await store.admit(urls);
+        expect(first.map((r) => r.reason)).toEqual(['new', 'new', 'new']);
+        expect(first.map((r) => r.admitted)).toEqual([true, true, true]);
+        expect(first.map((r) => r.url)).toEqual(urls);
+        expect(first.map((r) => r.key)).toEqual(urls.map((u) => key(u)));
+        const again = await store.admit(['http://example.com/b', 'http://example.com/c', 'http://example.com/a#frag']);
+        expect(again.map((r) => r.reason)).toEqual(['seen', 'new', 'seen']);
+        await verified(store);
+      });
+
+      it('handles duplicates inside one batch', async () => {
+        const { store } = await make();
+        const r = await store.admit(['http://a.example/x', 'http://A.EXAMPLE/x', 'http://a.example/./x#y', 'http://a.example/%78', 'http://a.example/y']);
+        expect(r.map((x) => x.reason)).toEqual(['new', 'duplicate-in-batch', 'duplicate-in-batch', 'duplicate-in-batch', 'new']);
+        expect(r.filter((x) => x.admitted)).toHaveLength(2);
+        expect(new Set(r.slice(0, 4).map((x) => x.key)).size).toBe(1);
+        expect((await store.stats()).urls.queued).toBe(2);
+        await verified(store);
+      });
+
+      it('reports invalid URLs per item and never fails the batch', async () => {
+        const { store } = await make();
+        const r = await store.admit(['http://ok.example/', 'http://exa mple.com/', 'http://[::1/', 'http://a.example:99999/', 'not a url', 'http://ok.example/2']);
+        expect(r[0]!.reason).toBe('new');
+        expect(r[5]!.reason).toBe('new');
+        for (const i of [1, 2, 3, 4]) {
+          expect(r[i]!.admitted).toBe(false);
+          expect(r[i]!.reason).toMatch(/^invalid:ERR_[A-Z_]+$/);
+          expect(r[i]!.key).toBeUndefined();
+        }
+        expect((await store.stats()).urls.admitted).toBe(2);
+      });
+
+      it('refuses out-of-scope URLs: other schemes, other hosts, too deep', async () => {
+        const { store } = await make({ scope: { hosts: ['example.com'], maxDepth: 2 } });
+        const r = await store.admit(['mailto:a@example.com', 'ftp://example.com/f', 'http://other.org/', 'http://www.example.com/', 'https://example.com/']);
+        expect(r.map((x) => x.reason)).toEqual(['out-of-scope', 'out-of-scope', 'out-of-scope', 'new', 'new']);
+        const deep = await store.admit(['http://example.com/deep'], { depth: 3 });
+        expect(deep[0]!.reason).toBe('out-of-scope');
+        expect((await store.admit(['http://example.com/deep'], { depth: 2 }))[0]!.reason).toBe('new');
+      });
+
+      it('admits exactly one of 1,000 concurrent admits of one URL’s variants', async () => {
+        const { store } = await make();
+        const variants = (i: number): string => {
+          switch (i % 6) {
+            case 0: return 'http://example.com/page';
+            case 1: return 'HTTP://Example.COM/page';
+            case 2: return 'http://example.com:80/page#' + i;
+            case 3: return 'http://example.com/a/../page';
+            case 4: return 'http://example.com/%70age';
+            default: return 'http://EXAMPLE.com/./page';
+          }
+        };
+        const calls = Array.from({ length: 1000 }, (_, i) => store.admit([variants(i)]));
+        const results = (await Promise.all(calls)).flat();
+        expect(results.filter((r) => r.admitted)).toHaveLength(1);
+        expect(results.filter((r) => r.reason === 'seen')).toHaveLength(999);
+        expect((await store.stats()).urls.admitted).toBe(1);
+        await verified(store);
+      });
+    });
+
+    describe('redirects and aliases', () => {
+      it('makes a 301 source an alias of its target and queues the target', async () => {
+        const { store } = await make({ learnRules: false });
+        await store.admit(['http://a.example/old']);
+        await store.recordRedirect('http://a.example/old', 'http://a.example/new', 301);
+        const c = await store.canonical('http://a.example/old');
+        expect(c).toMatchObject({ key: key('http://a.example/old'), canonicalKey: key('http://a.example/new'), state: 'redirected', via: 'alias' });
+        expect((await store.canonical('http://a.example/new')).state).toBe('queued');
+        const r = await store.admit(['http://a.example/old', 'http://a.example/new']);
+        expect(r.map((x) => [x.reason, x.key])).toEqual([
+          ['alias', key('http://a.example/new')],
+          ['seen', key('http://a.example/new')],
+        ]);
+        const s = await store.stats();
+        expect(s.aliases).toBe(1);
+        expect(s.urls.redirected).toBe(1);
+        await verified(store);
+      });
+
+      it('compresses alias chains', async () => {
+        const { store } = await make({ learnRules: false });
+        await store.recordRedirect('http://a.example/1', 'http://a.example/2', 301);
+        await store.recordRedirect('http://a.example/2', 'http://a.example/3', 308);
+        await store.recordRedirect('http://a.example/0', 'http://a.example/1', 301);
+        const aliases = await collect(store.aliases());
+        expect(Object.fromEntries(aliases.map((a) => [a.fromUrl, a.toUrl]))).toEqual({
+          'http://a.example/0': 'http://a.example/3',
+          'http://a.example/1': 'http://a.example/3',
+          'http://a.example/2': 'http://a.example/3',
+        });
+        expect((await store.canonical('http://a.example/0')).canonicalKey).toBe(key('http://a.example/3'));
+        expect((await store.admit(['http://a.example/1']))[0]).toMatchObject({ reason: 'alias', key: key('http://a.example/3') });
+        await verified(store);
+      });
+
+      it('records loops as loops, never as an alias cycle', async () => {
+        const { store } = await make({ learnRules: false });
+        await store.recordRedirect('http://a.example/x', 'http://a.example/y', 301);
+        await store.recordRedirect('http://a.example/y', 'http://a.example/x', 301);
+        await store.recordRedirect('http://a.example/self', 'http://A.example/self#top', 301);
+        await store.recordRedirect('http://a.example/p', 'http://a.example/q', 301);
+        await store.recordRedirect('http://a.example/q', 'http://a.example/r', 301);
+        await store.recordRedirect('http://a.example/r', 'http://a.example/p', 301);
+        const s = await store.stats();
+        expect(s.loops).toBe(3);
+        const aliases = await collect(store.aliases());
+        const sources = new Set(aliases.map((a) => a.from));
+        for (const a of aliases) {
+          expect(a.to).not.toBe(a.from);
+          expect(sources.has(a.to)).toBe(false);
+        }
+        // resolving terminates
+        expect((await store.canonical('http://a.example/x')).canonicalKey).toBe(key('http://a.example/y'));
+        expect((await store.canonical('http://a.example/p')).canonicalKey).toBe(key('http://a.example/r'));
+        await verified(store);
+      });
+
+      it('keeps temporary redirects as evidence without merging', async () => {
+        const { store } = await make({ learnRules: false });
+        for (const status of [302, 303, 307]) {
+          await store.recordRedirect(`http://a.example/t${status}`, 'http://a.example/login', status);
+          const c = await store.canonical(`http://a.example/t${status}`);
+          expect(c.canonicalKey).toBe(c.key);
+          expect(c.state).toBe('redirected');
+          expect((await store.admit([`http://a.example/t${status}`]))[0]!.reason).toBe('seen');
+        }
+        const s = await store.stats();
+        expect(s.aliases).toBe(0);
+        expect(s.temporaryRedirects).toBe(3);
+        expect((await store.canonical('http://a.example/login')).state).toBe('queued');
+        await verified(store);
+      });
+
+      it('merges temporary redirects with temporaryRedirectsMerge', async () => {
+        const { store } = await make({ learnRules: false, temporaryRedirectsMerge: true });
+        await store.recordRedirect('http://a.example/t', 'http://a.example/u', 302);
+        expect((await store.canonical('http://a.example/t')).canonicalKey).toBe(key('http://a.example/u'));
+        expect((await store.stats()).aliases).toBe(1);
+      });
+
+      it('rejects a non-redirect status and invalid URLs', async () => {
+        const { store } = await make();
+        await expect(store.recordRedirect('http://a.example/', 'http://a.example/b', 200)).rejects.toThrow(TypeError);
+        await expect(store.recordRedirect('http://exa mple/', 'http://a.example/b', 301)).rejects.toMatchObject({ code: expect.stringMatching(/^ERR_/) });
+      });
+    });
+
+    describe('host rules', () => {
+      it('learns http→https after 3 redirects from distinct URLs, and prunes with it', async () => {
+        const { store } = await make();
+        await store.recordRedirect('http://h.example/a', 'https://h.example/a', 301);
+        await store.recordRedirect('http://h.example/b', 'https://h.example/b', 301);
+        expect((await store.stats()).rules).toEqual({ candidate: 1, active: 0, withdrawn: 0 });
+        // the same source again is not a new observation
+        await store.recordRedirect('http://h.example/b', 'https://h.example/b', 301);
+        expect((await collect(store.rules()))[0]).toMatchObject({ id: 'h.example/https', state: 'candidate', for: 2 });
+        // before activation: no rule applies
+        expect((await store.admit(['http://h.example/early']))[0]).toMatchObject({ reason: 'new', key: key('http://h.example/early') });
+        await store.recordRedirect('http://h.example/c', 'https://h.example/c', 301);
+        const rules = await collect(store.rules());
+        expect(rules).toHaveLength(1);
+        expect(rules[0]).toMatchObject({ id: 'h.example/https', host: 'h.example', spec: 'https', state: 'active', for: 3, against: 0 });
+        const r = await store.admit(['http://h.example/new', 'http://h.example/new2', 'https://h.example/new']);
+        expect(r[0]).toMatchObject({ admitted: true, reason: 'new', via: 'rule:h.example/https', key: key('https://h.example/new') });
+        expect(r[2]).toMatchObject({ admitted: false, reason: 'duplicate-in-batch' });
+        expect((await store.admit(['http://h.example/new']))[0]).toMatchObject({ admitted: false, reason: 'rule:h.example/https' });
+        expect(await store.canonical('http://h.example/new')).toMatchObject({ state: 'pruned', via: 'rule:h.example/https', canonicalKey: key('https://h.example/new') });
+        // activation pruned the queued http URL of the host too
+        expect((await store.canonical('http://h.example/early')).state).toBe('pruned');
+        expect((await store.canonical('https://h.example/early')).state).toBe('queued');
+        const s = await store.stats();
+        expect(s.rules.active).toBe(1);
+        expect(s.pruned['rule:h.example/https']).toBe(3);
+        await verified(store);
+      });
+
+      it('withdraws a rule on the first contradiction and gives its pruned URLs back', async () => {
+        const { store } = await make();
+        for (const p of ['a', 'b', 'c']) await store.recordRedirect(`http://w.example/${p}/`, `http://w.example/${p}`, 301);
+        expect((await collect(store.rules()))[0]).toMatchObject({ id: 'w.example/slash-remove', state: 'active' });
+        const r = await store.admit(['http://w.example/docs/', 'http://w.example/blog/']);
+        expect(r.map((x) => x.via)).toEqual(['rule:w.example/slash-remove', 'rule:w.example/slash-remove']);
+        expect((await store.stats()).urls.pruned).toBe(2);
+        // the host serves a URL with a trailing slash itself: the rule was wrong
+        await store.recordFetch('http://w.example/other/', { status: 200 });
+        const rule = (await collect(store.rules()))[0]!;
+        expect(rule).toMatchObject({ state: 'withdrawn', for: 3, against: 1 });
+        expect(rule.contradiction).toMatchObject({ v: 'against', how: 'fetch', status: 200 });
+        expect((await store.canonical('http://w.example/docs/')).state).toBe('queued');
+        expect((await store.canonical('http://w.example/blog/')).state).toBe('queued');
+        const s = await store.stats();
+        expect(s.urls.pruned).toBe(0);
+        expect(s.pruned).toEqual({});
+        expect(s.rules).toEqual({ candidate: 0, active: 0, withdrawn: 1 });
+        // withdrawn for good: new evidence does not revive it
+        for (const p of ['d', 'e', 'f']) await store.recordRedirect(`http://w.example/${p}/`, `http://w.example/${p}`, 301);
+        expect((await store.admit(['http://w.example/new/']))[0]!.reason).toBe('new');
+        await verified(store);
+      });
+
+      it('learns trailing slash, www, default document and path prefix rules', async () => {
+        const { store } = await make();
+        const learn = async (pairs: [string, string][]): Promise<void> => {
+          for (const [from, to] of pairs) await store.recordRedirect(from, to, 301);
+        };
+        await learn([['http://s.example/a', 'http://s.example/a/'], ['http://s.example/b', 'http://s.example/b/'], ['http://s.example/c', 'http://s.example/c/']]);
+        await learn([['https://x.example/1', 'https://www.x.example/1'], ['https://x.example/2', 'https://www.x.example/2'], ['https://x.example/3', 'https://www.x.example/3']]);
+        await learn([['https://www.y.example/1', 'https://y.example/1'], ['https://www.y.example/2', 'https://y.example/2'], ['https://www.y.example/3', 'https://y.example/3']]);
+        await learn([['http://d.example/index.html', 'http://d.example/'], ['http://d.example/a/index.html', 'http://d.example/a/'], ['http://d.example/b/index.html', 'http://d.example/b/']]);
+        await learn([['http://p.example/old/x', 'http://p.example/x'], ['http://p.example/old/y/z', 'http://p.example/y/z'], ['http://p.example/old/w', 'http://p.example/w']]);
+        const active = (await collect(store.rules())).filter((r) => r.state === 'active').map((r) => r.id).sort();
+        expect(active).toEqual([
+          'd.example/default-document:index.html',
+          'p.example/path-prefix:/old/>/',
+          's.example/slash-add',
+          'www.y.example/www-remove',
+          'x.example/www-add',
+        ]);
+        const r = await store.admit(['http://s.example/dir', 'http://s.example/file.html', 'https://x.example/p', 'https://www.y.example/p', 'http://d.example/c/index.html', 'http://p.example/old/deep/er']);
+        expect(r.map((x) => x.key)).toEqual([
+          key('http://s.example/dir/'),
+          key('http://s.example/file.html'),
+          key('https://www.x.example/p'),
+          key('https://y.example/p'),
+          key('http://d.example/c/'),
+          key('http://p.example/deep/er'),
+        ]);
+        expect(r[1]!.via).toBeUndefined();
+        await verified(store);
+      });
+
+      it('learns a query parameter that never changes the response from content hashes', async () => {
+        const { store } = await make();
+        await store.recordFetch('http://q.example/list', { status: 200, contentHash: 'L' });
+        await store.recordFetch('http://q.example/list?sid=1', { status: 200, contentHash: 'L' });
+        await store.recordFetch('http://q.example/item?id=7', { status: 200, contentHash: 'I7' });
+        await store.recordFetch('http://q.example/item?id=7&sid=2', { status: 200, contentHash: 'I7' });
+        await store.recordFetch('http://q.example/item?sid=3&id=7', { status: 200, contentHash: 'I7' });
+        const rules = await collect(store.rules());
+        const sid = rules.find((r) => r.id === 'q.example/query-parameter:sid');
+        expect(sid).toMatchObject({ state: 'active', against: 0 });
+        expect(sid!.for).toBeGreaterThanOrEqual(3);
+        const r = await store.admit(['http://q.example/item?id=8&sid=99']);
+        expect(r[0]).toMatchObject({ via: 'rule:q.example/query-parameter:sid', key: key('http://q.example/item?id=8') });
+        // a parameter that changes the response is withdrawn (or never activated)
+        await store.recordFetch('http://q.example/item?id=8', { status: 200, contentHash: 'I8' });
+        expect(rules.find((x) => x.id === 'q.example/query-parameter:id')?.state ?? 'none').not.toBe('active');
+        await verified(store);
+      });
+
+      it('withdraws a content-learned rule when content differs', async () => {
+        const { store } = await make();
+        await store.recordFetch('http://v.example/a', { status: 200, contentHash: 'A' });
+        await store.recordFetch('http://v.example/a?lang=en', { status: 200, contentHash: 'A' });
+        await store.recordFetch('http://v.example/b', { status: 200, contentHash: 'B' });
+        await store.recordFetch('http://v.example/b?lang=en', { status: 200, contentHash: 'B' });
+        await store.recordFetch('http://v.example/b?lang=de', { status: 200, contentHash: 'B-de' });
+        const rule = (await collect(store.rules())).find((r) => r.id === 'v.example/query-parameter:lang');
+        expect(rule).toMatchObject({ state: 'withdrawn' });
+        expect(rule!.against).toBeGreaterThanOrEqual(1);
+      });
+
+      it('judges an inverse redirect as a contradiction', async () => {
+        const { store } = await make();
+        await store.recordRedirect('http://i.example/a', 'http://i.example/a/', 301);
+        await store.recordRedirect('http://i.example/b/', 'http://i.example/b', 301);
+        const rule = (await collect(store.rules())).find((r) => r.id === 'i.example/slash-add');
+        expect(rule).toMatchObject({ state: 'withdrawn', against: 1 });
+        expect(rule!.contradiction?.how).toBe('inverse-redirect');
+      });
+    });
+
+    describe('presets', () => {
+      it('prunes with a configured preset, reversibly', async () => {
+        const { store } = await make({ presets: ['tracking'] });
+        const r = await store.admit(['http://t.example/x?utm_source=mail', 'http://t.example/x', 'http://t.example/y?id=1&fbclid=abc']);
+        expect(r[0]).toMatchObject({ admitted: true, reason: 'new', via: 'preset:tracking', key: key('http://t.example/x'), identityKey: key('http://t.example/x?utm_source=mail') });
+        expect(r[1]).toMatchObject({ admitted: false, reason: 'duplicate-in-batch' });
+        expect(r[2]).toMatchObject({ admitted: true, via: 'preset:tracking', key: key('http://t.example/y?id=1') });
+        expect((await store.admit(['http://t.example/x?utm_medium=a']))[0]).toMatchObject({ admitted: false, reason: 'preset:tracking' });
+        const s = await store.stats();
+        expect(s.pruned).toEqual({ 'preset:tracking': 3 });
+        expect(await store.canonical('http://t.example/x?utm_source=mail')).toMatchObject({ state: 'pruned', via: 'preset:tracking', canonicalKey: key('http://t.example/x') });
+        await verified(store);
+        expect(await store.restore('tracking')).toBe(3);
+        expect((await store.canonical('http://t.example/x?utm_source=mail')).state).toBe('queued');
+        const after = await store.stats();
+        expect(after.urls.pruned).toBe(0);
+        expect(after.urls.queued).toBe(5);
+      });
+    });
+
+    describe('frontier', () => {
+      it('is FIFO per host, round-robin over hosts, and next() does not remove', async () => {
+        const { store } = await make();
+        await store.admit(['http://a.example/1', 'http://b.example/1', 'http://a.example/2', 'http://a.example/3', 'http://b.example/2']);
+        expect((await store.next({ limit: 4 })).map((e) => e.url)).toEqual(['http://a.example/1', 'http://b.example/1']);
+        await store.release(['http://a.example/1', 'http://b.example/1']);
+        const first = await store.next({ limit: 4, perHost: 2 });
+        expect(first.map((e) => e.url)).toEqual(['http://a.example/1', 'http://b.example/1', 'http://a.example/2', 'http://b.example/2']);
+        expect((await store.next({ limit: 10 })).map((e) => e.url)).toEqual(['http://a.example/3']);
+        expect(await store.next({ limit: 10, perHost: 10 })).toEqual([]);
+        const s = await store.stats();
+        expect(s.frontier).toEqual({ size: 5, inFlight: 5, hosts: { 'a.example': 3, 'b.example': 2 } });
+        await store.recordFetch('http://a.example/1', { status: 200 });
+        await store.release(['http://b.example/1']);
+        expect((await store.next({ limit: 10, perHost: 5 })).map((e) => e.url)).toEqual(['http://b.example/1']);
+        expect((await store.stats()).frontier.size).toBe(4);
+        expect((await store.next({ host: 'a.example', limit: 5 }))).toEqual([]);
+        await verified(store);
+      });
+
+      it('hands out entries with depth, host and discovery order', async () => {
+        const { store } = await make();
+        await store.admit(['http://c.example:8080/a'], { depth: 2, source: 'http://c.example:8080/' });
+        const [e] = await store.next();
+        expect(e).toMatchObject({ url: 'http://c.example:8080/a', key: key('http://c.example:8080/a'), host: 'c.example:8080', depth: 2 });
+        expect(typeof e!.seq).toBe('number');
+      });
+
+      it('records fetches: fetched, failed, followed redirects', async () => {
+        const { store } = await make({ learnRules: false });
+        await store.admit(['http://f.example/ok', 'http://f.example/down', 'http://f.example/moved']);
+        await store.recordFetch('http://f.example/ok', { status: 200, contentHash: 'h' });
+        await store.recordFetch('http://f.example/down', { status: 0, error: 'ECONNREFUSED' });
+        await store.recordFetch('http://f.example/moved', { status: 200, finalUrl: 'http://f.example/here' });
+        expect((await store.canonical('http://f.example/ok')).state).toBe('fetched');
+        expect((await store.canonical('http://f.example/down')).state).toBe('failed');
+        expect((await store.canonical('http://f.example/moved')).state).toBe('redirected');
+        expect((await store.canonical('http://f.example/here')).state).toBe('fetched');
+        const s = await store.stats();
+        expect(s.frontier.size).toBe(0);
+        expect(s.urls).toEqual({ admitted: 4, queued: 0, fetched: 2, redirected: 1, pruned: 0, failed: 1 });
+        await expect(store.recordFetch('http://f.example/ok', { status: 1.5 })).rejects.toThrow(TypeError);
+        await verified(store);
+      });
+    });
+
+    describe('queries and exports', () => {
+      it('canonical() reports every state', async () => {
+        const { store } = await make({ presets: ['tracking'], learnRules: false });
+        await store.admit(['http://c.example/q', 'http://c.example/f', 'http://c.example/x', 'http://c.example/r', 'http://c.example/p?utm_source=1']);
+        await store.recordFetch('http://c.example/f', { status: 200 });
+        await store.recordFetch('http://c.example/x', { status: 503 });
+        await store.recordRedirect('http://c.example/r', 'http://c.example/q', 301);
+        expect((await store.canonical('http://c.example/q')).state).toBe('queued');
+        expect((await store.canonical('http://c.example/f')).state).toBe('fetched');
+        expect((await store.canonical('http://c.example/x')).state).toBe('failed');
+        expect((await store.canonical('http://c.example/r')).state).toBe('redirected');
+        expect((await store.canonical('http://c.example/p?utm_source=1')).state).toBe('pruned');
+        expect(await store.canonical('http://c.example/q?utm_campaign=z')).toMatchObject({ state: 'seen', via: 'preset:tracking', canonicalKey: key('http://c.example/q') });
+        expect(await store.canonical('http://c.example/nope')).toMatchObject({ state: 'unknown', canonicalKey: key('http://c.example/nope') });
+        await expect(store.canonical('http://exa mple/')).rejects.toMatchObject({ code: expect.stringMatching(/^ERR_/) });
+      });
+
+      it('exports the canonical URL set, the alias table and the rules', async () => {
+        const { store } = await make({ presets: ['tracking'] });
+        await store.admit(['http://e.example/a', 'http://e.example/b?utm_source=x', 'http://e.example/c']);
+        await store.recordRedirect('http://e.example/c', 'http://e.example/d', 301);
+        await store.recordFetch('http://e.example/a', { status: 200 });
+        const urls = (await collect(store.canonicalUrls())).map((u) => [u.url, u.state]);
+        expect(urls.sort()).toEqual([
+          ['http://e.example/a', 'fetched'],
+          ['http://e.example/b', 'queued'],
+          ['http://e.example/d', 'queued'],
+        ]);
+        expect(await collect(store.aliases())).toEqual([{ from: key('http://e.example/c'), to: key('http://e.example/d'), fromUrl: 'http://e.example/c', toUrl: 'http://e.example/d', status: 301 }]);
+        expect(Array.isArray(await collect(store.rules()))).toBe(true);
+      });
+
+      it('stats() counts everything', async () => {
+        const { store } = await make({ presets: ['tracking'], learnRules: false });
+        await store.admit(['http://s.example/1', 'http://s.example/2?utm_source=a', 'http://t.example/1']);
+        await store.recordRedirect('http://s.example/1', 'http://s.example/3', 301);
+        await store.recordRedirect('http://s.example/4', 'http://s.example/5', 302);
+        const s = await store.stats();
+        expect(s).toEqual({
+          urls: { admitted: 7, queued: 4, fetched: 0, redirected: 2, pruned: 1, failed: 0 },
+          aliases: 1,
+          loops: 0,
+          temporaryRedirects: 1,
+          rules: { candidate: 0, active: 0, withdrawn: 0 },
+          pruned: { 'preset:tracking': 1 },
+          frontier: { size: 4, inFlight: 0, hosts: { 's.example': 3, 't.example': 1 } },
+        });
+        await verified(store);
+      });
+    });
+
+    describe('userinfo passwords', () => {
+      it('stores a salted hash instead of the password, distinct per password', async () => {
+        const b = await make();
+        const { store } = b;
+        const r = await store.admit(['http://alice:hunter2secret@pw.example/', 'http://alice:hunter2secret@pw.example/', 'http://alice:other-pass-9@pw.example/', 'http://alice@pw.example/']);
+        expect(r.map((x) => x.reason)).toEqual(['new', 'duplicate-in-batch', 'new', 'new']);
+        expect(r[0]!.key).toMatch(/alice:~hmac-[0-9a-f]{16}@/);
+        expect(r[0]!.key).not.toContain('hunter2secret');
+        expect(r[0]!.key).not.toBe(r[2]!.key);
+        expect((await store.admit(['http://alice:hunter2secret@pw.example/']))[0]!.reason).toBe('seen');
+        // a redacted URL handed out by the store keys to itself
+        const [e] = await store.next();
+        expect(e!.url).toMatch(/^http:\/\/alice:~hmac-[0-9a-f]{16}@pw\.example\/$/);
+        expect((await store.admit([e!.url]))[0]!.reason).toBe('seen');
+        await store.recordRedirect('http://bob:redirect-pw-77@pw.example/a', 'http://bob:redirect-pw-77@pw.example/b', 301);
+        await store.recordFetch('http://carol:fetch-pw-55@pw.example/c', { status: 200, finalUrl: 'http://carol:fetch-pw-55@pw.example/d' });
+        await store.admit(['http://pw.example/src-test'], { source: 'http://dave:source-pw-33@pw.example/' });
+        if (b.dir !== undefined) {
+          const reopened = await b.reopen!();
+          await reopened.close();
+          for (const secret of ['hunter2secret', 'other-pass-9', 'redirect-pw-77', 'fetch-pw-55', 'source-pw-33']) {
+            const hits = filesOf(b.dir).filter((buf) => buf.includes(secret)).length;
+            expect(hits, secret).toBe(0);
+          }
+        }
+      });
+    });
+
+    describe('durability (durable backends)', () => {
+      it('survives reopening: entries, frontier order, rules, counters; in-flight entries are offered again', async () => {
+        const b = await make();
+        if (b.reopen === undefined) return;
+        await b.store.admit(['http://r.example/1', 'http://r.example/2', 'http://r.example/3']);
+        for (const p of ['a', 'b', 'c']) await b.store.recordRedirect(`http://r2.example/${p}`, `https://r2.example/${p}`, 301);
+        const handed = await b.store.next({ limit: 2, perHost: 2, host: 'r.example' });
+        expect(handed.map((e) => e.url)).toEqual(['http://r.example/1', 'http://r.example/2']);
+        await b.store.recordFetch('http://r.example/1', { status: 200 });
+        const before = await b.store.stats();
+        const store = await b.reopen();
+        expect(await store.stats()).toEqual({ ...before, frontier: { ...before.frontier, inFlight: 0 } });
+        // r.example/2 was in flight, not recorded: offered again, before r.example/3
+        expect((await store.next({ host: 'r.example', limit: 5 })).map((e) => e.url)).toEqual(['http://r.example/2', 'http://r.example/3']);
+        expect((await store.admit(['http://r2.example/z']))[0]!.via).toBe('rule:r2.example/https');
+        await verified(store);
+      });
+
+      it('gives back URLs of a preset the store is reopened without', async () => {
+        const b = await make({ presets: ['tracking', 'www'] });
+        if (b.reopen === undefined) return;
+        await b.store.admit(['http://g.example/a?utm_source=1', 'http://www.g.example/b', 'http://www.g.example/c?gclid=2']);
+        expect((await b.store.stats()).pruned).toEqual({ 'preset:tracking': 1, 'preset:www': 2 });
+        const store = await b.reopen({ presets: ['tracking'] });
+        const s = await store.stats();
+        // www/b is queued again; www/c?gclid is still pruned, now by tracking (onto www/c)
+        expect(s.pruned).toEqual({ 'preset:tracking': 2 });
+        expect((await store.canonical('http://www.g.example/b')).state).toBe('queued');
+        expect(await store.canonical('http://www.g.example/c?gclid=2')).toMatchObject({ state: 'pruned', canonicalKey: key('http://www.g.example/c') });
+        await verified(store);
+      });
+
+      it('close() waits for pending writes', async () => {
+        const b = await make();
+        if (b.reopen === undefined) return;
+        const pending = b.store.admit(['http://cl.example/1', 'http://cl.example/2']);
+        const store = await b.reopen();
+        await pending;
+        expect((await store.stats()).urls.admitted).toBe(2);
+      });
+    });
+  });
+}
