@@ -22,8 +22,15 @@ export function fingerprintWords(key: string): readonly [number, number] {
   return [h2 >>> 0, h1 >>> 0];
 }
 
+const HEX_BYTE: string[] = [];
+for (let b = 0; b < 256; b++) HEX_BYTE.push((b < 16 ? '0' : '') + b.toString(16));
+
+function hex32(w: number): string {
+  return HEX_BYTE[w >>> 24]! + HEX_BYTE[(w >>> 16) & 255]! + HEX_BYTE[(w >>> 8) & 255]! + HEX_BYTE[w & 255]!;
+}
+
 /** The fingerprint as 16 lowercase hex digits. */
 export function fingerprint(key: string): string {
   const [high, low] = fingerprintWords(key);
-  return high.toString(16).padStart(8, '0') + low.toString(16).padStart(8, '0');
+  return hex32(high) + hex32(low);
 }

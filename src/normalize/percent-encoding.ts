@@ -78,17 +78,6 @@ export function percentEncodeCodePoint(cp: number): string {
   );
 }
 
-export interface PercentOptions {
-  /** Reject what RFC 3986 does not allow instead of encoding it. */
-  readonly strict: boolean;
-  /** Lowercase raw ASCII letters (hosts, §6.2.2.1). */
-  readonly lowercase: boolean;
-  /** The whole input, for error messages. */
-  readonly input: string;
-  /** The code for a disallowed character in this component. */
-  readonly invalidCharacter: UrlErrorCode;
-}
-
 /**
  * §6.2.2.1 and §6.2.2.2 on one component:
  * - `%xx` → `%XX` (uppercase hex);
@@ -100,11 +89,19 @@ export interface PercentOptions {
  *   hex digit is kept encoded where it would follow such a `%` and make a new triplet
  *   (`%%32%65` never becomes `%2e`), so a second pass changes nothing.
  *
- * Strict mode throws `ERR_INVALID_PERCENT` or the component's `invalidCharacter` code instead.
+ * `strict` throws `ERR_INVALID_PERCENT` or the component's `invalidCharacter` code instead;
+ * `lowercase` lowercases raw ASCII letters (hosts, §6.2.2.1); `input` is the whole URL, for errors.
+ * (Positional parameters: this runs once per component on the hot path, with no options object.)
  */
-export function normalizePercentEncoding(s: string, allowed: ComponentTable, o: PercentOptions): string {
+export function normalizePercentEncoding(
+  s: string,
+  allowed: ComponentTable,
+  strict: boolean,
+  lowercase: boolean,
+  invalidCharacter: UrlErrorCode,
+  input: string,
+): string {
   const n = s.length;
-  const lowercase = o.lowercase;
   let i = 0;
   // Fast scan: the prefix that needs no change.
   for (; i < n; i++) {
@@ -129,7 +126,7 @@ export function normalizePercentEncoding(s: string, allowed: ComponentTable, o: 
       const h1 = i + 2 < n ? hexValue(s.charCodeAt(i + 1)) : -1;
       const h2 = h1 >= 0 ? hexValue(s.charCodeAt(i + 2)) : -1;
       if (h2 < 0) {
-        if (o.strict) throw new UrlError('ERR_INVALID_PERCENT', o.input);
+        if (strict) throw new UrlError('ERR_INVALID_PERCENT', input);
         out += s.slice(copied, i);
         lonePercentAt = out.length;
         out += '%';
@@ -152,12 +149,12 @@ export function normalizePercentEncoding(s: string, allowed: ComponentTable, o: 
       if (allowed[c] === 1) {
         replacement = String.fromCharCode(c + 32); // an uppercase letter in a host
       } else {
-        if (o.strict) throw new UrlError(o.invalidCharacter, o.input);
+        if (strict) throw new UrlError(invalidCharacter, input);
         replacement = encoded[c]!;
       }
     } else {
       // Non-ASCII: UTF-8, code point by code point (§2.5).
-      if (o.strict) throw new UrlError('ERR_INVALID_CHARACTER', o.input);
+      if (strict) throw new UrlError('ERR_INVALID_CHARACTER', input);
       let cp = c;
       if (c >= 0xd800 && c <= 0xdbff) {
         const d = i + 1 < n ? s.charCodeAt(i + 1) : 0;

@@ -36,23 +36,23 @@ export function syntaxNormalize(r: UriRecord, input: string, strict: boolean): U
   const userinfo =
     r.userinfo === undefined
       ? undefined
-      : normalizePercentEncoding(r.userinfo, USERINFO, { strict, lowercase: false, input, invalidCharacter: 'ERR_INVALID_AUTHORITY' });
+      : normalizePercentEncoding(r.userinfo, USERINFO, strict, false, 'ERR_INVALID_AUTHORITY', input);
   let host = r.host;
   if (host !== undefined) {
     host =
       host.charCodeAt(0) === 0x5b
         ? lowercaseAscii(host) // IP-literal: hex digits are case-insensitive
-        : normalizePercentEncoding(host, REG_NAME, { strict, lowercase: true, input, invalidCharacter: 'ERR_INVALID_HOST' });
+        : normalizePercentEncoding(host, REG_NAME, strict, true, 'ERR_INVALID_HOST', input);
   }
-  const pathEncoded = normalizePercentEncoding(r.path, PATH, { strict, lowercase: false, input, invalidCharacter: 'ERR_INVALID_CHARACTER' });
+  const pathEncoded = normalizePercentEncoding(r.path, PATH, strict, false, 'ERR_INVALID_CHARACTER', input);
   const query =
     r.query === undefined
       ? undefined
-      : normalizePercentEncoding(r.query, QUERY, { strict, lowercase: false, input, invalidCharacter: 'ERR_INVALID_CHARACTER' });
+      : normalizePercentEncoding(r.query, QUERY, strict, false, 'ERR_INVALID_CHARACTER', input);
   const fragment =
     r.fragment === undefined
       ? undefined
-      : normalizePercentEncoding(r.fragment, FRAGMENT, { strict, lowercase: false, input, invalidCharacter: 'ERR_INVALID_CHARACTER' });
+      : normalizePercentEncoding(r.fragment, FRAGMENT, strict, false, 'ERR_INVALID_CHARACTER', input);
   const encoded = { scheme, userinfo, host, port: r.port, path: pathEncoded, query, fragment };
   const path = removeRecordDotSegments(encoded);
   return path === pathEncoded ? encoded : { ...encoded, path };
