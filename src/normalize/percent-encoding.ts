@@ -79,6 +79,19 @@ export function percentEncodeCodePoint(cp: number): string {
 }
 
 /**
+ * Would a hex digit written at the current output position make a `%XX` with a `%` kept raw
+ * before it? That is when the raw `%` is the last output character, or the one before a hex digit.
+ * (`out` plus the pending run `s[copied..i)` is the output so far.)
+ */
+function wouldCompleteTriplet(s: string, out: string, i: number, copied: number, lonePercentAt: number): boolean {
+  const distance = out.length + (i - copied) - lonePercentAt;
+  if (distance === 1) return true;
+  if (distance !== 2) return false;
+  const previous = copied < i ? s.charCodeAt(i - 1) : out.charCodeAt(out.length - 1);
+  return hexValue(previous) >= 0;
+}
+
+/**
  * §6.2.2.1 and §6.2.2.2 on one component:
  * - `%xx` → `%XX` (uppercase hex);
  * - `%XX` of an unreserved character → the character; reserved ones (`%2F`, `%3F`, …) stay encoded;
@@ -136,7 +149,7 @@ export function normalizePercentEncoding(
       }
       width = 3;
       const b = (h1 << 4) | h2;
-      if (b < 128 && classes[b] === UNRESERVED && !(hexValue(b) >= 0 && out.length + (i - copied) - lonePercentAt <= 2)) {
+      if (b < 128 && classes[b] === UNRESERVED && !(hexValue(b) >= 0 && wouldCompleteTriplet(s, out, i, copied, lonePercentAt))) {
         replacement = lowercase && b >= 0x41 && b <= 0x5a ? String.fromCharCode(b + 32) : String.fromCharCode(b);
       } else {
         replacement = encoded[b]!;

@@ -27,10 +27,10 @@ let lastBaseInput: string | null = null;
 let lastBaseRecord: WhatwgUrl | null = null;
 
 function parseBase(input: string, base: string, maxLength: number): WhatwgUrl {
-  if (base === lastBaseInput && lastBaseRecord !== null) return lastBaseRecord;
   if (base.length > maxLength) {
     throw new UrlError('ERR_TOO_LONG', base, { detail: `base longer than ${maxLength}` });
   }
+  if (base === lastBaseInput && lastBaseRecord !== null) return lastBaseRecord;
   let record: WhatwgUrl;
   try {
     record = basicUrlParse(base, null);

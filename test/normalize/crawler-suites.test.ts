@@ -117,6 +117,15 @@ describe('crawler suites through the closest profile', () => {
     expect(checked).toBeGreaterThan(1000);
   });
 
+  it('docs/presets.md shows the asserted count of every group', () => {
+    const doc = readFileSync(new URL('../../docs/presets.md', import.meta.url), 'utf8').split('\n');
+    for (const [label, [passed, total]] of Object.entries(EXPECTED)) {
+      const row = doc.find((line) => line.startsWith(`| ${label} |`));
+      expect(row, `no row for ${label} in docs/presets.md`).toBeDefined();
+      expect(row, label).toContain(`| ${passed}/${total} |`);
+    }
+  });
+
   it('every listed deviation is a case of some suite', () => {
     const all = new Set(runs.flatMap((g) => g.results.map(caseKey)));
     for (const d of deviations) expect(all.has(caseKey(d)), `no such case: ${caseKey(d)}`).toBe(true);

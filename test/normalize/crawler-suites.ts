@@ -7,12 +7,13 @@
 import { readFileSync } from 'node:fs';
 import { isUrlError } from '../../src/normalize/errors.js';
 import { normalize, normalizeRecord, type NormalizeOptions } from '../../src/normalize/index.js';
-import { applyPolicy, presets as presetTable, type PresetName } from '../../src/normalize/ladder/policy.js';
+import { applyPolicy, type PresetName } from '../../src/normalize/ladder/policy.js';
 import { hostToSurt, toSurt, type SurtOptions } from '../../src/normalize/surt.js';
 import type { UriRecord } from '../../src/normalize/uri-record.js';
 
 export const TESTDATA = new URL('../../../shared/testdata/', import.meta.url);
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- suite files differ in shape; each use below reads known fields
 function load(name: string): any {
   return JSON.parse(readFileSync(new URL(name, TESTDATA), 'utf8'));
 }
@@ -348,4 +349,3 @@ export function caseKey(r: { suite: string; group: string; input: string | null;
   return JSON.stringify([r.suite, r.group, r.input, r.options ?? {}]);
 }
 
-export { presetTable };

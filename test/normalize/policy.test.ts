@@ -11,8 +11,33 @@ import {
   presets,
   type PresetName,
 } from '../../src/normalize/ladder/policy.js';
-import type { UriRecord } from '../../src/normalize/uri-record.js';
-import { recompose, record } from './policy-records.js';
+import { isUrlError } from '../../src/normalize/errors.js';
+import { normalize } from '../../src/normalize/index.js';
+import { recompose, type UriRecord } from '../../src/normalize/uri-record.js';
+
+/** Test-only: a URI in normal form as a record, split by RFC 3986 Appendix B, then the authority at `@` and `:`. */
+const APPENDIX_B = /^(?:([^:/?#]+):)?(?:\/\/([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/;
+
+function record(uri: string): UriRecord {
+  const m = APPENDIX_B.exec(uri);
+  if (m === null) throw new Error(`not a URI: ${uri}`);
+  const [, scheme, authority, path = '', query, fragment] = m;
+  let userinfo: string | undefined;
+  let host: string | undefined;
+  let port: string | undefined;
+  if (authority !== undefined) {
+    const at = authority.lastIndexOf('@');
+    userinfo = at === -1 ? undefined : authority.slice(0, at);
+    const hostport = authority.slice(at + 1);
+    const colon = hostport.lastIndexOf(':');
+    if (colon !== -1 && !hostport.slice(colon).includes(']')) {
+      host = hostport.slice(0, colon);
+      port = hostport.slice(colon + 1);
+    } else host = hostport;
+  }
+  return { scheme, userinfo, host, port, path, query, fragment };
+}
+
 
 /** Apply one preset to a URI written as a string. */
 function apply(name: PresetName, uri: string): string {
@@ -45,6 +70,25 @@ describe('registry', () => {
       expect(p.summary.length).toBeGreaterThan(10);
       expect(p.removes.length).toBeGreaterThan(0);
     }
+  });
+
+  it('docs/presets.md documents every preset and every name on its lists', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { trackingParameterNames } = await import('../../src/normalize/presets/tracking.js');
+    const session = await import('../../src/normalize/presets/session-ids.js');
+    const { indexDocumentNames } = await import('../../src/normalize/presets/remove-index-document.js');
+    const doc = readFileSync(new URL('../../docs/presets.md', import.meta.url), 'utf8');
+    for (const name of presetOrder) expect(doc, name).toContain(`### \`${name}\``);
+    // The documented order is the canonical order.
+    expect(doc.replace(/\s+/g, ' ')).toContain(presetOrder.map((n) => `\`${n}\``).join(', '));
+    const listed = [
+      ...Object.keys(trackingParameterNames),
+      ...session.sessionParameterNames,
+      ...session.sessionParameterLetterPrefixes,
+      ...session.guardedSessionParameterNames,
+      ...indexDocumentNames,
+    ];
+    for (const name of listed) expect(doc, name).toContain(`\`${name}\``);
   });
 
   it('isPresetName accepts exactly the preset names', () => {
@@ -107,6 +151,7 @@ describe('session-ids', () => {
       ['http://a/(4hqa0555fwsecu455xqckv45)/mileg.aspx', 'http://a/mileg.aspx'],
       ['http://a/x/(A(4hqa0555fwsecu455xqckv45)S(4hqa0555fwsecu455xqckv45)F(4hqa0555fwsecu455xqckv45))/m.aspx?p=1', 'http://a/x/m.aspx?p=1'],
       ['http://a/x/(S(4hqa0555fwsecu455xqckv45))', 'http://a/x/'],
+      ['http://a/(S(4hqa0555fwsecu455xqckv45));jsessionid=1/m', 'http://a/m'],
       // Not the shape: kept.
       ['http://a/(S(short))/m.aspx', 'http://a/(S(short))/m.aspx'],
       ['http://a/(Q(4hqa0555fwsecu455xqckv45))/m.aspx', 'http://a/(Q(4hqa0555fwsecu455xqckv45))/m.aspx'],
@@ -223,6 +268,7 @@ describe('collapse-slashes', () => {
       ['http://a/x%2F%2Fy', 'http://a/x%2F%2Fy'],
       ['file:///var//www', 'file:///var/www'],
       ['urn:a//b', 'urn:a//b'],
+      ['mailto:/.//x', 'mailto:/.//x'],
       ['http://a/', 'http://a/'],
     ]);
   });
@@ -255,6 +301,8 @@ describe('remove-trailing-slash', () => {
       ['http://a/index.html/', 'http://a/index.html/'],
       ['http://a/dir', 'http://a/dir'],
       ['http://a/?x/', 'http://a/?x/'],
+      ['mailto:/.//', 'mailto:/.//'],
+      ['urn:a/', 'urn:a/'],
     ]);
   });
 });
@@ -283,6 +331,18 @@ describe('remove-empty-params, remove-empty-query, remove-query', () => {
       ['http://a/p?', 'http://a/p'],
       ['http://a/p', 'http://a/p'],
     ]);
+  });
+});
+
+describe('malformed % guard', () => {
+  it('the presets that splice or reorder leave a component with a malformed % alone', () => {
+    const all = presetOrder.filter((n) => n !== 'remove-query');
+    expect(policy(all, 'http://a/?utm_source=%&%41&b=1')).toBe('http://a/?utm_source=%&%41&b=1');
+    expect(policy(all, 'http://a/?b=%4&a=1')).toBe('http://a/?b=%4&a=1');
+    expect(policy(all, 'http://a/x;jsessionid=%/%41//y/')).toBe('http://a/x;jsessionid=%/%41//y');
+    // The other component is still edited.
+    expect(policy(all, 'http://www.a.b/x%/?utm_source=1&b=2&a=1')).toBe('http://a.b/x%?a=1&b=2');
+    expect(policy(all, 'http://a.b/x;jsessionid=1?q=%')).toBe('http://a.b/x?q=%');
   });
 });
 
@@ -350,11 +410,11 @@ describe('no decoding, no `+` rewriting', () => {
 const hostPiece = fc.constantFrom('www', 'www2', 'example', 'com', '1', '0x1', '', 'co', 'uk');
 const segmentPiece = fc.constantFrom(
   '', '.', '..', 'a', 'index.html', 'Default.aspx', ';jsessionid=1', ';JSESSIONID=', ';x=1', ';', 'jsessionid=',
-  '(S(4hqa0555fwsecu455xqckv45))', '(4hqa0555fwsecu455xqckv45)', '%2F', '%3B', 'b;v', 'index.html;jsessionid=2',
+  '(S(4hqa0555fwsecu455xqckv45))', '(4hqa0555fwsecu455xqckv45)', '%2F', '%3B', 'b;v', 'index.html;jsessionid=2', '%', ';jsessionid=%',
 );
 const fieldPiece = fc.constantFrom(
   '', 'a', 'a=', 'a=1', 'a=2', 'b=1', 'B=1', 'utm_source=x', 'fbclid', 'jsessionid=1', 'PHPSESSID=z', 'sid=0123456789abcdefA',
-  'sid=12', '%26=%3D', 'q=a+b', 'q=%20', 'c;d=1', '_ga=1', 'cfid=1',
+  'sid=12', '%26=%3D', 'q=a+b', 'q=%20', 'c;d=1', '_ga=1', 'cfid=1', '%', 'x=%4', '%41',
 );
 
 const hostArb = fc.oneof(
@@ -410,7 +470,8 @@ function multisetIncludes(big: readonly string[], small: readonly string[]): boo
 }
 
 const SEED = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
-const TIME_BOX_MS = 3000;
+/** The budget of all three properties together (about 3 s), split below; the seed is printed. */
+const TIME_BOX_MS = Number(process.env.POLICY_BUDGET_MS ?? 3000);
 
 describe('properties (fast-check)', () => {
   it(`idempotent: applyPolicy(applyPolicy(x)) == applyPolicy(x), every preset set (seed ${SEED})`, () => {
@@ -423,9 +484,9 @@ describe('properties (fast-check)', () => {
         expect(twice.applied).toEqual([]);
         expect(twice.record).toBe(once);
       }),
-      { seed: SEED, numRuns: 1_000_000, interruptAfterTimeLimit: TIME_BOX_MS / 2, markInterruptAsFailure: false },
+      { seed: SEED, numRuns: 1_000_000, interruptAfterTimeLimit: TIME_BOX_MS / 4, markInterruptAsFailure: false },
     );
-  });
+  }, TIME_BOX_MS + 20_000);
 
   it(`only removes or reorders: no unit is created, none decoded (seed ${SEED})`, () => {
     fc.assert(
@@ -445,9 +506,46 @@ describe('properties (fast-check)', () => {
         expect(out.path.startsWith('/')).toBe(true);
         expect(/\/\.\.?(\/|$)/.test(out.path)).toBe(false);
       }),
+      { seed: SEED, numRuns: 1_000_000, interruptAfterTimeLimit: TIME_BOX_MS / 4, markInterruptAsFailure: false },
+    );
+  }, TIME_BOX_MS + 20_000);
+});
+
+/** URL strings for the whole ladder: the lower rungs decide the normal form, the presets edit it. */
+const urlToken = fc.constantFrom(
+  'a', 'B', '0', '.', '..', '/', '//', '%', '%4', '%41', '%2e', '%2F', '%25', '%26', '%3D', '+', ' ', '&', '=', ';', '?', '#',
+  'www.', 'utm_source=1', 'fbclid=2', ';jsessionid=ABC', 'jsessionid=1', 'sid=0123456789abcdefA', 'index.html',
+  '(S(4hqa0555fwsecu455xqckv45))', '\u00e9', 'xn--', '::1', '[', ']', '@',
+);
+const urlPiece = fc.array(urlToken, { maxLength: 6 }).map((t) => t.join(''));
+const urlArb = fc
+  .tuple(
+    fc.constantFrom('http://', 'HTTPS://', 'ftp://', 'foo://', 'http://u:p@', 'http://www.'),
+    fc.array(fc.constantFrom('www', 'a', 'b', '', '1', 'xn--a'), { maxLength: 4 }).map((l) => l.join('.')),
+    fc.constantFrom('', ':8080', ':80', ':'),
+    urlPiece,
+    fc.option(urlPiece),
+    fc.option(urlPiece),
+  )
+  .map(([p, h, port, path, q, f]) => `${p}${h || 'h'}${port}/${path}${q === null ? '' : `?${q}`}${f === null ? '' : `#${f}`}`);
+
+describe('the whole ladder with presets (fast-check)', () => {
+  it(`normalize(normalize(x, p), p) === normalize(x, p) for every preset set (seed ${SEED})`, () => {
+    fc.assert(
+      fc.property(urlArb, namesArb, fc.boolean(), (url, names, keepFragment) => {
+        const o = { presets: names, keepFragment };
+        let once: string;
+        try {
+          once = normalize(url, o);
+        } catch (error) {
+          if (isUrlError(error)) return;
+          throw error;
+        }
+        expect(normalize(once, o), `${url} with ${names.join(',')}`).toBe(once);
+      }),
       { seed: SEED, numRuns: 1_000_000, interruptAfterTimeLimit: TIME_BOX_MS / 2, markInterruptAsFailure: false },
     );
-  });
+  }, TIME_BOX_MS + 20_000);
 });
 
 describe('linear time on hostile input (hang guard, not a benchmark)', () => {

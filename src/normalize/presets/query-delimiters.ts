@@ -3,6 +3,7 @@
  */
 import type { Preset } from '../ladder/policy.js';
 import type { UriRecord } from '../uri-record.js';
+import { hasMalformedPercent } from './malformed-percent.js';
 import { queryFields } from './query-parameters.js';
 
 /** The query without empty fields (`&&`, leading or trailing `&`); the same string when it has none. */
@@ -19,9 +20,12 @@ export const removeEmptyParams: Preset = {
   name: 'remove-empty-params',
   summary:
     'Remove empty query fields: nothing between two `&` or at either end (`?&a=1&&b=2&` → `?a=1&b=2`); `a=` and `a` are not empty. The `?` stays.',
-  removes: ['empty query fields (&& and a leading or trailing &); a field with a name, such as a or a=, is kept; the ? stays'],
+  removes: [
+    'empty query fields (&& and a leading or trailing &); a field with a name, such as a or a=, is kept; the ? stays',
+    '(a query holding a malformed %, one not followed by two hex digits, is left as it is)',
+  ],
   apply(rec: UriRecord): UriRecord {
-    if (rec.query === undefined) return rec;
+    if (rec.query === undefined || hasMalformedPercent(rec.query)) return rec;
     const query = removeEmptyFields(rec.query);
     return query === rec.query ? rec : { ...rec, query };
   },

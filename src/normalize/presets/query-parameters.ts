@@ -9,6 +9,7 @@
  * never read as a space, so `a=` and `a`, `%26` and `&`, `+` and `%20` stay distinct.
  */
 import type { UriRecord } from '../uri-record.js';
+import { hasMalformedPercent } from './malformed-percent.js';
 
 /** The `&`-separated fields of a query, empty fields included (`'a&&b'` → `['a', '', 'b']`). */
 export function queryFields(query: string): string[] {
@@ -30,11 +31,12 @@ export function parameterValue(field: string): string | undefined {
 /**
  * Remove every field for which `isRemoved(field)` holds. Returns the same record when no field
  * is removed. When fields were removed and nothing is left, the `?` goes too: the delimiter came
- * with the parameters (`/?utm_source=x` is the tagged form of `/`, not of `/?`).
+ * with the parameters (`/?utm_source=x` is the tagged form of `/`, not of `/?`). A query holding
+ * a malformed `%` is left as it is (malformed-percent.ts).
  */
 export function removeQueryFields(rec: UriRecord, isRemoved: (field: string) => boolean): UriRecord {
   const query = rec.query;
-  if (query === undefined || query === '') return rec;
+  if (query === undefined || query === '' || hasMalformedPercent(query)) return rec;
   const fields = queryFields(query);
   const kept: string[] = [];
   for (const field of fields) if (!isRemoved(field)) kept.push(field);

@@ -7,7 +7,9 @@
  * with something else before it. The root path `/` stays: it is the normal form of the empty
  * path (§6.2.3), so `http://a/` never becomes `http://a`. A path whose last segment would then
  * be a default-document name (`/index.html/`) also stays, so that together with
- * `remove-index-document` the result is idempotent.
+ * `remove-index-document` the result is idempotent. Only URIs with an authority are changed:
+ * without one, the normal form may keep dot-segments or a `/.` prefix that a shorter path would
+ * expose (`mailto:/.//` must not become `mailto:/.`).
  */
 import type { Preset } from '../ladder/policy.js';
 import type { UriRecord } from '../uri-record.js';
@@ -25,12 +27,13 @@ export function removeTrailingSlash(path: string): string {
 
 export const removeTrailingSlashPreset: Preset = {
   name: 'remove-trailing-slash',
-  summary: 'Remove trailing `/` from a non-root path (`/dir/` → `/dir`); the root `/` stays.',
+  summary: 'Remove trailing `/` from a non-root path (`/dir/` → `/dir`) of a URI with an authority; the root `/` stays.',
   removes: [
-    'the trailing / (every one) of a path that has other characters before it; the root path / and a path of only slashes stay',
+    'the trailing / (every one) of the path of a URI with an authority, when other characters come before it; the root path / and a path of only slashes stay',
     '(kept when the last segment would become a default-document name such as index.html)',
   ],
   apply(rec: UriRecord): UriRecord {
+    if (rec.host === undefined) return rec;
     const path = removeTrailingSlash(rec.path);
     return path === rec.path ? rec : { ...rec, path };
   },

@@ -20,7 +20,8 @@
  *   These names are also used for content (`sid=12` a site id, `sid=en` a section), so the value
  *   must be 16 or more ASCII letters and digits, with at least one of each
  *   (`sid=9682993c8daa2c5497996114facdc805`). A numeric id such as a 19-digit snowflake is kept.
- * When this leaves the query with no field, the `?` goes too.
+ * When this leaves the query with no field, the `?` goes too. A path or query holding a malformed
+ * `%` is left as it is (malformed-percent.ts).
  */
 import type { Preset } from '../ladder/policy.js';
 import type { UriRecord } from '../uri-record.js';
@@ -31,6 +32,7 @@ import {
   removeQueryFields,
   startsWithIgnoringAsciiCase,
 } from './query-parameters.js';
+import { hasMalformedPercent } from './malformed-percent.js';
 
 /** Query parameter names removed whatever their value (compared ASCII case-insensitively). */
 export const sessionParameterNames: readonly string[] = ['jsessionid', 'phpsessid', 'cfid', 'cftoken', 'oscsid', 'zenid'];
@@ -152,19 +154,20 @@ function removePathSessionIds(rec: UriRecord): UriRecord {
   // Only hierarchical paths under an authority: there the path starts with `/`, and dropping a
   // segment cannot make it read as an authority (`//…`) or a scheme (`a:…`).
   if (rec.host === undefined || path.charCodeAt(0) !== 0x2f) return rec;
-  if (path.indexOf(';') === -1 && path.indexOf('(') === -1) return rec;
+  if ((path.indexOf(';') === -1 && path.indexOf('(') === -1) || hasMalformedPercent(path)) return rec;
   const segments = path.split('/'); // segments[0] === '' (the path starts with `/`)
   const kept: string[] = [''];
   let changed = false;
   for (let i = 1; i < segments.length; i++) {
     const segment = segments[i] as string;
-    if (isAspNetCookielessSegment(segment)) {
+    // `;jsessionid=` first: what is left may be an ASP.NET segment (`(S(…));jsessionid=…`).
+    const stripped = removeJsessionid(segment);
+    if (isAspNetCookielessSegment(stripped)) {
       changed = true;
       // A last segment leaves its `/` behind, so the path never becomes empty.
       if (i === segments.length - 1) kept.push('');
       continue;
     }
-    const stripped = removeJsessionid(segment);
     if (stripped !== segment) changed = true;
     kept.push(stripped);
   }
@@ -186,6 +189,7 @@ export const sessionIds: Preset = {
         `query parameter ${n} (name case-insensitive) only when its value is ${SESSION_TOKEN_MIN_LENGTH}+ ASCII letters and digits with at least one of each`,
     ),
     'the ? when no query field is left',
+    '(a path or query holding a malformed %, one not followed by two hex digits, is left as it is)',
   ],
   apply(rec: UriRecord): UriRecord {
     return removeQueryFields(removePathSessionIds(rec), isSessionParameter);

@@ -4,10 +4,12 @@
  * A stable sort on the name alone (code-unit order; the normal form is ASCII): fields with the same
  * name keep their order, because `a=1&a=2` is a list most servers read in order and is not
  * `a=2&a=1`. Empty fields (`&&`) have the empty name and sort first. Names are compared exactly
- * (case-sensitively, without decoding). The fields themselves are not touched.
+ * (case-sensitively, without decoding). The fields themselves are not touched. A query holding a
+ * malformed `%` is left as it is (malformed-percent.ts).
  */
 import type { Preset } from '../ladder/policy.js';
 import type { UriRecord } from '../uri-record.js';
+import { hasMalformedPercent } from './malformed-percent.js';
 import { parameterName, queryFields } from './query-parameters.js';
 
 interface Keyed {
@@ -44,9 +46,10 @@ export const sortQueryPreset: Preset = {
     'Sort the query fields by parameter name (stable: repeated names keep their order, so `a=1&a=2` is not `a=2&a=1`).',
   removes: [
     'the order of query fields with different names (fields are split on & only; names compared exactly, in code-unit order; empty fields first)',
+    '(a query holding a malformed %, one not followed by two hex digits, is left as it is)',
   ],
   apply(rec: UriRecord): UriRecord {
-    if (rec.query === undefined) return rec;
+    if (rec.query === undefined || hasMalformedPercent(rec.query)) return rec;
     const query = sortQuery(rec.query);
     return query === rec.query ? rec : { ...rec, query };
   },

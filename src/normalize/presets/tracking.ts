@@ -86,6 +86,8 @@ export const tracking: Preset = {
   removes: [
     ...trackingParameterPrefixes.map((p) => `${p}* (every parameter whose name starts with ${p})`),
     ...Object.keys(trackingParameterNames).map((n) => `${n} (${trackingParameterNames[n]})`),
+    'the ? when no query field is left',
+    '(a query holding a malformed %, one not followed by two hex digits, is left as it is)',
   ],
   apply(rec: UriRecord): UriRecord {
     return removeQueryFields(rec, isTrackingField);

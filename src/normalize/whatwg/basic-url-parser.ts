@@ -61,6 +61,19 @@ const BACKSLASH = 0x5c;
 const RIGHT_BRACKET = 0x5d;
 const PIPE = 0x7c;
 
+/** Path state, per ASCII code point: copy it, percent-encode it (path set), or end the segment. */
+const COPY = 0;
+const ENCODE = 1;
+const END_OF_SEGMENT = 2;
+/** "\" ends a segment only in special URLs (and is not in the path percent-encode set). */
+const BACKSLASH_IF_SPECIAL = 3;
+const PATH_STATE_CHAR = new Uint8Array(128);
+for (let c = 0; c < 128; c++) PATH_STATE_CHAR[c] = PATH_SET[c] === 1 ? ENCODE : COPY;
+PATH_STATE_CHAR[SLASH] = END_OF_SEGMENT;
+PATH_STATE_CHAR[QUESTION] = END_OF_SEGMENT;
+PATH_STATE_CHAR[HASH] = END_OF_SEGMENT;
+PATH_STATE_CHAR[BACKSLASH] = BACKSLASH_IF_SPECIAL;
+
 function fail(input: string, detail: string, cause?: unknown): never {
   throw new UrlError('ERR_INVALID_URL', input, cause === undefined ? { detail } : { detail, cause });
 }
@@ -550,9 +563,17 @@ export function basicUrlParse(original: string, base: WhatwgUrl | null): WhatwgU
         for (;;) {
           let i = p;
           let d = EOF;
+          let needsEncoding = false;
           for (; i < length; i++) {
             d = input.charCodeAt(i);
-            if (d === SLASH || d === QUESTION || d === HASH || (special && d === BACKSLASH)) break;
+            if (d >= 0x80) {
+              needsEncoding = true;
+              continue;
+            }
+            const kind = PATH_STATE_CHAR[d]!;
+            if (kind === COPY) continue;
+            if (kind === ENCODE) needsEncoding = true;
+            else if (kind === END_OF_SEGMENT || special) break;
           }
           if (i === length) d = EOF;
           const slash = d === SLASH || d === BACKSLASH;
@@ -565,7 +586,7 @@ export function basicUrlParse(original: string, base: WhatwgUrl | null): WhatwgU
             if (!slash) path.push('');
           } else {
             // 1.4. Percent-encode with the path set; a file URL's first "C|" becomes "C:".
-            let segment = utf8PercentEncodeRange(input, p, i, PATH_SET);
+            let segment = needsEncoding ? utf8PercentEncodeRange(input, p, i, PATH_SET) : input.slice(p, i);
             if (url.scheme === 'file' && path.length === 0 && isWindowsDriveLetter(segment)) {
               segment = segment.charAt(0) + ':';
             }
