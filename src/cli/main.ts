@@ -7,6 +7,7 @@ import { isPresetName, type PresetName } from '../normalize/ladder/policy.js';
 import type { NormalizationLevel, NormalizeOptions } from '../normalize/normalize.js';
 import type { ResolveMode } from '../normalize/resolve.js';
 import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
+import { runCrawlCommand } from '../crawler/cli-crawl.js';
 import { runLineCommand, type LineCommand } from './normalize-commands.js';
 
 const USAGE = `urldedup — URL deduplication for web crawlers
@@ -14,6 +15,7 @@ const USAGE = `urldedup — URL deduplication for web crawlers
 Usage: urldedup <command> [options]
 
 Commands:
+  crawl [URL...]       crawl with deduplication (no URL: the built-in demo site on loopback)
   normalize            read URLs on stdin, write their normal forms (RFC 3986 §6.2)
   key                  read URLs on stdin, write their canonical keys
   resolve BASE         read references on stdin, write them resolved against BASE
@@ -143,6 +145,8 @@ async function main(argv: string[]): Promise<number> {
         process.stdout,
       );
     }
+    case 'crawl':
+      return runCrawlCommand(rest);
     default:
       throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   }

@@ -69,11 +69,16 @@ export class ScalableBloom {
   /** @param expected keys to size the first filter for (the stored count at open, plus room). */
   constructor(expected: number, bitsPerKey: number) {
     this.bitsPerKey = bitsPerKey;
-    this.layers.push(new BloomFilter(Math.max(1 << 14, Math.ceil(expected * 1.5)), bitsPerKey));
+    this.layers.push(new BloomFilter(Math.max(1 << 20, Math.ceil(expected * 1.5)), bitsPerKey));
   }
 
   add(key: string): void {
     const [h1, h2] = fingerprintWords(key);
+    this.addWords(h1, h2);
+  }
+
+  /** Add by the key's fingerprint words (`fingerprintWords(key)`), computed once by the caller. */
+  addWords(h1: number, h2: number): void {
     let last = this.layers[this.layers.length - 1]!;
     if (last.count >= last.capacity) {
       last = new BloomFilter(last.capacity * 2, this.bitsPerKey);
@@ -84,6 +89,10 @@ export class ScalableBloom {
 
   has(key: string): boolean {
     const [h1, h2] = fingerprintWords(key);
+    return this.hasWords(h1, h2);
+  }
+
+  hasWords(h1: number, h2: number): boolean {
     for (let i = 0; i < this.layers.length; i++) if (this.layers[i]!.hasHashes(h1, h2)) return true;
     return false;
   }
@@ -102,43 +111,39 @@ export class ScalableBloom {
 }
 
 /**
- * A bounded set of recently used keys, in two generations: when the young generation is full it
- * becomes the old one and the previous old one is dropped; a hit in the old generation moves the
- * key to the young one. An approximation of LRU with O(1) work and no per-entry links.
+ * A bounded cache of keys known present: two-way set-associative, the set picked by the
+ * fingerprint the caller already computed; the newer key takes the first way and pushes the
+ * older one to the second. Exact (a hit compares the whole key), O(1) with no hashing of its own
+ * and no per-entry allocation, so it costs nothing on the common path where the Bloom front
+ * already said "absent".
  */
 export class KeyCache {
-  private young = new Set<string>();
-  private old = new Set<string>();
-  private readonly half: number;
+  private readonly slots: (string | undefined)[];
+  private readonly mask: number;
 
+  /** @param size keys held at most (rounded up to a power of two, at least 1024) */
   constructor(size: number) {
-    this.half = Math.max(1, Math.floor(size / 2));
+    let n = 1024;
+    while (n < size && n < 2 ** 26) n *= 2;
+    this.slots = new Array<string | undefined>(n).fill(undefined);
+    this.mask = (n >>> 1) - 1;
   }
 
-  has(key: string): boolean {
-    if (this.young.has(key)) return true;
-    if (this.old.has(key)) {
-      this.add(key);
-      return true;
-    }
-    return false;
+  /** `h1` is the key's first fingerprint word (`fingerprintWords(key)[0]`). */
+  has(key: string, h1: number): boolean {
+    const i = ((h1 ^ (h1 >>> 15)) & this.mask) << 1;
+    return this.slots[i] === key || this.slots[i + 1] === key;
   }
 
-  add(key: string): void {
-    if (this.young.size >= this.half) {
-      this.old = this.young;
-      this.young = new Set();
-    }
-    this.young.add(key);
-  }
-
-  delete(key: string): void {
-    this.young.delete(key);
-    this.old.delete(key);
+  add(key: string, h1: number): void {
+    const i = ((h1 ^ (h1 >>> 15)) & this.mask) << 1;
+    const first = this.slots[i];
+    if (first === key) return;
+    this.slots[i + 1] = first;
+    this.slots[i] = key;
   }
 
   clear(): void {
-    this.young.clear();
-    this.old.clear();
+    this.slots.fill(undefined);
   }
 }

@@ -9,11 +9,15 @@
  *
  * Every state change of one call is one `Kv.write` (one LevelDB batch) together with the counters
  * it changes, and calls run one at a time (a queue), so no check-then-write race exists across
- * `await`. In-memory state (Bloom front, cache, counters, rules, frontier counts) changes only
- * after the write succeeded.
+ * `await`. Writes are chained in submission order. `admit` batches are pipelined (the next one is
+ * built while this one is written), so the in-memory state has two parts: what the next batch
+ * builds on (counters, keys of batches in flight, the Bloom front) follows at submission; the rest
+ * (written counters for `stats`, cache, frontier, rules) follows when the write returned. A failed
+ * write refuses the batches built on it and rolls the first part back.
  */
 import {
   applyPolicy,
+  fingerprintWords,
   isPresetName,
   keyFromRecord,
   KEY_FORMAT_VERSION,
@@ -27,17 +31,17 @@ import {
   type UrlErrorCode,
 } from '../normalize/index.js';
 import { KeyCache, ScalableBloom } from './bloom.js';
-import { Frontier } from './frontier.js';
+import { BLOCK_LINES, blockLine, Frontier, parseBlock } from './frontier.js';
 import {
   aliasRevKey,
   counterNames,
   decodeJson,
+  decodeUrlEntry,
   encodeJson,
+  encodeUrlEntry,
   evidenceKeys,
   frontierKey,
-  frontierValue,
   parseFrontierKey,
-  parseFrontierValue,
   prefixRange,
   prunedKey,
   SEP,
@@ -188,10 +192,20 @@ class Txn {
   /** Keys whose frontier entry ends (no longer in flight after the commit). */
   readonly landed: string[] = [];
   readonly newKeys: string[] = [];
+  /** Fingerprint words of `newKeys`, two per key. */
+  readonly newWords: number[] = [];
+  private createdSet: Set<string> | undefined;
   readonly newAliasSources: string[] = [];
   readonly activated: string[] = [];
   /** Rules withdrawn while active: their pruned URLs come back after the commit. */
   readonly withdrawnActive: string[] = [];
+  /** Frontier blocks this batch writes: the open block per host, and the full ones. */
+  readonly blocks = new Map<string, { seq: number; lines: string[] }>();
+  readonly fullBlocks: { host: string; seq: number; lines: string[] }[] = [];
+  /** Live-line counts of existing blocks after this batch (0: the block is deleted). */
+  readonly blockLive = new Map<string, number>();
+  /** Keys queued by `queueNew` (counted into `admitted` and `state:queued` at submit). */
+  queuedNew = 0;
   seq: number;
 
   constructor(seq: number) {
@@ -209,6 +223,31 @@ class Txn {
   count(name: string, delta: number): void {
     this.counters.set(name, (this.counters.get(name) ?? 0) + delta);
   }
+
+  /** Put a line into this batch's block for `host`; returns the block's sequence number. */
+  place(host: string, line: string): number {
+    let b = this.blocks.get(host);
+    if (b === undefined || b.lines.length >= BLOCK_LINES) {
+      if (b !== undefined) this.fullBlocks.push({ host, ...b });
+      b = { seq: this.seq++, lines: [] };
+      this.blocks.set(host, b);
+    }
+    b.lines.push(line);
+    return b.seq;
+  }
+
+  /** A `url` entry for `key` is created by this batch. */
+  addNew(key: string, h1: number, h2: number): void {
+    this.newKeys.push(key);
+    this.newWords.push(h1, h2);
+    this.createdSet?.add(key);
+  }
+
+  /** True when this batch creates a `url` entry for `key` (the set is built on first use). */
+  creates(key: string): boolean {
+    this.createdSet ??= new Set(this.newKeys);
+    return this.createdSet.has(key);
+  }
 }
 
 function isUrlError(e: unknown): e is UrlError {
@@ -217,6 +256,23 @@ function isUrlError(e: unknown): e is UrlError {
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A url entry with the fields its state keeps, in a fixed order. */
+function makeEntry(e: UrlEntry, h: string | undefined, n: number | undefined): UrlEntry {
+  const out: UrlEntry = { s: e.s, d: e.d, t: e.t };
+  if (h !== undefined && n !== undefined) {
+    out.h = h;
+    out.n = n;
+  }
+  if (e.src !== undefined) out.src = e.src;
+  if (e.st !== undefined) out.st = e.st;
+  if ((e.s === 'redirected' || e.s === 'pruned') && e.to !== undefined) out.to = e.to;
+  if (e.s === 'pruned' && e.by !== undefined) out.by = e.by;
+  if (e.c !== undefined) out.c = e.c;
+  if (e.ft !== undefined) out.ft = e.ft;
+  if (e.e !== undefined) out.e = e.e;
+  return out;
 }
 
 /** The record of a key's normal form. */
@@ -229,8 +285,20 @@ export class StoreEngine implements SeenStore {
   readonly location: string;
   private readonly kv: Kv;
   private readonly o: ResolvedOptions;
+  /** The normalize options, or `undefined` when they are the defaults (normalize's fastest path). */
+  private readonly normalizeOptions: NormalizeOptions | undefined;
   private salt = '';
-  private readonly counters = new Map<string, number>();
+  /** Counters including submitted batches not yet written (what the next batch builds on). */
+  private counters = new Map<string, number>();
+  /** Counters as written. */
+  private readonly committed = new Map<string, number>();
+  /** Admit batches submitted and not yet written: their new keys count as present. */
+  private readonly inflight = new Set<Txn>();
+  /** The write chain: batches are written one after another, in submission order. */
+  private writes: Promise<void> = Promise.resolve();
+  /** Bumped when a write fails; batches built in an earlier epoch are refused (they built on it). */
+  private epoch = 0;
+  private failure: unknown;
   private front!: ScalableBloom;
   private aliasFront!: ScalableBloom;
   private readonly cache: KeyCache;
@@ -253,21 +321,22 @@ export class StoreEngine implements SeenStore {
     this.supports = supports;
     this.location = kv.location;
     this.o = options;
+    const n = options.normalize;
+    this.normalizeOptions = Object.keys(n).every((k) => k === 'level') && (n.level ?? 'scheme') === 'scheme' ? undefined : n;
     this.cache = new KeyCache(options.cacheSize);
     this.frontier = new Frontier(kv);
   }
 
   /** Open an engine on `kv`: check the format, load counters and rules, rebuild the front, reconcile. */
   static async open(kv: Kv, supports: StoreSupports, options: StoreOptions = {}): Promise<StoreEngine> {
-    const o = resolveStoreOptions(options);
-    const engine = new StoreEngine(kv, supports, o);
     try {
+      const engine = new StoreEngine(kv, supports, resolveStoreOptions(options));
       await engine.load();
+      return engine;
     } catch (error) {
       await kv.close().catch(() => undefined);
       throw error;
     }
-    return engine;
   }
 
   // ---- open ----------------------------------------------------------------------------------
@@ -315,7 +384,10 @@ export class StoreEngine implements SeenStore {
       this.salt = salt;
     }
 
-    for await (const [name, value] of this.kv.entries('counter')) this.counters.set(name, Number(value));
+    for await (const [name, value] of this.kv.entries('counter')) {
+      this.counters.set(name, Number(value));
+      this.committed.set(name, Number(value));
+    }
     const hostCounts = new Map<string, number>();
     const frontierPrefix = counterNames.frontier('');
     for (const [name, n] of this.counters) if (name.startsWith(frontierPrefix)) hostCounts.set(name.slice(frontierPrefix.length), n);
@@ -385,16 +457,41 @@ export class StoreEngine implements SeenStore {
 
   // ---- the write queue and commits -------------------------------------------------------------
 
+  /**
+   * Run `fn` alone: after every earlier call, with no write in flight (so the database and the
+   * in-memory state agree). `admit` is the exception: see `admitQueued`.
+   */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
     if (this.closed || this.closing !== undefined) {
       return Promise.reject(new UrlError('ERR_STORE_IO', this.location, { detail: 'the store is closed' }));
     }
-    const run = this.tail.then(fn);
+    const run = this.tail.then(async () => {
+      await this.writes;
+      return fn();
+    });
     this.tail = run.then(
       () => undefined,
       () => undefined,
     );
     return run;
+  }
+
+  /**
+   * Admit batches are pipelined: a batch is built alone (after every earlier call), and the queue
+   * moves on as soon as its write is submitted, so the next batch is normalized while LevelDB
+   * writes this one. Writes still happen one at a time in order, and each call resolves only
+   * after its own write (and so every earlier one) returned.
+   */
+  private admitQueued<T>(build: () => Promise<{ value: T; written: Promise<void> }>): Promise<T> {
+    if (this.closed || this.closing !== undefined) {
+      return Promise.reject(new UrlError('ERR_STORE_IO', this.location, { detail: 'the store is closed' }));
+    }
+    const built = this.tail.then(build);
+    this.tail = built.then(
+      () => undefined,
+      () => undefined,
+    );
+    return built.then(({ value, written }) => written.then(() => value));
   }
 
   private counter(name: string): number {
@@ -412,10 +509,29 @@ export class StoreEngine implements SeenStore {
     return this.unsyncedBatches + 1 >= s.everyBatches || Date.now() - this.lastSync >= s.everyMs;
   }
 
-  private async commit(txn: Txn): Promise<void> {
+  /** Submit and wait: for calls that run alone (`exclusive`). */
+  private commit(txn: Txn): Promise<void> {
+    return this.submit(txn, this.epoch);
+  }
+
+  /**
+   * Queue the batch's write behind the writes already submitted. The in-memory state that the next
+   * batch builds on (counters, pending keys, the Bloom front) follows at once; the rest (cache,
+   * frontier, rules, written counters) when the write has returned. A failed write refuses every
+   * batch built on it and rolls the in-memory state back to what was written.
+   */
+  private submit(txn: Txn, epoch: number): Promise<void> {
+    if (epoch !== this.epoch) return Promise.reject(this.failure);
     const ops = txn.ops;
+    for (const b of txn.fullBlocks) ops.push({ space: 'frontier', key: frontierKey(b.host, b.seq), value: b.lines.join('\n') });
+    for (const [host, b] of txn.blocks) ops.push({ space: 'frontier', key: frontierKey(host, b.seq), value: b.lines.join('\n') });
     const changed: [string, number][] = [];
-    if (txn.seq !== this.counter(counterNames.seq)) txn.counters.set(counterNames.seq, txn.seq - this.counter(counterNames.seq));
+    if (txn.queuedNew > 0) {
+      txn.count(counterNames.admitted, txn.queuedNew);
+      txn.count(counterNames.state('queued'), txn.queuedNew);
+    }
+    const seq = this.counter(counterNames.seq);
+    if (txn.seq !== seq) txn.counters.set(counterNames.seq, txn.seq - seq);
     for (const [host, delta] of txn.frontier) if (delta !== 0) txn.count(counterNames.frontier(host), delta);
     for (const [name, delta] of txn.counters) {
       if (delta === 0) continue;
@@ -423,32 +539,54 @@ export class StoreEngine implements SeenStore {
       changed.push([name, value]);
       ops.push({ space: 'counter', key: name, value: value === 0 ? undefined : String(value) });
     }
-    if (ops.length === 0) return;
-    const sync = this.wantSync();
-    await this.kv.write(ops, { sync });
-    this.noteWrite(sync);
-    // the batch is written: now the in-memory state may follow
+    if (ops.length === 0) return this.writes;
     for (const [name, value] of changed) {
       if (value === 0) this.counters.delete(name);
       else this.counters.set(name, value);
     }
-    for (const k of txn.newKeys) {
-      this.front.add(k);
-      this.cache.add(k);
+    const words = txn.newWords;
+    for (let i = 0; i < txn.newKeys.length; i++) this.front.addWords(words[2 * i]!, words[2 * i + 1]!);
+    if (txn.newKeys.length > 0) this.inflight.add(txn);
+    const sync = this.wantSync();
+    this.unsyncedBatches = sync ? 0 : this.unsyncedBatches + 1;
+    const done = this.writes.then(() => {
+      if (epoch !== this.epoch) throw this.failure;
+      return this.kv.write(ops, { sync });
+    }).then(() => this.written(txn, changed, sync));
+    this.writes = done.catch((error: unknown) => this.writeFailed(error, epoch));
+    return done;
+  }
+
+  /** The batch is written: the rest of the in-memory state follows. */
+  private written(txn: Txn, changed: readonly [string, number][], sync: boolean): void {
+    this.noteWrite(sync);
+    for (const [name, value] of changed) {
+      if (value === 0) this.committed.delete(name);
+      else this.committed.set(name, value);
     }
+    this.inflight.delete(txn);
+    const words = txn.newWords;
+    for (let i = 0; i < txn.newKeys.length; i++) this.cache.add(txn.newKeys[i]!, words[2 * i]!);
     for (const k of txn.newAliasSources) this.aliasFront.add(k);
     for (const [host, delta] of txn.frontier) if (delta !== 0) this.frontier.adjust(host, delta);
+    for (const [block, n] of txn.blockLive) this.frontier.setLive(block, n);
     for (const k of txn.landed) this.frontier.land(k);
     for (const rule of txn.rules.values()) this.remember(rule);
   }
 
+  private writeFailed(error: unknown, epoch: number): void {
+    if (epoch !== this.epoch) return; // already rolled back by an earlier batch's failure
+    this.epoch++;
+    this.failure = error;
+    this.counters = new Map(this.committed);
+    this.inflight.clear();
+  }
+
   private noteWrite(synced: boolean): void {
     if (synced) {
-      this.unsyncedBatches = 0;
       this.lastSync = Date.now();
       return;
     }
-    this.unsyncedBatches++;
     const s = this.o.sync;
     if (typeof s === 'object' && this.syncTimer === undefined && this.kv.durable) {
       // LevelDB's hybrid scheme: a synced marker at most everyMs after an unsynced batch
@@ -465,6 +603,7 @@ export class StoreEngine implements SeenStore {
   private async writeSyncMarker(): Promise<void> {
     if (this.unsyncedBatches === 0) return;
     await this.kv.write([{ space: 'meta', key: 'synced', value: new Date().toISOString() }], { sync: true });
+    this.unsyncedBatches = 0;
     this.noteWrite(true);
   }
 
@@ -474,7 +613,7 @@ export class StoreEngine implements SeenStore {
     const pending = txn?.urls.get(key);
     if (pending !== undefined) return pending ?? undefined;
     const v = await this.kv.get('url', key);
-    return v === undefined ? undefined : decodeJson<UrlEntry>(v);
+    return v === undefined ? undefined : decodeUrlEntry(v);
   }
 
   private async getAlias(txn: Txn | undefined, key: string): Promise<AliasEntry | undefined> {
@@ -506,7 +645,8 @@ export class StoreEngine implements SeenStore {
     if (prev === undefined) {
       txn.count(counterNames.admitted, 1);
       txn.count(counterNames.state(next.s), 1);
-      txn.newKeys.push(key);
+      const [h1, h2] = fingerprintWords(key);
+      txn.addNew(key, h1, h2);
     } else if (prev.s !== next.s) {
       txn.count(counterNames.state(prev.s), -1);
       txn.count(counterNames.state(next.s), 1);
@@ -514,28 +654,30 @@ export class StoreEngine implements SeenStore {
     // leaving the frontier (a queued entry that stays queued keeps its place)
     const place = prev?.s === 'queued' && prev.h !== undefined && prev.n !== undefined ? { h: prev.h, n: prev.n } : undefined;
     if (place !== undefined && next.s !== 'queued') {
-      txn.del('frontier', frontierKey(place.h, place.n));
       txn.frontier.set(place.h, (txn.frontier.get(place.h) ?? 0) - 1);
       txn.landed.push(key);
+      // its block loses a live line; a block without one goes
+      const block = frontierKey(place.h, place.n);
+      const live = txn.blockLive.get(block) ?? this.frontier.liveOf(block);
+      if (live !== undefined) {
+        txn.blockLive.set(block, live - 1);
+        if (live - 1 <= 0) txn.del('frontier', block);
+      }
     }
     // leaving the pruned index (or changing reason)
     if (prev?.s === 'pruned' && prev.by !== undefined && !(next.s === 'pruned' && next.by === prev.by)) {
       txn.del('pruned', prunedKey(prev.by, key));
       txn.count(counterNames.pruned(prev.by), -1);
     }
-    const entry: UrlEntry = { ...next };
-    delete entry.h;
-    delete entry.n;
+    let h: string | undefined;
+    let n: number | undefined;
     if (next.s === 'queued') {
       if (place !== undefined) {
-        entry.h = place.h;
-        entry.n = place.n;
+        h = place.h;
+        n = place.n;
       } else {
-        const h = hostOf(rec ?? recordOfKey(key));
-        const n = txn.seq++;
-        entry.h = h;
-        entry.n = n;
-        txn.put('frontier', frontierKey(h, n), frontierValue(entry.d, key));
+        h = hostOf(rec ?? recordOfKey(key));
+        n = txn.place(h, blockLine(next.d, key));
         txn.frontier.set(h, (txn.frontier.get(h) ?? 0) + 1);
       }
     }
@@ -543,12 +685,10 @@ export class StoreEngine implements SeenStore {
       if (next.by === undefined || next.to === undefined) throw new Error('setUrl: a pruned entry needs by and to');
       if (!(prev?.s === 'pruned' && prev.by === next.by)) txn.count(counterNames.pruned(next.by), 1);
       txn.put('pruned', prunedKey(next.by, key), next.to);
-    } else {
-      delete entry.by;
-      if (next.s !== 'redirected') delete entry.to;
     }
+    const entry = makeEntry(next, h, n);
     txn.urls.set(key, entry);
-    txn.put('url', key, encodeJson(entry));
+    txn.put('url', key, encodeUrlEntry(entry));
   }
 
   /** The fields of an entry that outlive a change of state. */
@@ -561,7 +701,7 @@ export class StoreEngine implements SeenStore {
 
   /** normalize (RFC rungs) → redact the password → key. Throws `UrlError`. */
   private identity(url: string): Identity {
-    const rec = redactPassword(normalizeRecord(url, this.o.normalize), this.salt);
+    const rec = redactPassword(normalizeRecord(url, this.normalizeOptions), this.salt);
     return { rec, key: keyFromRecord(rec) };
   }
 
@@ -642,10 +782,11 @@ export class StoreEngine implements SeenStore {
     if (!Array.isArray(urls)) return Promise.reject(new TypeError('admit: urls must be an array of strings'));
     const depth = options.depth ?? 0;
     if (!Number.isInteger(depth) || depth < 0) return Promise.reject(new TypeError('admit: depth must be an integer >= 0'));
-    return this.exclusive(() => this.admitBatch(urls, depth, options.source));
+    return this.admitQueued(() => this.admitBatch(urls, depth, options.source));
   }
 
-  private async admitBatch(urls: readonly string[], depth: number, source: string | undefined): Promise<AdmitResult[]> {
+  private async admitBatch(urls: readonly string[], depth: number, source: string | undefined): Promise<{ value: AdmitResult[]; written: Promise<void> }> {
+    const epoch = this.epoch;
     const now = Date.now();
     let src: string | undefined;
     if (source !== undefined) {
@@ -666,11 +807,17 @@ export class StoreEngine implements SeenStore {
       readonly t: Transformed;
       key: string;
       via: string | undefined;
+      /** Fingerprint words of `key`. */
+      h1: number;
+      h2: number;
+      /** Presence of `key` and `k0`: 0 absent, 1 present, 2 asked of the database. */
+      kp: 0 | 1 | 2;
+      k0p: 0 | 1 | 2;
     }
     const items: Item[] = [];
     const firstOf = new Map<string, number>();
     const dupOf: [number, number][] = [];
-    const aliasWanted: string[] = [];
+    let aliasWanted: string[] | undefined;
     for (let i = 0; i < n; i++) {
       const url = urls[i]!;
       let id: Identity;
@@ -693,11 +840,12 @@ export class StoreEngine implements SeenStore {
       }
       firstOf.set(id.key, i);
       const t = this.transform(id.rec, id.key);
-      items.push({ i, url, rec: id.rec, k0: id.key, t, key: t.key, via: t.via });
-      if (this.aliasFront.has(t.key)) aliasWanted.push(t.key);
+      const [h1, h2] = fingerprintWords(t.key);
+      items.push({ i, url, rec: id.rec, k0: id.key, t, key: t.key, via: t.via, h1, h2, kp: 0, k0p: 0 });
+      if (this.aliasFront.hasWords(h1, h2)) (aliasWanted ??= []).push(t.key);
     }
     // phase 2: aliases (one read for all, only where the alias front says maybe)
-    if (aliasWanted.length > 0) {
+    if (aliasWanted !== undefined) {
       const unique = [...new Set(aliasWanted)];
       const values = await this.kv.getMany('alias', unique);
       const aliases = new Map<string, string>();
@@ -715,64 +863,63 @@ export class StoreEngine implements SeenStore {
           it.key = to;
           it.via ??= 'alias';
         }
+        [it.h1, it.h2] = fingerprintWords(it.key);
       }
     }
-    // phase 3: the seen set: cache, then Bloom front, then one read for the maybes
-    const present = new Map<string, boolean>();
-    const query: string[] = [];
-    const want = (k: string): void => {
-      if (present.has(k)) return;
-      if (this.cache.has(k)) present.set(k, true);
-      else if (!this.front.has(k)) present.set(k, false);
-      else {
-        present.set(k, false);
-        query.push(k);
-      }
+    // phase 3: the seen set. The Bloom front first: a "no" is certain and needs nothing more;
+    // a "maybe" is settled by the cache, the batches still being written, or one database read
+    const queried = new Map<string, boolean>();
+    const presence = (k: string, h1: number, h2: number): 0 | 1 | 2 => {
+      if (!this.front.hasWords(h1, h2)) return 0;
+      if (this.cache.has(k, h1)) return 1;
+      for (const t of this.inflight) if (t.creates(k)) return 1;
+      queried.set(k, false);
+      return 2;
     };
     for (const it of items) {
-      want(it.key);
-      if (it.key !== it.k0 && it.via !== 'alias') want(it.k0);
-    }
-    if (query.length > 0) {
-      const values = await this.kv.getMany('url', query);
-      for (let j = 0; j < query.length; j++) {
-        if (values[j] !== undefined) {
-          present.set(query[j]!, true);
-          this.cache.add(query[j]!);
-        }
+      it.kp = presence(it.key, it.h1, it.h2);
+      if (it.key !== it.k0 && it.via !== 'alias') {
+        const [g1, g2] = fingerprintWords(it.k0);
+        it.k0p = presence(it.k0, g1, g2);
       }
     }
+    if (queried.size > 0) {
+      const query = [...queried.keys()];
+      const values = await this.kv.getMany('url', query);
+      for (let j = 0; j < query.length; j++) {
+        if (values[j] === undefined) continue;
+        const k = query[j]!;
+        queried.set(k, true);
+        this.cache.add(k, fingerprintWords(k)[0]);
+      }
+    }
+    const isPresent = (k: string, p: 0 | 1 | 2): boolean => (p === 2 ? queried.get(k) === true : p === 1);
     // phase 4: decisions, in input order, into one batch
     const txn = this.newTxn();
-    const created = new Set<string>();
-    const queue = (key: string, rec: UriRecord | undefined): void => {
-      const entry: UrlEntry = { s: 'queued', d: depth, t: now };
-      if (src !== undefined) entry.src = src;
-      this.setUrl(txn, key, undefined, entry, rec);
-      created.add(key);
-    };
+    // once a transform maps an input onto another key, inputs may collide with keys this batch created
+    let transformed = false;
     for (const it of items) {
       const { i, url, k0, key } = it;
       if (key === k0) {
-        if (created.has(k0)) results[i] = { url, key, identityKey: k0, admitted: false, reason: 'duplicate-in-batch' };
-        else if (present.get(k0) === true) results[i] = { url, key, identityKey: k0, admitted: false, reason: 'seen' };
+        if (transformed && txn.creates(k0)) results[i] = { url, key, identityKey: k0, admitted: false, reason: 'duplicate-in-batch' };
+        else if (isPresent(k0, it.kp)) results[i] = { url, key, identityKey: k0, admitted: false, reason: 'seen' };
         else {
-          queue(k0, it.rec);
+          this.queueNew(txn, k0, it.rec, depth, now, src, it.h1, it.h2);
           results[i] = { url, key, identityKey: k0, admitted: true, reason: 'new' };
         }
         continue;
       }
+      transformed = true;
       const via = it.via!;
       let admitted = false;
-      if (present.get(key) !== true && !created.has(key)) {
-        queue(key, key === it.t.key ? it.t.rec : undefined);
+      if (!isPresent(key, it.kp) && !txn.creates(key)) {
+        this.queueNew(txn, key, key === it.t.key ? it.t.rec : recordOfKey(key), depth, now, src, it.h1, it.h2);
         admitted = true;
       }
-      if (via !== 'alias' && present.get(k0) !== true && !created.has(k0)) {
+      if (via !== 'alias' && !isPresent(k0, it.k0p) && !txn.creates(k0)) {
         const entry: UrlEntry = { s: 'pruned', d: depth, t: now, by: via, to: key };
         if (src !== undefined) entry.src = src;
         this.setUrl(txn, k0, undefined, entry);
-        created.add(k0);
       }
       results[i] = admitted
         ? { url, key, identityKey: k0, admitted: true, reason: 'new', via }
@@ -782,8 +929,18 @@ export class StoreEngine implements SeenStore {
       const r = results[first]!;
       results[i] = { url: urls[i]!, key: r.key, identityKey: r.identityKey, admitted: false, reason: 'duplicate-in-batch' };
     }
-    await this.commit(txn);
-    return results as AdmitResult[];
+    return { value: results as AdmitResult[], written: this.submit(txn, epoch) };
+  }
+
+  /** The hot path of `setUrl`: a key never seen, queued. */
+  private queueNew(txn: Txn, key: string, rec: UriRecord, depth: number, now: number, src: string | undefined, h1: number, h2: number): void {
+    const h = hostOf(rec);
+    const n = txn.place(h, blockLine(depth, key));
+    const entry: UrlEntry = src === undefined ? { s: 'queued', d: depth, t: now, h, n } : { s: 'queued', d: depth, t: now, h, n, src };
+    txn.frontier.set(h, (txn.frontier.get(h) ?? 0) + 1);
+    txn.queuedNew++;
+    txn.addNew(key, h1, h2);
+    txn.put('url', key, encodeUrlEntry(entry));
   }
 
   // ---- evidence: redirects and fetches ---------------------------------------------------------
@@ -803,11 +960,13 @@ export class StoreEngine implements SeenStore {
       const txn = this.newTxn();
       const permanent = status === 301 || status === 308;
       const merge = permanent || this.o.temporaryRedirectsMerge;
-      const prev = await this.getUrl(txn, f.key);
-      const depth = prev?.d ?? 0;
+      const before = await this.getUrl(txn, f.key);
+      const depth = before?.d ?? 0;
       if (t.key !== f.key && this.o.enqueueRedirectTargets && this.inScope(t.rec, depth)) {
-        await this.admitOne(txn, t.rec, t.key, depth, prev?.src, now);
+        await this.admitOne(txn, t.rec, t.key, depth, before?.src, now);
       }
+      // read again: the target's canonical key may be the source's own (a preset or rule maps it back)
+      const prev = await this.getUrl(txn, f.key);
       const entry: UrlEntry = { ...this.carried(prev, depth, now), s: 'redirected', st: status, to: t.key, ft: now };
       this.setUrl(txn, f.key, prev, entry, f.rec);
       txn.landed.push(f.key);
@@ -1049,29 +1208,32 @@ export class StoreEngine implements SeenStore {
     for (const id of txn.activated) if (this.liveRules.get(id)?.state === 'active') await this.pruneFrontier(id);
   }
 
-  /** A rule became active: queued URLs of its host that it maps elsewhere are pruned (in chunks). */
+  /** A rule became active: queued URLs of its host that it maps elsewhere are pruned (a batch per block). */
   private async pruneFrontier(id: string): Promise<void> {
     const parsed = parseRuleId(id);
     if (parsed === undefined) return;
-    const range = prefixRange(parsed.host + SEP);
+    const host = parsed.host;
+    const range = prefixRange(host + SEP);
     let after: string | undefined;
     for (;;) {
-      const chunk: [string, string][] = [];
-      for await (const e of this.kv.entries('frontier', { gt: after ?? range.gte, lt: range.lt, limit: this.o.restoreBatchSize })) chunk.push(e);
-      if (chunk.length === 0) return;
-      after = chunk[chunk.length - 1]![0];
+      let block: [string, string] | undefined;
+      for await (const e of this.kv.entries('frontier', { gt: after ?? range.gte, lt: range.lt, limit: 1 })) block = e;
+      if (block === undefined) return;
+      after = block[0];
+      const seq = parseFrontierKey(block[0]).seq;
       const txn = this.newTxn();
       const now = Date.now();
-      for (const [, value] of chunk) {
-        const { key, depth } = parseFrontierValue(value);
+      for (const { key, depth } of parseBlock(block[1])) {
         if (this.frontier.isInFlight(key)) continue;
         const rec = recordOfKey(key);
         if (!applies(parsed.spec, rec)) continue;
         const prev = await this.getUrl(txn, key);
-        if (prev?.s !== 'queued') continue;
+        if (prev?.s !== 'queued' || prev.n !== seq || prev.h !== host) continue;
         const r = await this.admitOne(txn, rec, key, depth, prev.src, now);
         if (r.key === key || r.via === undefined || r.via === 'alias') continue;
-        this.setUrl(txn, key, prev, { ...this.carried(prev, depth, now), s: 'pruned', by: r.via, to: r.key });
+        const still = await this.getUrl(txn, key);
+        if (still?.s !== 'queued') continue;
+        this.setUrl(txn, key, still, { ...this.carried(still, depth, now), s: 'pruned', by: r.via, to: r.key });
       }
       await this.commit(txn);
     }
@@ -1099,12 +1261,14 @@ export class StoreEngine implements SeenStore {
         }
         const rec = recordOfKey(key);
         const t = this.transform(rec, key, exclude);
+        let onto: string | undefined;
         if (t.via !== undefined && t.key !== key) {
           const r = await this.admitOne(txn, t.rec, t.key, prev.d, prev.src, now, exclude);
-          this.setUrl(txn, key, prev, { ...this.carried(prev, prev.d, now), s: 'pruned', by: t.via, to: r.key });
-        } else {
-          this.setUrl(txn, key, prev, { ...this.carried(prev, prev.d, now), s: 'queued' }, rec);
+          if (r.key !== key) onto = r.key;
         }
+        const cur = (await this.getUrl(txn, key)) ?? prev;
+        if (onto !== undefined && t.via !== undefined) this.setUrl(txn, key, cur, { ...this.carried(cur, cur.d, now), s: 'pruned', by: t.via, to: onto });
+        else this.setUrl(txn, key, cur, { ...this.carried(cur, cur.d, now), s: 'queued' }, rec);
         total++;
       }
       await this.commit(txn);
@@ -1119,8 +1283,14 @@ export class StoreEngine implements SeenStore {
 
   // ---- frontier --------------------------------------------------------------------------------
 
-  next(options?: NextOptions): Promise<FrontierEntry[]> {
-    return this.exclusive(() => this.frontier.next(options));
+  next(options: NextOptions = {}): Promise<FrontierEntry[]> {
+    return this.exclusive(() =>
+      this.frontier.next(options, async (blocks) => {
+        const txn = this.newTxn();
+        for (const b of blocks) txn.del('frontier', b);
+        await this.commit(txn);
+      }),
+    );
   }
 
   release(urls: readonly string[]): Promise<void> {
@@ -1133,7 +1303,7 @@ export class StoreEngine implements SeenStore {
       }
     }
     return this.exclusive(async () => {
-      for (const k of keys) this.frontier.land(k);
+      for (const k of keys) this.frontier.release(k);
     });
   }
 
@@ -1169,10 +1339,10 @@ export class StoreEngine implements SeenStore {
   }
 
   async stats(): Promise<StoreStats> {
-    const c = (name: string): number => this.counter(name);
+    const c = (name: string): number => this.committed.get(name) ?? 0;
     const pruned: Record<string, number> = {};
     const prefix = counterNames.pruned('');
-    for (const [name, n] of [...this.counters].sort((a, b) => compare(a[0], b[0]))) if (name.startsWith(prefix) && n !== 0) pruned[name.slice(prefix.length)] = n;
+    for (const [name, n] of [...this.committed].sort((a, b) => compare(a[0], b[0]))) if (name.startsWith(prefix) && n !== 0) pruned[name.slice(prefix.length)] = n;
     const states = Object.fromEntries(URL_STATES.map((s) => [s, c(counterNames.state(s))])) as Record<UrlState, number>;
     return {
       urls: { admitted: c(counterNames.admitted), ...states },
@@ -1187,7 +1357,7 @@ export class StoreEngine implements SeenStore {
 
   async *canonicalUrls(): AsyncIterable<CanonicalUrlRecord> {
     for await (const [key, value] of this.kv.entries('url')) {
-      const e = decodeJson<UrlEntry>(value);
+      const e = decodeUrlEntry(value);
       if (e.s !== 'queued' && e.s !== 'fetched' && e.s !== 'failed') continue;
       const out: CanonicalUrlRecord = { key, url: urlFromKey(key), state: e.s, depth: e.d };
       yield e.st === undefined ? out : { ...out, status: e.st };
@@ -1223,13 +1393,16 @@ export class StoreEngine implements SeenStore {
     const queued = new Map<string, string>();
     const pruned = new Map<string, string>();
     for await (const [key, value] of this.kv.entries('url')) {
-      const e = decodeJson<UrlEntry>(value);
+      const e = decodeUrlEntry(value);
       bump(counterNames.admitted);
       bump(counterNames.state(e.s));
       if (!this.front.has(key)) problem(`front: false negative for ${key}`);
       if (e.s === 'queued') {
         if (e.h === undefined || e.n === undefined) problem(`url ${key}: queued without a frontier position`);
-        else queued.set(frontierKey(e.h, e.n), key);
+        else {
+          queued.set(frontierKey(e.h, e.n) + SEP + key, key);
+          bump(counterNames.frontier(e.h));
+        }
       }
       if (e.s === 'pruned') {
         if (e.by === undefined || e.to === undefined) problem(`url ${key}: pruned without reason or target`);
@@ -1240,14 +1413,11 @@ export class StoreEngine implements SeenStore {
         }
       }
     }
+    // every queued URL is a line of the block its entry names; blocks may hold lines no longer live
     for await (const [fk, value] of this.kv.entries('frontier')) {
-      const { key } = parseFrontierValue(value);
-      const { host } = parseFrontierKey(fk);
-      bump(counterNames.frontier(host));
-      if (queued.get(fk) !== key) problem(`frontier ${JSON.stringify(fk)} → ${key}: no queued url entry at that position`);
-      queued.delete(fk);
+      for (const { key } of parseBlock(value)) if (queued.get(fk + SEP + key) !== undefined) queued.delete(fk + SEP + key);
     }
-    for (const [fk, key] of queued) problem(`url ${key}: queued, but frontier ${JSON.stringify(fk)} is missing`);
+    for (const [, key] of queued) problem(`url ${key}: queued, but not in the frontier block its entry names`);
     for await (const [pk, to] of this.kv.entries('pruned')) {
       if (pruned.get(pk) !== to) problem(`pruned ${JSON.stringify(pk)}: no matching url entry`);
       pruned.delete(pk);
@@ -1298,6 +1468,7 @@ export class StoreEngine implements SeenStore {
     const pending = this.tail;
     this.closing = (async () => {
       await pending;
+      await this.writes;
       if (this.syncTimer !== undefined) clearTimeout(this.syncTimer);
       this.syncTimer = undefined;
       try {

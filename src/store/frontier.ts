@@ -1,28 +1,80 @@
 /**
  * The frontier: a persistent FIFO queue per host, in discovery order.
  *
- * Entries live in the `frontier` sublevel under `host SEP seq`, so one host's entries are one key
- * range in the order they were queued (breadth-first when pages are admitted in crawl order).
- * `next()` hands entries out round-robin over hosts and marks them in flight in memory only;
- * an entry is deleted in the same batch that records its fetch (`recordFetch`, `recordRedirect`).
- * So a crash loses no URL and re-offers only those that were in flight (at most the crawler's
- * concurrency); a URL recorded once is never offered again.
+ * Layout. A batch that queues URLs of a host writes one *block* for that host:
+ * `frontier/host SEP seq` → lines `depth SP key`, in the order the URLs were queued (at most
+ * `BLOCK_LINES`; `seq` comes from the store-wide sequence, so a host's blocks sort in the order
+ * they were written). The URL's `url` entry is the truth: a line is *live* while its URL is queued
+ * at that block (`url.s = queued`, `url.h = host`, `url.n = seq`). Blocks are written once and
+ * never edited; a block goes when no line of it is live. One block per host and batch, instead
+ * of one entry per URL, halves the LevelDB writes of an admit.
+ *
+ * Leaving the queue is a change of the `url` entry (fetched, redirected, pruned, failed), made in
+ * the same batch as the fetch it records. So a crash loses no URL and re-offers only those that
+ * were handed out and not recorded (at most the crawler's concurrency); a URL recorded once is
+ * never offered again.
+ *
+ * `next()` walks each host's blocks with an in-memory cursor, hands entries out round-robin over
+ * hosts, checks each against its `url` entry, and marks it in flight (in memory only).
  */
-import { parseFrontierValue, prefixRange, SEP } from './keys.js';
+import { decodeUrlEntry, frontierKey, parseFrontierKey, prefixRange, SEP } from './keys.js';
 import type { Kv } from './kv.js';
 import type { FrontierEntry, NextOptions } from './seen-store.js';
 import { urlFromKey } from '../normalize/index.js';
 
+/** Lines per block at most; a batch with more URLs of one host writes several blocks. */
+export const BLOCK_LINES = 1024;
+
+/** Discovery order of a line: its block's sequence number, then its place in the block. */
+export function lineSeq(blockSeq: number, line: number): number {
+  return blockSeq * BLOCK_LINES + line;
+}
+
+export function blockLine(depth: number, key: string): string {
+  return depth + ' ' + key;
+}
+
+interface Line {
+  readonly depth: number;
+  readonly key: string;
+}
+
+function parseLine(text: string): Line {
+  const sp = text.indexOf(' ');
+  return { depth: Number(text.slice(0, sp)), key: text.slice(sp + 1) };
+}
+
+export function parseBlock(value: string): Line[] {
+  return value === '' ? [] : value.split('\n').map(parseLine);
+}
+
+interface Cursor {
+  /** The block being read, and the next line in it. */
+  block: string | undefined;
+  line: number;
+  /** The last block read to its end ('' before the first). */
+  after: string;
+}
+
+interface Flying {
+  readonly entry: FrontierEntry;
+  readonly block: string;
+}
+
 export class Frontier {
-  /** Entries per host, in flight included (mirrors the `frontier:<host>` counters). */
+  /** Queued URLs per host, in flight included (mirrors the `frontier:<host>` counters). */
   private readonly counts = new Map<string, number>();
-  /** url key → host, for entries handed out and not yet recorded or released. */
-  private readonly flying = new Map<string, string>();
+  private readonly flying = new Map<string, Flying>();
   private readonly flyingByHost = new Map<string, number>();
-  /** Hosts with entries, in the order they got their first one; `cursor` walks it round-robin. */
+  /** Entries given back by `release`, offered again first. */
+  private readonly released = new Map<string, FrontierEntry[]>();
+  private readonly cursors = new Map<string, Cursor>();
+  /** Live lines of the blocks read so far (a block's count is known from its first read on). */
+  private readonly live = new Map<string, number>();
+  /** Hosts with entries, in the order they got their first one; `turn` walks it round-robin. */
   private ring: string[] = [];
   private readonly inRing = new Set<string>();
-  private cursor = 0;
+  private turn = 0;
   private total = 0;
 
   constructor(private readonly kv: Kv) {}
@@ -32,12 +84,13 @@ export class Frontier {
     for (const [host, n] of counts) if (n > 0) this.adjust(host, n);
   }
 
-  /** Apply a committed change of one host's entry count. */
+  /** Apply a committed change of one host's count of queued URLs. */
   adjust(host: string, delta: number): void {
     const n = (this.counts.get(host) ?? 0) + delta;
     this.total += delta;
     if (n <= 0) {
       this.counts.delete(host);
+      this.cursors.delete(host);
     } else {
       this.counts.set(host, n);
       if (!this.inRing.has(host)) {
@@ -65,70 +118,158 @@ export class Frontier {
     return this.flying.has(key);
   }
 
-  /** The entry for `key` is no longer in flight (recorded, pruned or released). */
+  /** Live lines of `block`, when it has been read. */
+  liveOf(block: string): number | undefined {
+    return this.live.get(block);
+  }
+
+  /** A committed change of a block's live count; 0 means the block was deleted. */
+  setLive(block: string, n: number): void {
+    if (n <= 0) this.live.delete(block);
+    else this.live.set(block, n);
+  }
+
+  /** The entry for `key` is no longer in flight (it was recorded, or left the queue otherwise). */
   land(key: string): void {
-    const host = this.flying.get(key);
-    if (host === undefined) return;
+    const f = this.flying.get(key);
+    if (f === undefined) return;
     this.flying.delete(key);
+    this.decFlying(f.entry.host);
+  }
+
+  /** Give an in-flight entry back: it is offered again, before the rest of its host's queue. */
+  release(key: string): void {
+    const f = this.flying.get(key);
+    if (f === undefined) return;
+    this.land(key);
+    let list = this.released.get(f.entry.host);
+    if (list === undefined) this.released.set(f.entry.host, (list = []));
+    list.push(f.entry);
+  }
+
+  private decFlying(host: string): void {
     const n = (this.flyingByHost.get(host) ?? 0) - 1;
     if (n <= 0) this.flyingByHost.delete(host);
     else this.flyingByHost.set(host, n);
   }
 
-  private fly(key: string, host: string): void {
-    this.flying.set(key, host);
-    this.flyingByHost.set(host, (this.flyingByHost.get(host) ?? 0) + 1);
-  }
-
-  /** Oldest entries not in flight, round-robin over hosts. Call with the store's write queue held. */
-  async next(options: NextOptions = {}): Promise<FrontierEntry[]> {
+  /**
+   * Oldest entries not in flight, round-robin over hosts. Call with the store's queue held and no
+   * write in flight. `drop` deletes blocks found without a live line.
+   */
+  async next(options: NextOptions, drop: (blocks: string[]) => Promise<void>): Promise<FrontierEntry[]> {
     const limit = options.limit ?? 1;
     const perHost = options.perHost ?? 1;
     if (!Number.isInteger(limit) || limit < 1 || !Number.isInteger(perHost) || perHost < 1) {
       throw new TypeError('next: limit and perHost must be integers >= 1');
     }
     const out: FrontierEntry[] = [];
+    const dead: string[] = [];
     if (options.host !== undefined) {
-      await this.take(options.host, limit, out);
-      return out;
-    }
-    // round-robin: one entry per host per turn, until `limit`, or every host is spent or at `perHost`
-    const given = new Map<string, number>();
-    let idle = 0;
-    while (out.length < limit && this.ring.length > 0 && idle < this.ring.length) {
-      if (this.cursor >= this.ring.length) this.cursor = 0;
-      const host = this.ring[this.cursor]!;
-      if (!this.counts.has(host)) {
-        // drop a host without entries from the ring; the walk stays in place
-        this.ring.splice(this.cursor, 1);
-        this.inRing.delete(host);
-        continue;
+      await this.take(options.host, limit, out, dead);
+    } else {
+      // one entry per host per turn, until `limit`, or every host is spent or at `perHost`
+      const given = new Map<string, number>();
+      let idle = 0;
+      while (out.length < limit && this.ring.length > 0 && idle < this.ring.length) {
+        if (this.turn >= this.ring.length) this.turn = 0;
+        const host = this.ring[this.turn]!;
+        if (!this.counts.has(host)) {
+          this.ring.splice(this.turn, 1); // the walk stays in place
+          this.inRing.delete(host);
+          continue;
+        }
+        this.turn++;
+        const had = given.get(host) ?? 0;
+        const before = out.length;
+        if (had < perHost) await this.take(host, 1, out, dead);
+        const got = out.length - before;
+        if (got > 0) given.set(host, had + got);
+        idle = got > 0 ? 0 : idle + 1;
       }
-      this.cursor++;
-      const had = given.get(host) ?? 0;
-      const before = out.length;
-      if (had < perHost) await this.take(host, 1, out);
-      const got = out.length - before;
-      if (got > 0) given.set(host, had + got);
-      idle = got > 0 ? 0 : idle + 1;
+    }
+    if (dead.length > 0) {
+      await drop(dead);
+      for (const b of dead) this.live.delete(b);
     }
     return out;
   }
 
-  private async take(host: string, want: number, out: FrontierEntry[]): Promise<void> {
+  /** Up to `want` entries of `host` into `out`. */
+  private async take(host: string, want: number, out: FrontierEntry[], dead: string[]): Promise<void> {
     const count = this.counts.get(host) ?? 0;
-    const flying = this.flyingByHost.get(host) ?? 0;
-    if (count - flying <= 0) return;
-    // in-flight entries are still stored, so read past them
-    const range = prefixRange(host + SEP);
+    if (count - (this.flyingByHost.get(host) ?? 0) <= 0) return;
     let taken = 0;
-    for await (const [fk, value] of this.kv.entries('frontier', { ...range, limit: flying + want })) {
-      const { depth, key } = parseFrontierValue(value);
-      if (this.flying.has(key)) continue;
-      this.fly(key, host);
-      out.push({ url: urlFromKey(key), key, host, depth, seq: parseInt(fk.slice(fk.lastIndexOf(SEP) + 1), 16) });
-      if (++taken >= want) break;
+    const again = this.released.get(host);
+    while (again !== undefined && again.length > 0 && taken < want) {
+      const e = again.shift()!;
+      if (!(await this.isLive(e.key, this.blockOf(e)))) continue;
+      this.fly(e, this.blockOf(e));
+      out.push(e);
+      taken++;
+    }
+    let cursor = this.cursors.get(host);
+    if (cursor === undefined) this.cursors.set(host, (cursor = { block: undefined, line: 0, after: '' }));
+    const range = prefixRange(host + SEP);
+    while (taken < want) {
+      if (cursor.block === undefined) {
+        let next: string | undefined;
+        for await (const k of this.kv.keys('frontier', { gt: cursor.after === '' ? range.gte : cursor.after, lt: range.lt, limit: 1 })) next = k;
+        if (next === undefined) return;
+        cursor.block = next;
+        cursor.line = 0;
+      }
+      const value = await this.kv.get('frontier', cursor.block);
+      const lines = value === undefined ? [] : parseBlock(value);
+      const blockSeq = parseFrontierKey(cursor.block).seq;
+      if (cursor.line === 0 && value !== undefined && !this.live.has(cursor.block)) {
+        // first read of the block: count its live lines, drop it when there are none
+        const states = await this.states(lines.map((l) => l.key));
+        let n = 0;
+        for (const s of states) if (s !== undefined && s.s === 'queued' && s.n === blockSeq && s.h === host) n++;
+        if (n === 0) dead.push(cursor.block);
+        else this.live.set(cursor.block, n);
+      }
+      // the next lines, checked against their url entries
+      const end = Math.min(lines.length, cursor.line + Math.max(want - taken, 16));
+      const slice = lines.slice(cursor.line, end);
+      const states = await this.states(slice.map((l) => l.key));
+      for (let i = 0; i < slice.length; i++) {
+        const line = slice[i]!;
+        cursor.line++;
+        const s = states[i];
+        if (s === undefined || s.s !== 'queued' || s.n !== blockSeq || s.h !== host || this.flying.has(line.key)) continue;
+        const e: FrontierEntry = { url: urlFromKey(line.key), key: line.key, host, depth: line.depth, seq: lineSeq(blockSeq, cursor.line - 1) };
+        this.fly(e, cursor.block);
+        out.push(e);
+        if (++taken >= want) break;
+      }
+      if (cursor.line >= lines.length) {
+        cursor.after = cursor.block;
+        cursor.block = undefined;
+        cursor.line = 0;
+      }
     }
   }
-}
 
+  private blockOf(e: FrontierEntry): string {
+    return frontierKey(e.host, Math.floor(e.seq / BLOCK_LINES));
+  }
+
+  private async isLive(key: string, block: string): Promise<boolean> {
+    const [s] = await this.states([key]);
+    const { host, seq } = parseFrontierKey(block);
+    return s !== undefined && s.s === 'queued' && s.n === seq && s.h === host && !this.flying.has(key);
+  }
+
+  private async states(keys: readonly string[]): Promise<(ReturnType<typeof decodeUrlEntry> | undefined)[]> {
+    if (keys.length === 0) return [];
+    const values = await this.kv.getMany('url', keys);
+    return values.map((v) => (v === undefined ? undefined : decodeUrlEntry(v)));
+  }
+
+  private fly(e: FrontierEntry, block: string): void {
+    this.flying.set(e.key, { entry: e, block });
+    this.flyingByHost.set(e.host, (this.flyingByHost.get(e.host) ?? 0) + 1);
+  }
+}

@@ -14,7 +14,7 @@
  * |            | `presets`                             | JSON: the presets the store was last opened with  |
  * |            | `salt`                                | 64 hex: the key of the userinfo password HMAC     |
  * |            | `created`, `synced`                   | ISO time; time of the last `sync: true` marker    |
- * | `url`      | key                                   | JSON `UrlEntry` (state, depth, seq, status, …)    |
+ * | `url`      | key                                   | `UrlEntry` in the compact text form below         |
  * | `alias`    | source key                            | JSON `AliasEntry` `{ to, st, t }`; `to` is never itself a source |
  * | `aliasrev` | target key SEP source key             | `''` (reverse index, for chain compression)       |
  * | `rule`     | rule id (`host/spec`)                 | JSON `RuleRecord`                                 |
@@ -22,7 +22,7 @@
  * |            | `t` SEP source key                    | JSON `TemporaryRedirect` (302/303/307 evidence)   |
  * |            | `l` SEP source key                    | JSON `LoopRecord` (a redirect that closes a cycle) |
  * |            | `c` SEP base key SEP param SEP key    | content hash of `key`, a variant of `base` with `param` |
- * | `frontier` | host SEP seq (12 hex digits)          | depth SP key                                      |
+ * | `frontier` | host SEP seq (12 hex digits)          | a block: lines `depth SP key`, in queue order (frontier.ts) |
  * | `pruned`   | reason SEP key                        | target key (`reason` = `rule:<id>` or `preset:<name>`) |
  * | `counter`  | counter name                          | decimal integer                                   |
  */
@@ -96,10 +96,72 @@ export interface LoopRecord {
   t: number;
 }
 
+const STATE_COUNTERS: Readonly<Record<UrlState, string>> = {
+  queued: 'state:queued',
+  fetched: 'state:fetched',
+  redirected: 'state:redirected',
+  pruned: 'state:pruned',
+  failed: 'state:failed',
+};
+
+// ---- url entries --------------------------------------------------------------------------
+//
+// One per URL ever admitted, so the value is kept short (a queued entry is about 25 bytes, where
+// JSON takes about 80). Text form: the state's letter (q queued, f fetched, r redirected,
+// p pruned, x failed), then space-separated fields, each a one-letter tag and its value:
+//   d depth · t first seen (ms, base 36) · n frontier seq (base 36) · h frontier host ·
+//   s source key · S status · T target key · B pruned-by reason · F last fetch (ms, base 36) ·
+//   c content hash · e error code
+// Keys, hosts and reasons never hold a space; `c` and `e` come from the caller and are stored
+// percent-encoded (encodeURIComponent).
+
+const STATE_LETTER: Readonly<Record<UrlState, string>> = { queued: 'q', fetched: 'f', redirected: 'r', pruned: 'p', failed: 'x' };
+const LETTER_STATE: Readonly<Record<string, UrlState>> = { q: 'queued', f: 'fetched', r: 'redirected', p: 'pruned', x: 'failed' };
+
+export function encodeUrlEntry(e: UrlEntry): string {
+  let out = STATE_LETTER[e.s] + ' d' + e.d + ' t' + e.t.toString(36);
+  if (e.n !== undefined) out += ' n' + e.n.toString(36);
+  if (e.h !== undefined) out += ' h' + e.h;
+  if (e.src !== undefined) out += ' s' + e.src;
+  if (e.st !== undefined) out += ' S' + e.st;
+  if (e.to !== undefined) out += ' T' + e.to;
+  if (e.by !== undefined) out += ' B' + e.by;
+  if (e.ft !== undefined) out += ' F' + e.ft.toString(36);
+  if (e.c !== undefined) out += ' c' + encodeURIComponent(e.c);
+  if (e.e !== undefined) out += ' e' + encodeURIComponent(e.e);
+  return out;
+}
+
+export function decodeUrlEntry(text: string): UrlEntry {
+  const parts = text.split(' ');
+  const s = LETTER_STATE[parts[0]!];
+  if (s === undefined) throw new TypeError(`not a url entry: ${JSON.stringify(text.slice(0, 40))}`);
+  const e: UrlEntry = { s, d: 0, t: 0 };
+  for (let i = 1; i < parts.length; i++) {
+    const p = parts[i]!;
+    const v = p.slice(1);
+    switch (p.charCodeAt(0)) {
+      case 0x64 /* d */: e.d = Number(v); break;
+      case 0x74 /* t */: e.t = parseInt(v, 36); break;
+      case 0x6e /* n */: e.n = parseInt(v, 36); break;
+      case 0x68 /* h */: e.h = v; break;
+      case 0x73 /* s */: e.src = v; break;
+      case 0x53 /* S */: e.st = Number(v); break;
+      case 0x54 /* T */: e.to = v; break;
+      case 0x42 /* B */: e.by = v; break;
+      case 0x46 /* F */: e.ft = parseInt(v, 36); break;
+      case 0x63 /* c */: e.c = decodeURIComponent(v); break;
+      case 0x65 /* e */: e.e = decodeURIComponent(v); break;
+      default: break; // a field from a newer minor version
+    }
+  }
+  return e;
+}
+
 export const counterNames = {
   /** Every key with a `url` entry: the seen set. Equals the sum of the state counters. */
   admitted: 'admitted',
-  state: (s: UrlState): string => `state:${s}`,
+  state: (s: UrlState): string => STATE_COUNTERS[s],
   aliases: 'aliases',
   loops: 'loops',
   temporary: 'temporary-redirects',
@@ -120,15 +182,6 @@ export function frontierKey(host: string, seq: number): string {
 export function parseFrontierKey(k: string): { host: string; seq: number } {
   const i = k.lastIndexOf(SEP);
   return { host: k.slice(0, i), seq: parseInt(k.slice(i + 1), 16) };
-}
-
-export function frontierValue(depth: number, key: string): string {
-  return depth + ' ' + key;
-}
-
-export function parseFrontierValue(v: string): { depth: number; key: string } {
-  const i = v.indexOf(' ');
-  return { depth: Number(v.slice(0, i)), key: v.slice(i + 1) };
 }
 
 // ---- pruned, aliasrev, evidence -------------------------------------------------------------

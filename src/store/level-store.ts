@@ -14,7 +14,7 @@
  */
 import { Level } from 'level';
 import { UrlError } from '../normalize/index.js';
-import { StoreEngine } from './engine.js';
+import { resolveStoreOptions, StoreEngine } from './engine.js';
 import { SPACES, type Space } from './keys.js';
 import type { Kv, KvOp, KvRange } from './kv.js';
 import type { SeenStore, StoreOptions } from './seen-store.js';
@@ -25,21 +25,19 @@ export interface LevelDatabase {
   open(): Promise<void>;
   close(): Promise<void>;
   sublevel(name: string, options: { keyEncoding: 'utf8'; valueEncoding: 'utf8' }): LevelSublevel;
-  batch(): LevelChainedBatch;
+}
+
+interface LevelRoot {
+  getMany(keys: string[], options: { keyEncoding: 'utf8'; valueEncoding: 'utf8' }): Promise<(string | undefined)[]>;
+  batch(ops: { type: 'put' | 'del'; key: string; value?: string }[], options: { keyEncoding: 'utf8'; valueEncoding: 'utf8'; sync: boolean }): Promise<void>;
 }
 
 interface LevelSublevel {
-  get(key: string): Promise<string | undefined>;
-  getMany(keys: string[]): Promise<(string | undefined)[]>;
+  /** The root database. */
+  readonly db: LevelRoot;
+  prefixKey(key: string, keyFormat: 'utf8'): string;
   iterator(options: object): AsyncIterable<[string, string]> & { close(): Promise<void> };
   keys(options: object): AsyncIterable<string> & { close(): Promise<void> };
-}
-
-interface LevelChainedBatch {
-  put(key: string, value: string, options: { sublevel: LevelSublevel }): unknown;
-  del(key: string, options: { sublevel: LevelSublevel }): unknown;
-  write(options: { sync: boolean }): Promise<void>;
-  close(): Promise<void>;
 }
 
 interface CodedError {
@@ -69,10 +67,19 @@ export function storeError(error: unknown, location: string): UrlError {
   return new UrlError('ERR_STORE_IO', location, { cause: error, detail: message });
 }
 
-/** `Kv` over LevelDB sublevels. */
+const UTF8 = { keyEncoding: 'utf8', valueEncoding: 'utf8' } as const;
+
+/**
+ * `Kv` over LevelDB sublevels. Reads by key and writes go to the root database with each
+ * sublevel's own prefix (`sublevel.prefixKey`), which gives the very keys the sublevel would write,
+ * in one `batch()` across sublevels, without the per-operation sublevel work; ranges are read
+ * through the sublevels.
+ */
 class LevelKv implements Kv {
   readonly durable = true;
   private readonly subs: Record<Space, LevelSublevel>;
+  private readonly prefixes: Record<Space, string>;
+  private readonly root: LevelRoot;
 
   constructor(
     private readonly db: LevelDatabase,
@@ -80,21 +87,26 @@ class LevelKv implements Kv {
     private readonly owned: boolean,
   ) {
     const subs = {} as Record<Space, LevelSublevel>;
-    for (const s of SPACES) subs[s] = db.sublevel(s, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+    const prefixes = {} as Record<Space, string>;
+    for (const s of SPACES) {
+      subs[s] = db.sublevel(s, UTF8);
+      prefixes[s] = subs[s].prefixKey('', 'utf8');
+    }
     this.subs = subs;
+    this.prefixes = prefixes;
+    this.root = subs.meta.db;
   }
 
   async get(space: Space, key: string): Promise<string | undefined> {
-    try {
-      return await this.subs[space].get(key);
-    } catch (e) {
-      throw storeError(e, this.location);
-    }
+    return (await this.getMany(space, [key]))[0];
   }
 
   async getMany(space: Space, keys: readonly string[]): Promise<(string | undefined)[]> {
+    const prefix = this.prefixes[space];
+    const full = new Array<string>(keys.length);
+    for (let i = 0; i < keys.length; i++) full[i] = prefix + keys[i]!;
     try {
-      return await this.subs[space].getMany(keys as string[]);
+      return await this.root.getMany(full, UTF8);
     } catch (e) {
       throw storeError(e, this.location);
     }
@@ -123,16 +135,15 @@ class LevelKv implements Kv {
   }
 
   async write(ops: readonly KvOp[], options: { readonly sync: boolean }): Promise<void> {
-    const batch = this.db.batch();
+    const batch = new Array<{ type: 'put' | 'del'; key: string; value?: string }>(ops.length);
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i]!;
+      const key = this.prefixes[op.space] + op.key;
+      batch[i] = op.value === undefined ? { type: 'del', key } : { type: 'put', key, value: op.value };
+    }
     try {
-      for (const op of ops) {
-        const sublevel = this.subs[op.space];
-        if (op.value === undefined) batch.del(op.key, { sublevel });
-        else batch.put(op.key, op.value, { sublevel });
-      }
-      await batch.write({ sync: options.sync });
+      await this.root.batch(batch, { ...UTF8, sync: options.sync });
     } catch (e) {
-      await batch.close().catch(() => undefined);
       throw storeError(e, this.location);
     }
   }
@@ -151,7 +162,14 @@ class LevelKv implements Kv {
 export interface LevelTuning {
   /** @default 8 MiB */
   readonly cacheSize?: number;
-  /** @default 4 MiB */
+  /** Snappy compression of table blocks. @default true */
+  readonly compression?: boolean;
+  /**
+   * LevelDB's write buffer (memtable and log size). The store's default is larger than LevelDB's
+   * 4 MiB: fewer level-0 files means much less compaction work for an admit-heavy load (about 40 %
+   * less CPU per admitted URL in bench/store), for up to twice this much memory.
+   * @default 16 MiB
+   */
   readonly writeBufferSize?: number;
   /** @default 2 MiB */
   readonly maxFileSize?: number;
@@ -168,11 +186,12 @@ export interface OpenStoreOptions extends StoreOptions {
  * `ERR_STORE_CORRUPT` for damaged files, `ERR_STORE_IO` otherwise (an incompatible key format too).
  */
 export async function openStore(location: string | LevelDatabase, options: OpenStoreOptions = {}): Promise<SeenStore> {
+  resolveStoreOptions(options); // misuse is a TypeError before any file is touched
   let kv: LevelKv;
   if (typeof location === 'string') {
     const { level: tuning, ...rest } = options;
     void rest;
-    const db = new Level<string, string>(location, { keyEncoding: 'utf8', valueEncoding: 'utf8', ...(tuning ?? {}) });
+    const db = new Level<string, string>(location, { keyEncoding: 'utf8', valueEncoding: 'utf8', writeBufferSize: 16 * 2 ** 20, ...(tuning ?? {}) });
     try {
       await db.open();
     } catch (e) {

@@ -67,7 +67,8 @@ class SortedSpace {
   }
 }
 
-class MemoryKv implements Kv {
+/** The memory `Kv` (exported for tests that wrap it, e.g. to inject write failures). */
+export class MemoryKv implements Kv {
   readonly durable = false;
   readonly location = '(memory)';
   private readonly spaces: Record<Space, SortedSpace>;

@@ -1,0 +1,460 @@
+// bench/store: the seen-store's admit throughput beside its ceilings, on one URL stream.
+//
+//   npx tsc -p tsconfig.build.json && node dist/bench/store.bench.js [options]
+//     --urls N        URLs in the stream (default 1000000; the full run is 10000000)
+//     --batch N       URLs per admit() call (default 1000)
+//     --lookups N     canonical() lookups after the stream (default 200000)
+//     --write-buffer M  LevelDB write buffer in MiB for the store (default: the store's default)
+//     --no-compression  LevelDB without Snappy for the store
+//     --inflight N    admit() calls kept in flight by the store feed (default 4; a crawler has one per
+//                     page being processed); 1 makes it a plain sequential loop
+//     --subject S     store | leveldb | set | keys | all (default all; each runs in its own process,
+//                     so peak RSS is its own)
+//     --presets P     comma-separated store presets (default none)
+//     --seed N        stream seed (default 0x75726c64)
+//     --json          print JSON instead of Markdown
+//
+// The stream: the fixed corpus (bench/corpus/urls.txt: 200k lines, each an extracted URL or an
+// alias variant of one) cycled with numbered variants. Every line is grouped by its identity key;
+// the i-th new URL of the stream is a line of group G(i) with "/v<i>" put after the authority, and
+// half of the stream repeats an earlier i (70 % from the last 10k, 30 % from all) through another
+// line of the same group: a different spelling of the same URL (case, port, percent-encoding,
+// dot-segments, fragment, …). So about half the stream is duplicates, and most of those are not
+// byte-equal to the first occurrence. Without the corpus the same shape is made up from a PRNG.
+//
+// Subjects, on the same stream:
+//   store    urldedup's openStore: admit() = normalize + key + front + LevelDB batch (timed whole)
+//   leveldb  classic-level alone on the same keys: getMany(keys) then batch(put new) per batch; the
+//            keys are computed outside the timed part (the raw LevelDB ceiling)
+//   leveldb+key  the same loop with normalize + key inside the timed part (what admit() also does)
+//   set      a JavaScript Set of the same keys (the memory ceiling); keys computed outside the timing
+//   keys     normalize + key alone (the part of admit() that is not storage)
+// Benchmarks print; they assert nothing.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ClassicLevel } from 'classic-level';
+import { key as keyOf } from '../src/normalize/index.js';
+import { openStore } from '../src/store/index.js';
+import type { PresetName } from '../src/normalize/index.js';
+import { environment, findRepoRoot } from './harness.js';
+
+type SubjectName = 'store' | 'leveldb' | 'leveldb+key' | 'set' | 'keys';
+const SUBJECTS: readonly SubjectName[] = ['store', 'leveldb', 'leveldb+key', 'set', 'keys'];
+
+interface Args {
+  urls: number;
+  batch: number;
+  lookups: number;
+  inflight: number;
+  writeBufferMiB: number | undefined;
+  compression: boolean | undefined;
+  subject: SubjectName | 'all';
+  presets: PresetName[];
+  seed: number;
+  json: boolean;
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  const a: Args = { urls: 1_000_000, batch: 1000, lookups: 200_000, inflight: 4, writeBufferMiB: undefined, compression: undefined, subject: 'all', presets: [], seed: 0x75726c64, json: false };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${flag} needs a value`);
+      return v;
+    };
+    if (flag === '--urls') a.urls = Number(value());
+    else if (flag === '--batch') a.batch = Number(value());
+    else if (flag === '--lookups') a.lookups = Number(value());
+    else if (flag === '--inflight') a.inflight = Number(value());
+    else if (flag === '--write-buffer') a.writeBufferMiB = Number(value());
+    else if (flag === '--no-compression') a.compression = false;
+    else if (flag === '--subject') a.subject = value() as Args['subject'];
+    else if (flag === '--presets') a.presets = value().split(',').filter(Boolean) as PresetName[];
+    else if (flag === '--seed') a.seed = Number(value());
+    else if (flag === '--json') a.json = true;
+    else throw new Error(`unknown option ${flag} (see the header of bench/store.bench.ts)`);
+  }
+  if (a.subject !== 'all' && !SUBJECTS.includes(a.subject)) throw new Error(`--subject: one of ${SUBJECTS.join(', ')}, all`);
+  return a;
+}
+
+// ---- the stream -------------------------------------------------------------------------------
+
+function mulberry32(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function hash32(n: number): number {
+  let h = Math.imul(n ^ 0x9e3779b9, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** Put "/v<n>" right after the authority (before the first "/", "\", "?" or "#" after "//"). */
+function numbered(url: string, n: number): string {
+  const start = url.indexOf('//');
+  if (start === -1) return url;
+  let i = start + 2;
+  while (i < url.length) {
+    const c = url.charCodeAt(i);
+    if (c === 0x2f || c === 0x5c || c === 0x3f || c === 0x23) break;
+    i++;
+  }
+  return url.slice(0, i) + '/v' + n + (i < url.length && url.charCodeAt(i) !== 0x2f && url.charCodeAt(i) !== 0x5c ? '/' : '') + url.slice(i);
+}
+
+interface Source {
+  readonly description: string;
+  /** Lines of each group (one identity key per group). */
+  readonly groups: readonly (readonly string[])[];
+  readonly invalid: readonly string[];
+}
+
+function corpusSource(): Source {
+  const path = join(findRepoRoot(), 'bench', 'corpus', 'urls.txt');
+  if (existsSync(path)) {
+    const lines = readFileSync(path, 'utf8').split('\n').filter((l) => l !== '');
+    const byKey = new Map<string, string[]>();
+    const invalid: string[] = [];
+    for (const line of lines) {
+      let k: string;
+      try {
+        k = keyOf(line);
+      } catch {
+        invalid.push(line);
+        continue;
+      }
+      let g = byKey.get(k);
+      if (g === undefined) byKey.set(k, (g = []));
+      g.push(line);
+    }
+    return { description: `bench/corpus/urls.txt (${lines.length} lines, ${byKey.size} distinct URLs, ${invalid.length} invalid), cycled with /v<n>`, groups: [...byKey.values()], invalid };
+  }
+  // no corpus: synthetic hosts and paths, with spellings that normalize alike
+  const rnd = mulberry32(7);
+  const groups: string[][] = [];
+  for (let i = 0; i < 5000; i++) {
+    const host = `site${Math.floor(rnd() * 500)}.example`;
+    const path = `/section${Math.floor(rnd() * 40)}/page-${i}.html`;
+    groups.push([`https://${host}${path}`, `HTTPS://${host.toUpperCase()}${path}`, `https://${host}:443${path}#top`, `https://${host}/x/..${path}`]);
+  }
+  return { description: 'synthetic (bench/corpus/urls.txt missing)', groups, invalid: ['http://exa mple.com/'] };
+}
+
+/** The stream, batch by batch: deterministic for a seed. */
+function* stream(source: Source, total: number, batch: number, seed: number): Generator<string[]> {
+  const rnd = mulberry32(seed);
+  const G = source.groups.length;
+  let fresh = 0;
+  let emitted = 0;
+  while (emitted < total) {
+    const n = Math.min(batch, total - emitted);
+    const out: string[] = new Array(n);
+    for (let j = 0; j < n; j++) {
+      const r = rnd();
+      if (r < 0.002 && source.invalid.length > 0) {
+        out[j] = source.invalid[Math.floor(rnd() * source.invalid.length)]!;
+        continue;
+      }
+      let id: number;
+      if (fresh === 0 || r < 0.5) id = fresh++;
+      else if (rnd() < 0.7) id = Math.max(0, fresh - 1 - Math.floor(rnd() * 10_000));
+      else id = Math.floor(rnd() * fresh);
+      const lines = source.groups[hash32(id) % G]!;
+      out[j] = numbered(lines[Math.floor(rnd() * lines.length)]!, id);
+    }
+    emitted += n;
+    yield out;
+  }
+}
+
+function keysOf(urls: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const u of urls) {
+    try {
+      out.push(keyOf(u));
+    } catch {
+      // invalid: not a key
+    }
+  }
+  return out;
+}
+
+// ---- subjects ---------------------------------------------------------------------------------
+
+interface Result {
+  subject: SubjectName;
+  urls: number;
+  seconds: number;
+  urlsPerSecond: number;
+  newKeys: number;
+  lookups: number;
+  lookupsPerSecond: number;
+  peakRssMiB: number;
+  diskMiB: number | undefined;
+  reopenSeconds?: number;
+  /** Process CPU (all threads: JS, LevelDB writes and compaction) per URL in the timed loop. */
+  cpuUsPerUrl?: number;
+  note: string;
+}
+
+function folderBytes(dir: string): number {
+  let n = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    n += e.isDirectory() ? folderBytes(p) : statSync(p).size;
+  }
+  return n;
+}
+
+function peakRssMiB(): number {
+  return process.resourceUsage().maxRSS / 1024;
+}
+
+/** A sample of stream URLs for lookups (half seen, half never seen). */
+function lookupSample(source: Source, a: Args): string[] {
+  const rnd = mulberry32(a.seed ^ 0x10c0);
+  const out: string[] = [];
+  const freshTotal = Math.floor(a.urls / 2);
+  for (let i = 0; i < a.lookups; i++) {
+    const id = rnd() < 0.5 ? Math.floor(rnd() * freshTotal) : freshTotal * 4 + i;
+    const lines = source.groups[hash32(id) % source.groups.length]!;
+    out.push(numbered(lines[Math.floor(rnd() * lines.length)]!, id));
+  }
+  return out;
+}
+
+async function runStore(source: Source, a: Args): Promise<Result> {
+  const dir = mkdtempSync(join(tmpdir(), 'urldedup-bench-'));
+  try {
+    const level = { ...(a.writeBufferMiB === undefined ? {} : { writeBufferSize: a.writeBufferMiB * 2 ** 20 }), ...(a.compression === undefined ? {} : { compression: a.compression }) };
+    let store = await openStore(dir, { presets: a.presets, level });
+    let ns = 0n;
+    let admitted = 0;
+    let done = 0;
+    // up to `inflight` admit() calls outstanding; the clock runs while any is, and stops while
+    // the next batch is generated
+    const running = new Set<Promise<void>>();
+    const cpu0 = process.cpuUsage();
+    let t0 = 0n;
+    for (const batch of stream(source, a.urls, a.batch, a.seed)) {
+      if (running.size === 0) t0 = process.hrtime.bigint();
+      const p: Promise<void> = store.admit(batch).then((results) => {
+        for (const r of results) if (r.admitted) admitted++;
+        running.delete(p);
+        if (running.size === 0) ns += process.hrtime.bigint() - t0;
+      });
+      running.add(p);
+      if (running.size >= a.inflight) await Promise.race(running);
+      done += batch.length;
+      if (done % 1_000_000 === 0) process.stderr.write(`store: ${done} URLs, ${(Number(ns) / 1e9).toFixed(1)} s\n`);
+    }
+    await Promise.all(running);
+    const cpu = process.cpuUsage(cpu0);
+    const cpuUsPerUrl = (cpu.user + cpu.system) / a.urls;
+    const sample = lookupSample(source, a);
+    const t1 = process.hrtime.bigint();
+    for (let i = 0; i < sample.length; i += 256) {
+      await Promise.all(sample.slice(i, i + 256).map((u) => store.canonical(u).catch(() => undefined)));
+    }
+    const lookupNs = Number(process.hrtime.bigint() - t1);
+    await store.close();
+    const r0 = process.hrtime.bigint();
+    store = await openStore(dir, { presets: a.presets, level });
+    const reopenSeconds = Number(process.hrtime.bigint() - r0) / 1e9;
+    await store.close();
+    const seconds = Number(ns) / 1e9;
+    return {
+      subject: 'store',
+      urls: a.urls,
+      seconds,
+      urlsPerSecond: a.urls / seconds,
+      newKeys: admitted,
+      lookups: sample.length,
+      lookupsPerSecond: sample.length / (lookupNs / 1e9),
+      peakRssMiB: peakRssMiB(),
+      diskMiB: folderBytes(dir) / 2 ** 20,
+      reopenSeconds,
+      cpuUsPerUrl,
+      note: `openStore(dir${a.presets.length ? `, { presets: [${a.presets.join(', ')}] }` : ''}); admit() timed whole, ${a.inflight} in flight; lookups = canonical(), 256 at a time`,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function runLevel(source: Source, a: Args, withKeys: boolean): Promise<Result> {
+  const dir = mkdtempSync(join(tmpdir(), 'urldedup-bench-'));
+  try {
+    const db = new ClassicLevel<string, string>(dir);
+    await db.open();
+    let ns = 0n;
+    let added = 0;
+    const cpu0 = process.cpuUsage();
+    for (const batch of stream(source, a.urls, a.batch, a.seed)) {
+      const tk = process.hrtime.bigint();
+      const keys = keysOf(batch);
+      const t0 = withKeys ? tk : process.hrtime.bigint();
+      const values = await db.getMany(keys);
+      const ops: { type: 'put'; key: string; value: string }[] = [];
+      const inBatch = new Set<string>();
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i]!;
+        if (values[i] === undefined && !inBatch.has(k)) {
+          inBatch.add(k);
+          ops.push({ type: 'put', key: k, value: '1' });
+        }
+      }
+      if (ops.length > 0) await db.batch(ops);
+      ns += process.hrtime.bigint() - t0;
+      added += ops.length;
+    }
+    const cpu = process.cpuUsage(cpu0);
+    const sample = keysOf(lookupSample(source, a));
+    const t1 = process.hrtime.bigint();
+    for (let i = 0; i < sample.length; i += 256) await db.getMany(sample.slice(i, i + 256));
+    const lookupNs = Number(process.hrtime.bigint() - t1);
+    await db.close();
+    const seconds = Number(ns) / 1e9;
+    return {
+      subject: withKeys ? 'leveldb+key' : 'leveldb',
+      urls: a.urls,
+      seconds,
+      urlsPerSecond: a.urls / seconds,
+      newKeys: added,
+      lookups: sample.length,
+      lookupsPerSecond: sample.length / (lookupNs / 1e9),
+      peakRssMiB: peakRssMiB(),
+      diskMiB: folderBytes(dir) / 2 ** 20,
+      ...(withKeys ? { cpuUsPerUrl: (cpu.user + cpu.system) / a.urls } : {}),
+      note: withKeys ? 'the same loop, normalize + key() timed too' : 'classic-level getMany(keys) + batch(new); keys made outside the timing',
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function runSet(source: Source, a: Args): Promise<Result> {
+  const set = new Set<string>();
+  let ns = 0n;
+  for (const batch of stream(source, a.urls, a.batch, a.seed)) {
+    const keys = keysOf(batch);
+    const t0 = process.hrtime.bigint();
+    for (const k of keys) if (!set.has(k)) set.add(k);
+    ns += process.hrtime.bigint() - t0;
+  }
+  const sample = keysOf(lookupSample(source, a));
+  let hits = 0;
+  const t1 = process.hrtime.bigint();
+  for (const k of sample) if (set.has(k)) hits++;
+  const lookupNs = Number(process.hrtime.bigint() - t1);
+  const seconds = Number(ns) / 1e9;
+  return {
+    subject: 'set',
+    urls: a.urls,
+    seconds,
+    urlsPerSecond: a.urls / seconds,
+    newKeys: set.size,
+    lookups: sample.length + (hits & 0),
+    lookupsPerSecond: sample.length / (lookupNs / 1e9),
+    peakRssMiB: peakRssMiB(),
+    diskMiB: undefined,
+    note: 'new Set<string>() of the keys; keys made outside the timing; not durable',
+  };
+}
+
+async function runKeys(source: Source, a: Args): Promise<Result> {
+  let ns = 0n;
+  let n = 0;
+  let cpuUs = 0;
+  for (const batch of stream(source, a.urls, a.batch, a.seed)) {
+    const c0 = process.cpuUsage();
+    const t0 = process.hrtime.bigint();
+    n += keysOf(batch).length;
+    ns += process.hrtime.bigint() - t0;
+    const c = process.cpuUsage(c0);
+    cpuUs += c.user + c.system;
+  }
+  const seconds = Number(ns) / 1e9;
+  return { subject: 'keys', urls: a.urls, seconds, urlsPerSecond: a.urls / seconds, newKeys: n, lookups: 0, lookupsPerSecond: NaN, peakRssMiB: peakRssMiB(), diskMiB: undefined, cpuUsPerUrl: cpuUs / a.urls, note: 'normalize + key only (no storage): the part of admit() that is not the store' };
+}
+
+// ---- output -----------------------------------------------------------------------------------
+
+function fmt(n: number): string {
+  if (!Number.isFinite(n)) return '—';
+  return Math.round(n).toLocaleString('en-US');
+}
+
+function table(results: readonly Result[], a: Args, source: Source): string {
+  const env = environment();
+  const lines = [
+    `## bench/store: ${fmt(a.urls)} URLs in batches of ${a.batch}`,
+    '',
+    `Stream: ${source.description}; seed ${a.seed}. Environment: ${Object.entries(env).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
+    '',
+    '| subject | URLs/s | CPU µs/URL | new keys | time | lookups/s | peak RSS | on disk | note |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---|',
+  ];
+  for (const r of results) {
+    const extra = r.reopenSeconds === undefined ? '' : `; reopen (front rebuilt) ${r.reopenSeconds.toFixed(2)} s`;
+    lines.push(
+      `| ${r.subject} | ${fmt(r.urlsPerSecond)} | ${r.cpuUsPerUrl === undefined ? '—' : r.cpuUsPerUrl.toFixed(1)} | ${fmt(r.newKeys)} | ${r.seconds.toFixed(1)} s | ${fmt(r.lookupsPerSecond)} | ${fmt(r.peakRssMiB)} MiB | ${r.diskMiB === undefined ? '—' : `${r.diskMiB.toFixed(0)} MiB`} | ${r.note}${extra} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+async function runOne(subject: SubjectName, a: Args): Promise<Result> {
+  const source = corpusSource();
+  switch (subject) {
+    case 'store':
+      return runStore(source, a);
+    case 'leveldb':
+      return runLevel(source, a, false);
+    case 'leveldb+key':
+      return runLevel(source, a, true);
+    case 'set':
+      return runSet(source, a);
+    case 'keys':
+      return runKeys(source, a);
+  }
+}
+
+async function main(): Promise<void> {
+  const a = parseArgs(process.argv.slice(2));
+  if (a.subject !== 'all') {
+    const r = await runOne(a.subject, a);
+    process.stdout.write(JSON.stringify(r) + '\n');
+    return;
+  }
+  const script = fileURLToPath(import.meta.url);
+  const results: Result[] = [];
+  for (const subject of SUBJECTS) {
+    process.stderr.write(`running ${subject} …\n`);
+    const args = process.argv.slice(2).filter((x, i, all) => x !== '--json' && x !== '--subject' && all[i - 1] !== '--subject');
+    const child = spawnSync(process.execPath, ['--max-old-space-size=8192', script, ...args, '--subject', subject], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 });
+    if (child.status !== 0) throw new Error(`subject ${subject} failed (exit ${child.status})`);
+    results.push(JSON.parse(child.stdout.trim().split('\n').pop()!) as Result);
+  }
+  const source = corpusSource();
+  process.stdout.write(a.json ? JSON.stringify({ args: a, environment: environment(), results }, null, 2) + '\n' : table(results, a, source) + '\n');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(String(error instanceof Error ? error.stack : error) + '\n');
+  process.exit(1);
+});

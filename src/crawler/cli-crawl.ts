@@ -1,0 +1,258 @@
+/**
+ * `urldedup crawl [URL...] --db DIR`: the crawl command. With no URL it starts the built-in demo
+ * site on loopback and crawls it, with loopback allowed for that site's port only.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve as resolvePath } from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { Writable } from 'node:stream';
+import { createLogger, type LogLevel } from '../cli/logger.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_STORE, EXIT_USAGE } from '../cli/exit-codes.js';
+import { isPresetName, UrlError, type PresetName } from '../normalize/index.js';
+import { crawl, defaultCrawlOptions, type CrawlOptions, type CrawlProgress } from './crawl.js';
+import { startDemoSite, type DemoSite } from './demo-site.js';
+import { formatReport } from './report.js';
+import type { ScopeMode } from './scope.js';
+
+export const CRAWL_HELP = `Usage: urldedup crawl [URL...] [options]
+
+Crawls from the seed URLs, deduplicating every discovered link through the store, until the
+frontier is empty or a limit is reached, then prints a report. With no URL it starts the built-in
+demo site on 127.0.0.1 and crawls that (loopback is allowed for that site only). Run it again with
+the same --db to resume: nothing recorded as fetched is fetched again.
+
+Options:
+  --db DIR             the store (LevelDB folder; default ./.urldedup/db)
+  --concurrency N      requests in flight in all (default ${defaultCrawlOptions.concurrency})
+  --per-host N         requests in flight per host (default ${defaultCrawlOptions.perHost})
+  --delay-ms N         least time between two requests to one host (default ${defaultCrawlOptions.delayMs};
+                       a larger robots.txt Crawl-delay wins, up to 30 s)
+  --max-pages N        stop after N pages in this run (the rest stays queued)
+  --max-depth N        follow links at most N steps from a seed
+  --scope MODE         host (default: the seeds' hosts, with or without www.), domain (and their
+                       subdomains) or any
+  --include RE         crawl only URLs matching RE (repeatable)
+  --exclude RE         never crawl URLs matching RE (repeatable)
+  --allow-private      allow loopback, private, link-local and other special-use addresses
+                       (refused by default, checked on the resolved address at connect time)
+  --preset NAME        opt-in normalization preset, repeatable or comma-separated
+                       (tracking, session-ids, sort-query, www, remove-index-document, …)
+  --report text|json   the final report's format (default text, on stdout)
+  --log-level LEVEL    pino logs on stderr: silent, error, warn (default), info, debug, trace
+  --demo-port N        the demo site's port (default: the last one used with this --db, else any)
+  -h, --help
+
+Exit codes: 0 done (or a limit reached), 2 usage, 3 store locked or unavailable, 4 failure,
+130 / 143 stopped by SIGINT / SIGTERM (in-flight pages are finished and recorded first).
+
+Examples:
+  urldedup crawl                                      # the demo site, report on stdout
+  urldedup crawl https://example.com/ --max-pages 100 --delay-ms 500 --db ./example-db
+  urldedup crawl --db ./example-db                    # resume
+`;
+
+class UsageError extends Error {}
+
+const flags = {
+  db: { type: 'string' },
+  concurrency: { type: 'string' },
+  'per-host': { type: 'string' },
+  'delay-ms': { type: 'string' },
+  'max-pages': { type: 'string' },
+  'max-depth': { type: 'string' },
+  scope: { type: 'string' },
+  include: { type: 'string', multiple: true },
+  exclude: { type: 'string', multiple: true },
+  'allow-private': { type: 'boolean' },
+  preset: { type: 'string', multiple: true },
+  report: { type: 'string' },
+  'log-level': { type: 'string' },
+  'demo-port': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+function wholeNumber(name: string, value: string | undefined, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} needs a whole number >= ${min}, not ${JSON.stringify(value)}`);
+  return n;
+}
+
+function regex(name: string, source: string): RegExp {
+  try {
+    return new RegExp(source);
+  } catch (error) {
+    throw new UsageError(`--${name} ${JSON.stringify(source)}: ${(error as Error).message}`);
+  }
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'];
+
+export interface CrawlCommandIo {
+  readonly stdout?: Writable;
+  readonly stderr?: Writable & { isTTY?: boolean };
+  /** Install SIGINT/SIGTERM handlers for the crawl's duration. @default true */
+  readonly handleSignals?: boolean;
+}
+
+function progressLine(p: CrawlProgress): string {
+  return `fetched ${p.pagesFetched} · queued ${p.queued} · in flight ${p.inFlight} · duplicates ${p.duplicatesAvoided} · pruned ${p.pruned} · errors ${p.errors} · ${p.pagesPerSecond} pages/s`;
+}
+
+/** The demo site's port is remembered next to the store, so a demo crawl can resume on the same URLs. */
+function demoPortFile(db: string): string {
+  return resolvePath(db) + '.demo-port';
+}
+
+async function startDemo(db: string, requested: number | undefined): Promise<DemoSite> {
+  let remembered: number | undefined;
+  try {
+    remembered = Number(readFileSync(demoPortFile(db), 'utf8').trim()) || undefined;
+  } catch {
+    remembered = undefined;
+  }
+  let site: DemoSite;
+  try {
+    site = await startDemoSite({ port: requested ?? remembered ?? 0 });
+  } catch (error) {
+    if (requested !== undefined || remembered === undefined) throw error;
+    site = await startDemoSite({ port: 0 }); // the remembered port is taken: a fresh one
+  }
+  try {
+    mkdirSync(dirname(demoPortFile(db)), { recursive: true });
+    writeFileSync(demoPortFile(db), `${site.port}\n`);
+  } catch {
+    // only a convenience
+  }
+  return site;
+}
+
+/** Run `urldedup crawl` with `argv` (the arguments after `crawl`); resolves to the exit code. */
+export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): Promise<number> {
+  const stdout = io.stdout ?? process.stdout;
+  const stderr = io.stderr ?? process.stderr;
+  let values: ReturnType<typeof parseArgs<{ args: string[]; options: typeof flags; allowPositionals: true }>>['values'];
+  let positionals: string[];
+  let options: Omit<CrawlOptions, 'store' | 'seeds' | 'logger'>;
+  let db: string;
+  let report: 'text' | 'json';
+  let logLevel: LogLevel;
+  try {
+    ({ values, positionals } = parseArgs({ args: argv, options: flags, allowPositionals: true, strict: true }));
+    if (values.help === true) {
+      stdout.write(CRAWL_HELP);
+      return EXIT_OK;
+    }
+    const presets: PresetName[] = [];
+    for (const p of (values.preset ?? []).flatMap((x) => x.split(','))) {
+      const name = p.trim();
+      if (name === '') continue;
+      if (!isPresetName(name)) throw new UsageError(`unknown preset ${JSON.stringify(name)}`);
+      presets.push(name);
+    }
+    const scope = values.scope ?? 'host';
+    if (scope !== 'host' && scope !== 'domain' && scope !== 'any') throw new UsageError('--scope must be host, domain or any');
+    report = (values.report ?? 'text') as 'text' | 'json';
+    if (report !== 'text' && report !== 'json') throw new UsageError('--report must be text or json');
+    logLevel = (values['log-level'] ?? 'warn') as LogLevel;
+    if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+    for (const u of positionals) {
+      let parsed: URL;
+      try {
+        parsed = new URL(u);
+      } catch {
+        throw new UsageError(`not an absolute URL: ${JSON.stringify(u)}`);
+      }
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`only http and https URLs are crawled: ${JSON.stringify(u)}`);
+    }
+    db = values.db ?? './.urldedup/db';
+    const maxPages = wholeNumber('max-pages', values['max-pages'], 0);
+    const maxDepth = wholeNumber('max-depth', values['max-depth'], 0);
+    const concurrency = wholeNumber('concurrency', values.concurrency, 1);
+    const perHost = wholeNumber('per-host', values['per-host'], 1);
+    const delayMs = wholeNumber('delay-ms', values['delay-ms'], 0);
+    options = {
+      presets,
+      scope: scope as ScopeMode,
+      include: (values.include ?? []).map((r) => regex('include', r)),
+      exclude: (values.exclude ?? []).map((r) => regex('exclude', r)),
+      allowPrivate: values['allow-private'] === true,
+      ...(maxPages === undefined ? {} : { maxPages }),
+      ...(maxDepth === undefined ? {} : { maxDepth }),
+      ...(concurrency === undefined ? {} : { concurrency }),
+      ...(perHost === undefined ? {} : { perHost }),
+      ...(delayMs === undefined ? {} : { delayMs }),
+    };
+  } catch (error) {
+    const isUsage = error instanceof UsageError || String((error as { code?: unknown }).code ?? '').startsWith('ERR_PARSE_ARGS');
+    if (!isUsage) throw error;
+    stderr.write(`urldedup crawl: ${(error as Error).message}\nRun 'urldedup crawl --help'.\n`);
+    return EXIT_USAGE;
+  }
+
+  const logger = createLogger(logLevel);
+  let site: DemoSite | undefined;
+  let seeds = positionals;
+  let allow: CrawlOptions['allow'] = [];
+  if (seeds.length === 0) {
+    try {
+      site = await startDemo(db, wholeNumber('demo-port', values['demo-port'], 0));
+    } catch (error) {
+      stderr.write(`urldedup crawl: cannot start the demo site: ${(error as Error).message}\n`);
+      return EXIT_FAILURE;
+    }
+    seeds = [site.url];
+    allow = [
+      { address: '127.0.0.1', port: site.port },
+      { address: '::1', port: site.port },
+    ];
+    stderr.write(`crawling the built-in demo site ${site.url} (loopback allowed for port ${site.port} only), store ${db}\n`);
+  }
+
+  const tty = stderr.isTTY === true;
+  const c = crawl({
+    ...options,
+    store: db,
+    seeds,
+    allow,
+    logger,
+    ...(tty ? { onProgress: (p: CrawlProgress) => void stderr.write(`\r\x1b[K${progressLine(p)}`) } : {}),
+  });
+
+  let signal: NodeJS.Signals | undefined;
+  const onSignal = (s: NodeJS.Signals): void => {
+    if (signal !== undefined) {
+      c.abort(); // a second signal: do not wait for in-flight fetches
+      return;
+    }
+    signal = s;
+    stderr.write(`${tty ? '\r\x1b[K' : ''}${s}: finishing in-flight pages, then closing the store (again to abort them)\n`);
+    c.stop('signal');
+  };
+  const handleSignals = io.handleSignals !== false;
+  if (handleSignals) {
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  }
+  try {
+    const r = await c.done;
+    if (tty) stderr.write('\r\x1b[K');
+    stdout.write(report === 'json' ? JSON.stringify(r, null, 2) + '\n' : formatReport(r));
+    if (signal !== undefined) return signal === 'SIGINT' ? EXIT_SIGINT : EXIT_SIGTERM;
+    return EXIT_OK;
+  } catch (error) {
+    if (tty) stderr.write('\r\x1b[K');
+    stderr.write(`urldedup crawl: ${(error as Error).message}\n`);
+    if (error instanceof UrlError && (error.code === 'ERR_STORE_LOCKED' || error.code === 'ERR_STORE_CORRUPT' || error.code === 'ERR_STORE_IO')) {
+      return EXIT_STORE;
+    }
+    return EXIT_FAILURE;
+  } finally {
+    if (handleSignals) {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+    await site?.close();
+    logger.flush();
+  }
+}

@@ -1,0 +1,908 @@
+/**
+ * The crawl worker: the loop that turns a frontier into fetched pages.
+ *
+ *     store.next ─► still queued? ─► scope, host budget ─► guard (scheme, literal address)
+ *       ─► robots.txt (per origin, cached) ─► politeness slot ─► fetch
+ *            └ each redirect hop: store.recordRedirect; followed at once only to the same origin
+ *              and only when the target is a queued URL no other task holds
+ *       ─► store.recordFetch (status, content hash) ─► extract links (HTML only) ─► resolve
+ *       ─► scope, traps, depth ─► store.admit (dedup: ladder, aliases, rules, presets)
+ *
+ * The frontier lives in the store, so a stopped or killed crawl resumes where it was: entries are
+ * removed in the batch that records their fetch, so nothing recorded as fetched is offered again.
+ * `stop()` (SIGINT, SIGTERM in the CLI) takes no new work, lets in-flight fetches finish and be
+ * recorded, then closes the store; `abort()` also aborts in-flight fetches (they stay queued).
+ */
+import { pino, type Logger } from 'pino';
+import {
+  normalize,
+  recompose,
+  resolve,
+  urlFromKey,
+  UrlError,
+  type PresetName,
+} from '../normalize/index.js';
+import { openStore, type AdmitResult, type FrontierEntry, type OpenStoreOptions, type RuleRecord, type SeenStore } from '../store/index.js';
+import type { CrawlErrorCode } from './errors.js';
+import { LinkExtractor, type ExtractOptions, type ExtractResult } from './extract.js';
+import { Fetcher, type BodySink, type FetchOptions, type FetchResult, type RedirectHop, type ResponseHead } from './fetch.js';
+import { NetworkGuard, type AllowedEndpoint, type Resolver } from './guard.js';
+import { Politeness } from './politeness.js';
+import { ReportBuilder, type CrawlReport, type StopReason } from './report.js';
+import { RobotsCache } from './robots.js';
+import { CrawlScope, type ScopeMode } from './scope.js';
+import { HostBudget, pathTrap, type TrapOptions } from './traps.js';
+
+export interface CrawlOptions {
+  /** A store, or the folder of a LevelDB store to open (and close at the end). */
+  readonly store: SeenStore | string;
+  /** Options for opening the store when `store` is a folder (presets come from `presets`). */
+  readonly storeOptions?: Omit<OpenStoreOptions, 'presets' | 'scope'>;
+  /** Seed URLs, admitted at depth 0 (none: resume the stored frontier). */
+  readonly seeds?: readonly string[];
+  /** Opt-in policy presets of the store (when opened here). @default [] */
+  readonly presets?: readonly PresetName[];
+  /** @default 8 */
+  readonly concurrency?: number;
+  /** @default 2 */
+  readonly perHost?: number;
+  /** Least time between the starts of two requests to one host, ms. @default 0 */
+  readonly delayMs?: number;
+  /** @default 30_000 */
+  readonly maxCrawlDelayMs?: number;
+  /** Pages fetched in this run (frontier entries). @default Infinity */
+  readonly maxPages?: number;
+  /** Deepest link depth from a seed. @default Infinity */
+  readonly maxDepth?: number;
+  /** @default 'host' */
+  readonly scope?: ScopeMode;
+  readonly include?: readonly (RegExp | string)[];
+  readonly exclude?: readonly (RegExp | string)[];
+  /** Allow loopback, private and other special-use addresses. @default false */
+  readonly allowPrivate?: boolean;
+  /** Endpoints allowed whatever their range (the demo site). */
+  readonly allow?: readonly AllowedEndpoint[];
+  /** Name resolution (tests inject one). */
+  readonly resolver?: Resolver;
+  /** Obey robots.txt. @default true */
+  readonly robots?: boolean;
+  /** An unreachable robots.txt (5xx, no answer) disallows its origin for this long, then is fetched again. @default 60_000 */
+  readonly robotsRetryMs?: number;
+  /** Fetches of an unreachable robots.txt per run before the origin is left for a later run. @default 3 */
+  readonly robotsAttempts?: number;
+  /** Redirects followed per fetch. @default 10 */
+  readonly maxRedirects?: number;
+  readonly fetch?: Omit<FetchOptions, 'guard' | 'maxRedirects'>;
+  readonly traps?: TrapOptions;
+  readonly extract?: Omit<ExtractOptions, 'charset'>;
+  /** Keep each page's decoded body on `CrawledPage.body`. @default false */
+  readonly keepBodies?: boolean;
+  /** Aborting it is `abort()`. */
+  readonly signal?: AbortSignal;
+  /** pino logger. @default silent */
+  readonly logger?: Logger;
+  /** Called for each fetched page (awaited: a slow callback slows the crawl). */
+  readonly onPage?: (page: CrawledPage) => void | Promise<void>;
+  readonly onProgress?: (progress: CrawlProgress) => void;
+  /** @default 1000 */
+  readonly progressIntervalMs?: number;
+}
+
+export interface CrawledPage {
+  /** The frontier entry's URL. */
+  readonly url: string;
+  /** The URL that answered (after same-origin redirects). */
+  readonly finalUrl: string;
+  readonly depth: number;
+  /** 0 when there was no response. */
+  readonly status: number;
+  readonly mediaType?: string;
+  readonly contentHash?: string;
+  readonly hops: readonly RedirectHop[];
+  /** The http(s) links of an HTML page, resolved. */
+  readonly links: readonly string[];
+  /** Links that became new frontier entries. */
+  readonly admitted: number;
+  readonly canonical?: string;
+  readonly contentLocation?: string;
+  readonly body?: Buffer;
+  readonly error?: { readonly code: CrawlErrorCode; readonly message: string };
+  readonly requests: number;
+  readonly elapsedMs: number;
+}
+
+export interface CrawlProgress {
+  readonly pagesFetched: number;
+  readonly requests: number;
+  readonly queued: number;
+  readonly inFlight: number;
+  readonly duplicatesAvoided: number;
+  readonly pruned: number;
+  readonly errors: number;
+  readonly pagesPerSecond: number;
+  readonly elapsedMs: number;
+}
+
+export interface Crawl extends AsyncIterable<CrawledPage> {
+  /** The report, when the crawl has ended and the store is closed (rejects on a store failure). */
+  readonly done: Promise<CrawlReport>;
+  /** Take no new work; finish and record in-flight fetches; then end. */
+  stop(reason?: 'stopped' | 'signal'): void;
+  /** `stop()`, and abort in-flight fetches (they stay queued for a later run). */
+  abort(): void;
+  progress(): CrawlProgress;
+}
+
+export const defaultCrawlOptions = {
+  concurrency: 8,
+  perHost: 2,
+  delayMs: 0,
+  maxRedirects: 10,
+  robotsRetryMs: 60_000,
+  robotsAttempts: 3,
+  scope: 'host',
+} as const;
+
+const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
+const SNIFF_BYTES = 512;
+
+/**
+ * A body sink for a response without Content-Type: the first bytes decide (WHATWG MIME Sniffing
+ * §7.1, the HTML patterns) whether the link extractor gets the body.
+ */
+class SniffingSink implements BodySink {
+  private head: Buffer[] = [];
+  private size = 0;
+  private target: BodySink | null | undefined;
+
+  constructor(private readonly make: () => BodySink) {}
+
+  private decide(): void {
+    const text = Buffer.concat(this.head).toString('latin1').trimStart().slice(0, 16).toLowerCase();
+    const html = ['<!doctype html', '<html', '<head', '<body', '<script', '<iframe', '<h1', '<div', '<font', '<table', '<a', '<style', '<title', '<b', '<br', '<p', '<!--'].some(
+      (t) => text.startsWith(t) && (text.length === t.length || t === '<!--' || /[ >]/.test(text.charAt(t.length))),
+    );
+    this.target = html ? this.make() : null;
+    if (this.target !== null) for (const c of this.head) this.target.write(c);
+    this.head = [];
+  }
+
+  write(chunk: Buffer): void {
+    if (this.target === null) return;
+    if (this.target !== undefined) return this.target.write(chunk);
+    this.head.push(chunk);
+    this.size += chunk.length;
+    if (this.size >= SNIFF_BYTES) this.decide();
+  }
+
+  end(): void {
+    if (this.target === undefined) this.decide();
+    this.target?.end();
+  }
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+function pathOf(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return '/';
+  }
+}
+
+function stripFragment(url: string): string {
+  const i = url.indexOf('#');
+  return i === -1 ? url : url.slice(0, i);
+}
+
+function toRegex(r: RegExp | string): RegExp {
+  return typeof r === 'string' ? new RegExp(r) : r;
+}
+
+/** Which step of the ladder makes `link` (as written on a page with base `base`) equal `stored`. */
+export function rungOf(raw: string, resolved: string, base: string, stored: string): string {
+  let written: string;
+  const trimmed = raw.trim();
+  try {
+    written = /^[A-Za-z][A-Za-z0-9+.-]*:/.test(trimmed) ? trimmed : resolve(trimmed, base, { mode: 'rfc3986' });
+  } catch {
+    written = resolved;
+  }
+  if (written === stored) return 'exact';
+  const bare = stripFragment(written);
+  if (bare === stored) return 'fragment';
+  try {
+    if (normalize(bare, { level: 'syntax' }) === stored) return 'syntax';
+    if (normalize(bare, { level: 'scheme' }) === stored) return 'scheme';
+  } catch {
+    // not an RFC 3986 URI as written: only the browser's resolution made it one
+  }
+  return 'resolution';
+}
+
+/** A host whose frontier entries wait: an unreachable robots.txt (until a retry) or a spent budget. */
+interface PausedHost {
+  readonly reason: string;
+  readonly entries: FrontierEntry[];
+  timer?: NodeJS.Timeout;
+}
+
+class Crawler implements Crawl {
+  readonly done: Promise<CrawlReport>;
+  private resolveDone!: (r: CrawlReport) => void;
+  private rejectDone!: (e: unknown) => void;
+  private readonly log: Logger;
+  private store!: SeenStore;
+  private ownsStore = false;
+  private readonly fetcher: Fetcher;
+  private readonly politeness: Politeness;
+  private readonly robots: RobotsCache | undefined;
+  private scope: CrawlScope;
+  private readonly budget: HostBudget;
+  private readonly report = new ReportBuilder();
+  private readonly aborter = new AbortController();
+  /** Keys a task is fetching (its frontier entry, or a redirect target it follows). */
+  private readonly claimed = new Set<string>();
+  /** Keys fetched as the target of a followed redirect in this run (their frontier entry may be in hand too). */
+  private readonly followed = new Set<string>();
+  private readonly paused = new Map<string, PausedHost>();
+  /** Entries handed out but not fetched (stopped, max-pages): given back at the end. */
+  private readonly unstarted: string[] = [];
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly seeds: readonly string[];
+  /** The seeds' normal forms: a seed is crawled whatever the scope's include and exclude say. */
+  private readonly seedForms: ReadonlySet<string>;
+  private readonly maxPages: number;
+  private readonly maxDepth: number;
+  private readonly bufferCap: number;
+  private outstanding = 0;
+  /** Entries handed out and not finished, per host. */
+  private readonly inHand = new Map<string, number>();
+  private hostCursor = 0;
+  private pagesStarted = 0;
+  private pumping = false;
+  private pumpAgain = false;
+  private started = false;
+  private stopping = false;
+  private stopReason: StopReason | undefined;
+  private finished = false;
+  private fatal: unknown;
+  private lastStats = { queued: 0, pruned: 0 };
+  private progressTimer: NodeJS.Timeout | undefined;
+  // the page channel of the async iterator
+  private iterating = false;
+  private readonly pages: CrawledPage[] = [];
+  private pageWaiter: (() => void) | undefined;
+  private spaceWaiter: (() => void) | undefined;
+
+  constructor(private readonly o: CrawlOptions) {
+    this.done = new Promise((res, rej) => {
+      this.resolveDone = res;
+      this.rejectDone = rej;
+    });
+    this.log = o.logger ?? pino({ level: 'silent' });
+    this.seeds = o.seeds ?? [];
+    const forms = new Set<string>();
+    for (const s of this.seeds) {
+      try {
+        forms.add(normalize(s));
+      } catch {
+        // an invalid seed: admit() reports it
+      }
+    }
+    this.seedForms = forms;
+    this.maxPages = o.maxPages ?? Infinity;
+    this.maxDepth = o.maxDepth ?? Infinity;
+    if (!(this.maxPages >= 0) || !(this.maxDepth >= 0)) throw new TypeError('crawl: maxPages and maxDepth must be >= 0');
+    this.politeness = new Politeness({
+      concurrency: o.concurrency ?? defaultCrawlOptions.concurrency,
+      perHost: o.perHost ?? defaultCrawlOptions.perHost,
+      delayMs: o.delayMs ?? defaultCrawlOptions.delayMs,
+      ...(o.maxCrawlDelayMs === undefined ? {} : { maxCrawlDelayMs: o.maxCrawlDelayMs }),
+    });
+    this.bufferCap = this.politeness.options.concurrency * 2;
+    const guard = new NetworkGuard({
+      allowPrivate: o.allowPrivate === true,
+      ...(o.allow === undefined ? {} : { allow: o.allow }),
+      ...(o.resolver === undefined ? {} : { resolver: o.resolver }),
+    });
+    this.fetcher = new Fetcher({ ...(o.fetch ?? {}), maxRedirects: o.maxRedirects ?? defaultCrawlOptions.maxRedirects, guard });
+    this.robots =
+      o.robots === false
+        ? undefined
+        : new RobotsCache({
+            fetcher: this.fetcher,
+            unreachableRetryMs: o.robotsRetryMs ?? defaultCrawlOptions.robotsRetryMs,
+            schedule: (host, task) => this.politeness.run(host, task, this.aborter.signal),
+            signal: this.aborter.signal,
+            onFetch: (origin, result) => {
+              this.report.requests += result.requests;
+              this.report.robotsRequests += result.requests;
+              this.report.redirects += result.hops.length;
+              this.log.debug({ origin, status: result.status, error: result.error?.code }, 'robots.txt');
+            },
+          });
+    this.scope = this.makeScope(this.seeds);
+    this.budget = new HostBudget(o.traps?.maxPagesPerHost);
+    if (o.signal !== undefined) {
+      if (o.signal.aborted) this.abort();
+      else o.signal.addEventListener('abort', () => this.abort(), { once: true });
+    }
+    void this.run();
+  }
+
+  private makeScope(seeds: readonly string[]): CrawlScope {
+    return new CrawlScope({
+      mode: this.o.scope ?? defaultCrawlOptions.scope,
+      seeds,
+      include: (this.o.include ?? []).map(toRegex),
+      exclude: (this.o.exclude ?? []).map(toRegex),
+    });
+  }
+
+  // ---- lifecycle ---------------------------------------------------------------------------------
+
+  private async openStore(): Promise<void> {
+    if (typeof this.o.store !== 'string') {
+      this.store = this.o.store;
+      return;
+    }
+    const traps = this.o.traps ?? {};
+    this.store = await openStore(this.o.store, {
+      ...(this.o.storeOptions ?? {}),
+      presets: this.o.presets ?? [],
+      scope: {
+        schemes: ['http', 'https'],
+        ...(Number.isFinite(this.maxDepth) ? { maxDepth: this.maxDepth } : {}),
+        // redirect targets the store queues by itself pass the crawl's scope and trap rules too
+        filter: (rec) => {
+          const url = recompose(rec);
+          return this.seedForms.has(url) || (this.scope.has(url) && pathTrap(rec.path, traps) === undefined);
+        },
+      },
+    });
+    this.ownsStore = true;
+  }
+
+  private async run(): Promise<void> {
+    try {
+      await this.openStore();
+      if (this.seeds.length === 0 && (this.o.scope ?? 'host') !== 'any') {
+        // a resumed crawl without seeds: the hosts of its frontier were admitted in scope, so they
+        // define it (give the seeds again for exactly the first run's scope)
+        const hosts = Object.keys((await this.store.stats()).frontier.hosts);
+        this.scope = this.makeScope(hosts.map((h) => `http://${h}/`));
+      }
+      if (this.seeds.length > 0) {
+        const results = await this.store.admit(this.seeds, { depth: 0 });
+        for (const r of results) {
+          if (r.admitted) this.report.admitted++;
+          this.log.info({ seed: r.url, reason: r.reason }, 'seed');
+        }
+      }
+      const interval = this.o.progressIntervalMs ?? 1000;
+      if (this.o.onProgress !== undefined) {
+        this.progressTimer = setInterval(() => void this.tick(), interval);
+        this.progressTimer.unref();
+      }
+      this.started = true;
+      if (this.stopping) this.checkIdle();
+      else this.pump();
+    } catch (error) {
+      this.fatal = error;
+      this.stopping = true;
+      this.started = true;
+      this.checkIdle();
+    }
+  }
+
+  stop(reason: 'stopped' | 'signal' = 'stopped'): void {
+    if (!this.stopping) this.log.info({ reason }, 'stopping: in-flight fetches finish');
+    this.stopping = true;
+    this.stopReason ??= reason;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    this.checkIdle();
+  }
+
+  abort(): void {
+    this.stop(this.stopReason === 'signal' ? 'signal' : 'stopped');
+    this.aborter.abort();
+  }
+
+  private fail(error: unknown): void {
+    this.log.error({ err: error }, 'crawl failed');
+    this.fatal ??= error;
+    this.abort();
+  }
+
+  private checkIdle(): void {
+    if (this.finished || !this.started || this.pumping || this.outstanding > 0) return;
+    if (!this.stopping && this.timers.size > 0) return;
+    this.finished = true;
+    void this.finish();
+  }
+
+  private async finish(): Promise<void> {
+    if (this.progressTimer !== undefined) clearInterval(this.progressTimer);
+    const held = [...this.paused.values()].flatMap((p) => p.entries);
+    const reason: StopReason = this.stopReason ?? (this.pagesStarted >= this.maxPages ? 'max-pages' : held.length > 0 ? 'deferred' : 'done');
+    for (const p of this.paused.values()) this.report.defer(p.reason, p.entries.length);
+    let report: CrawlReport | undefined;
+    try {
+      await this.fetcher.close().catch(() => undefined);
+      if (this.store !== undefined) {
+        const back = [...held.map((e) => e.url), ...this.unstarted];
+        if (back.length > 0) await this.store.release(back).catch(() => undefined);
+        if (this.fatal === undefined) {
+          const stats = await this.store.stats();
+          const rules: RuleRecord[] = [];
+          for await (const r of this.store.rules()) if (r.state === 'active' && rules.length < 1000) rules.push(r);
+          report = this.report.build(this.seeds, reason, stats, rules);
+        }
+        if (this.ownsStore) await this.store.close();
+      }
+    } catch (error) {
+      this.fatal ??= error;
+    }
+    this.endPages();
+    if (this.fatal !== undefined || report === undefined) this.rejectDone(this.fatal);
+    else {
+      this.log.info({ pages: report.pagesFetched, requests: report.requests, reason }, 'crawl ended');
+      this.resolveDone(report);
+    }
+  }
+
+  // ---- the frontier pump ---------------------------------------------------------------------------
+
+  private pump(): void {
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    void (async () => {
+      try {
+        do {
+          this.pumpAgain = false;
+          while (!this.stopping) {
+            const room = Math.min(this.bufferCap - this.outstanding, this.maxPages - this.pagesStarted - this.outstanding);
+            if (room <= 0) break;
+            const entries = await this.nextEntries(room);
+            if (entries.length === 0) break;
+            for (const e of entries) this.dispatch(e);
+          }
+        } while (this.pumpAgain && !this.stopping);
+      } catch (error) {
+        this.fail(error);
+      } finally {
+        this.pumping = false;
+        this.checkIdle();
+      }
+    })();
+  }
+
+  private dispatch(entry: FrontierEntry): void {
+    this.outstanding++;
+    this.inHand.set(entry.host, (this.inHand.get(entry.host) ?? 0) + 1);
+    this.process(entry)
+      .catch((error: unknown) => this.fail(error))
+      .finally(() => {
+        this.outstanding--;
+        const n = (this.inHand.get(entry.host) ?? 1) - 1;
+        if (n <= 0) this.inHand.delete(entry.host);
+        else this.inHand.set(entry.host, n);
+        if (this.spaceWaiter !== undefined && this.pages.length < 64) this.spaceWaiter();
+        if (!this.stopping) this.pump();
+        this.checkIdle();
+      });
+  }
+
+  /**
+   * Up to `room` entries, host by host from a rotating start, each host topped up to `perHost + 1`
+   * entries in hand (those running and one waiting). Taking entries late, a few at a time, keeps
+   * them queued in the store as long as possible: a rule that becomes active prunes queued
+   * entries, not those already handed out. Paused hosts are skipped, so their frontier is not
+   * drained into memory.
+   */
+  private async nextEntries(room: number): Promise<FrontierEntry[]> {
+    const window = this.politeness.options.perHost + 1;
+    const out: FrontierEntry[] = [];
+    const hosts = Object.keys((await this.store.stats()).frontier.hosts);
+    if (hosts.length === 0) return out;
+    const start = this.hostCursor++ % hosts.length;
+    for (let i = 0; i < hosts.length && out.length < room; i++) {
+      const host = hosts[(start + i) % hosts.length]!;
+      if (this.paused.has(host)) continue;
+      const want = Math.min(window - (this.inHand.get(host) ?? 0), room - out.length);
+      if (want <= 0) continue;
+      out.push(...(await this.store.next({ host, limit: want })));
+    }
+    return out;
+  }
+
+  /** Park `entry` with its host's paused entries; `retryAt` brings them all back then. */
+  private pause(entry: FrontierEntry, reason: string, retryAt?: number): void {
+    let p = this.paused.get(entry.host);
+    if (p === undefined) {
+      p = { reason, entries: [] };
+      this.paused.set(entry.host, p);
+      if (retryAt !== undefined && !this.stopping) {
+        const timer = setTimeout(() => this.resume(entry.host), Math.max(0, retryAt - Date.now()));
+        p.timer = timer;
+        this.timers.add(timer);
+      }
+      this.log.info({ host: entry.host, reason, retryAt }, 'host paused');
+    }
+    p.entries.push(entry);
+  }
+
+  private resume(host: string): void {
+    const p = this.paused.get(host);
+    if (p === undefined) return;
+    if (p.timer !== undefined) this.timers.delete(p.timer);
+    this.paused.delete(host);
+    if (this.stopping) {
+      this.paused.set(host, { reason: p.reason, entries: p.entries });
+      return this.checkIdle();
+    }
+    for (const e of p.entries) this.dispatch(e);
+    this.pump();
+  }
+
+  // ---- one entry -----------------------------------------------------------------------------------
+
+  private async recordFailure(url: string, status: number, code: CrawlErrorCode, message: string): Promise<void> {
+    this.report.error(code);
+    this.log.info({ url, status, code }, message);
+    await this.store.recordFetch(url, { status, error: code });
+  }
+
+  private async process(entry: FrontierEntry): Promise<void> {
+    // a task following a redirect chain holds it, or recorded it after the store handed it out
+    if (this.claimed.has(entry.key) || this.followed.has(entry.key)) return;
+    if (this.stopping) return void this.unstarted.push(entry.url);
+    this.claimed.add(entry.key);
+    try {
+      await this.processClaimed(entry);
+    } finally {
+      this.claimed.delete(entry.key);
+    }
+  }
+
+  private async processClaimed(entry: FrontierEntry): Promise<void> {
+    const url = entry.url;
+    const host = entry.host;
+    const paused = this.paused.get(host);
+    if (paused !== undefined) return void paused.entries.push(entry);
+    const verdict = this.scope.check(url);
+    if (verdict !== 'in' && !this.seedForms.has(url)) {
+      return this.recordFailure(url, 0, 'ERR_OUT_OF_SCOPE', `not fetched: ${verdict}`);
+    }
+    if (this.budget.spent(host)) return this.pause(entry, 'trap:host-budget');
+    try {
+      this.fetcher.guard.checkUrl(url);
+    } catch (error) {
+      if (!(error instanceof UrlError)) throw error;
+      return this.recordFailure(url, 0, error.code, error.message);
+    }
+    if (this.robots !== undefined) {
+      const origin = originOf(url)!;
+      const r = await this.robots.entry(origin, host);
+      if (this.stopping && this.aborter.signal.aborted) return void this.unstarted.push(url);
+      this.politeness.setCrawlDelay(host, r.policy.crawlDelay);
+      if (r.state === 'unreachable' && (r.error === 'ERR_BLOCKED_ADDRESS' || r.error === 'ERR_DNS')) {
+        // the page would fail the same way: no point waiting for a retry
+        return this.recordFailure(url, 0, r.error, `robots.txt of ${origin} could not be fetched`);
+      }
+      if (r.state === 'unreachable') {
+        const attempts = this.o.robotsAttempts ?? defaultCrawlOptions.robotsAttempts;
+        return this.pause(entry, 'robots-unreachable', r.failures < attempts ? r.expires : undefined);
+      }
+      const u = new URL(url);
+      if (!r.policy.isAllowed(u.pathname + u.search)) {
+        return this.recordFailure(url, 0, 'ERR_ROBOTS_DISALLOWED', 'robots.txt disallows it');
+      }
+    }
+    if (this.stopping || this.pagesStarted >= this.maxPages) return void this.unstarted.push(url);
+    if (!this.budget.take(host)) return this.pause(entry, 'trap:host-budget');
+    this.pagesStarted++;
+    await this.politeness.run(host, () => this.fetchEntry(entry, host), this.aborter.signal);
+  }
+
+  /** May the crawl follow `hop` at once? Records it first (evidence), whatever the answer. */
+  private async onRedirect(hop: RedirectHop, host: string, followed: string[]): Promise<boolean> {
+    this.report.redirects++;
+    try {
+      await this.store.recordRedirect(hop.url, hop.location, hop.status);
+    } catch (error) {
+      if (error instanceof UrlError) {
+        this.log.warn({ from: hop.url, to: hop.location, code: error.code }, 'redirect target refused by the store');
+        return false;
+      }
+      throw error;
+    }
+    if (this.stopping) return false;
+    // another origin has its own robots.txt and politeness: the frontier brings the target there
+    if (originOf(hop.location) !== originOf(hop.url)) return false;
+    if (this.scope.check(hop.location) !== 'in' || pathTrap(pathOf(hop.location), this.o.traps) !== undefined) return false;
+    if (this.robots !== undefined) {
+      const e = this.robots.peek(originOf(hop.location)!);
+      const u = new URL(hop.location);
+      if (e === undefined || !e.policy.isAllowed(u.pathname + u.search)) return false;
+    }
+    const c = await this.store.canonical(hop.location);
+    if (c.state !== 'queued' || this.claimed.has(c.key)) return false;
+    if (!this.budget.take(host)) return false;
+    this.claimed.add(c.key);
+    this.followed.add(c.key);
+    followed.push(c.key);
+    await this.politeness.pace(host, this.aborter.signal);
+    return true;
+  }
+
+  private async fetchEntry(entry: FrontierEntry, host: string): Promise<void> {
+    const followed: string[] = [];
+    let extractor: LinkExtractor | undefined;
+    const extractOptions = this.o.extract ?? {};
+    const makeExtractor = (head: ResponseHead): LinkExtractor =>
+      (extractor = new LinkExtractor(head.url, { ...extractOptions, ...(head.charset === undefined ? {} : { charset: head.charset }) }));
+    let res: FetchResult;
+    try {
+      res = await this.fetcher.fetch(entry.url, {
+        signal: this.aborter.signal,
+        ...(this.o.keepBodies === true ? { keepBody: true } : {}),
+        onRedirect: (hop) => this.onRedirect(hop, host, followed),
+        onHead: (head) => {
+          if (head.status < 200 || head.status >= 300 || !head.decodable) return undefined;
+          if (head.mediaType === undefined) return new SniffingSink(() => makeExtractor(head));
+          return HTML_TYPES.has(head.mediaType) ? makeExtractor(head) : undefined;
+        },
+      });
+      await this.afterFetch(entry, res, extractor);
+    } finally {
+      for (const k of followed) this.claimed.delete(k);
+    }
+  }
+
+  private async afterFetch(entry: FrontierEntry, res: FetchResult, extractor: LinkExtractor | undefined): Promise<void> {
+    const r = this.report;
+    r.requests += res.requests;
+    r.wire += res.wireBytes;
+    r.decoded += res.decodedBytes;
+    const final = res.finalUrl;
+    const err = res.error;
+    if (err?.code === 'ERR_ABORTED' && this.stopping) return void this.unstarted.push(entry.url); // stays queued for a later run
+    if (res.unfollowed !== undefined && err === undefined) {
+      // a redirect recorded and left to the frontier (another origin, or a target already known)
+      this.log.debug({ url: final, to: res.unfollowed.location, status: res.status }, 'redirect');
+      return this.emit(entry, res, undefined, 0);
+    }
+    r.pagesFetched++;
+    if (err !== undefined) {
+      const hop = res.unfollowed;
+      if (hop !== undefined) r.redirects++; // the hop that stopped the chain was not offered to onRedirect
+      if (hop !== undefined && err.code === 'ERR_REDIRECT_LOOP') {
+        // the loop is evidence like any redirect: the store records it as a loop
+        r.error(err.code);
+        await this.store.recordRedirect(hop.url, hop.location, hop.status);
+      } else {
+        r.status(res.status);
+        await this.recordFailure(hop?.url ?? final, res.status, err.code, err.message);
+      }
+      return this.emit(entry, res, undefined, 0);
+    }
+    r.status(res.status);
+    if (res.status >= 200 && res.status < 300) {
+      r.pagesOk++;
+      if (res.contentHash !== undefined) r.document(res.contentHash.slice(0, 16));
+    }
+    await this.store.recordFetch(final, { status: res.status, ...(res.contentHash === undefined ? {} : { contentHash: res.contentHash }) });
+    this.log.debug({ url: final, status: res.status, requests: res.requests }, 'fetched');
+    const x = extractor?.result();
+    const contentLocation = this.contentLocation(res);
+    let admitted = 0;
+    if (x !== undefined) {
+      if (x.canonical !== undefined) {
+        r.evidence.canonical++;
+        if (stripFragment(x.canonical) !== final) r.evidence.canonicalElsewhere++;
+      }
+      admitted = await this.admitLinks(entry, final, x);
+    }
+    return this.emit(entry, res, x, admitted, contentLocation);
+  }
+
+  private contentLocation(res: FetchResult): string | undefined {
+    const v = res.headers['content-location'];
+    const text = Array.isArray(v) ? v[0] : v;
+    if (text === undefined) return undefined;
+    try {
+      const u = resolve(text, res.finalUrl, { mode: 'html' });
+      this.report.evidence.contentLocation++;
+      if (stripFragment(u) !== res.finalUrl) this.report.evidence.contentLocationElsewhere++;
+      return u;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Scope, traps and depth, then the store's gate; every link counted in one bucket. */
+  private async admitLinks(entry: FrontierEntry, final: string, x: ExtractResult): Promise<number> {
+    const r = this.report;
+    r.found += x.found;
+    r.duplicate('same-page', x.repeated);
+    r.refuse('other-scheme', x.otherScheme);
+    r.refuse('invalid', x.invalid);
+    r.refuse('dropped', x.dropped);
+    if (x.nofollow) {
+      r.refuse('nofollow', x.links.length);
+      return 0;
+    }
+    const offered: { url: string; raw: string }[] = [];
+    for (const link of x.links) {
+      const v = this.scope.check(link.url);
+      if (v !== 'in') {
+        r.refuse(v);
+        continue;
+      }
+      const trap = pathTrap(pathOf(link.url), this.o.traps);
+      if (trap !== undefined) {
+        r.refuse(trap);
+        continue;
+      }
+      offered.push(link);
+    }
+    if (entry.depth + 1 > this.maxDepth) {
+      r.refuse('depth', offered.length);
+      return 0;
+    }
+    if (offered.length === 0) return 0;
+    r.offered += offered.length;
+    const results = await this.store.admit(
+      offered.map((l) => l.url),
+      { depth: entry.depth + 1, source: final },
+    );
+    let admitted = 0;
+    for (let i = 0; i < results.length; i++) admitted += this.count(results[i]!, offered[i]!.raw, x.base);
+    return admitted;
+  }
+
+  private count(a: AdmitResult, raw: string, base: string): number {
+    const r = this.report;
+    if (a.admitted) {
+      r.admitted++;
+      if (a.via !== undefined) r.rewrite(a.via);
+      return 1;
+    }
+    switch (a.reason) {
+      case 'seen':
+      case 'duplicate-in-batch':
+        // both are found by the URL's own key (RFC rungs): the rung is judged against it
+        r.duplicate(a.identityKey === undefined ? 'exact' : rungOf(raw, a.url, base, urlFromKey(a.identityKey)));
+        break;
+      case 'out-of-scope':
+        r.refuse('out-of-scope');
+        break;
+      default:
+        if (a.reason.startsWith('invalid:')) r.refuse(a.reason);
+        else r.duplicate(a.reason); // alias, rule:<id>, preset:<name>
+    }
+    return 0;
+  }
+
+  // ---- pages out ------------------------------------------------------------------------------------
+
+  private async emit(entry: FrontierEntry, res: FetchResult, x: ExtractResult | undefined, admitted: number, contentLocation?: string): Promise<void> {
+    if (this.o.onPage === undefined && !this.iterating) return;
+    const page: CrawledPage = {
+      url: entry.url,
+      finalUrl: res.finalUrl,
+      depth: entry.depth,
+      status: res.status,
+      ...(res.mediaType === undefined ? {} : { mediaType: res.mediaType }),
+      ...(res.contentHash === undefined ? {} : { contentHash: res.contentHash }),
+      hops: res.hops,
+      links: x === undefined ? [] : x.links.map((l) => l.url),
+      admitted,
+      ...(x?.canonical === undefined ? {} : { canonical: x.canonical }),
+      ...(contentLocation === undefined ? {} : { contentLocation }),
+      ...(res.body === undefined ? {} : { body: res.body }),
+      ...(res.error === undefined ? {} : { error: { code: res.error.code, message: res.error.message } }),
+      requests: res.requests,
+      elapsedMs: Math.round(res.elapsedMs),
+    };
+    await this.o.onPage?.(page);
+    if (!this.iterating) return;
+    this.pages.push(page);
+    this.pageWaiter?.();
+    // backpressure: a slow consumer slows the crawl instead of filling memory
+    while (this.iterating && this.pages.length >= 64 && !this.aborter.signal.aborted) {
+      await new Promise<void>((res) => (this.spaceWaiter = res));
+      this.spaceWaiter = undefined;
+    }
+  }
+
+  private endPages(): void {
+    this.pageWaiter?.();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<CrawledPage> {
+    this.iterating = true;
+    return {
+      next: async (): Promise<IteratorResult<CrawledPage>> => {
+        for (;;) {
+          const page = this.pages.shift();
+          if (page !== undefined) {
+            this.spaceWaiter?.();
+            return { value: page, done: false };
+          }
+          if (this.finished && this.outstanding === 0) {
+            await this.done.catch(() => undefined);
+            if (this.pages.length === 0) return { value: undefined, done: true };
+            continue;
+          }
+          await new Promise<void>((res) => (this.pageWaiter = res));
+          this.pageWaiter = undefined;
+        }
+      },
+      return: async (): Promise<IteratorResult<CrawledPage>> => {
+        this.iterating = false;
+        this.spaceWaiter?.();
+        this.stop();
+        return { value: undefined, done: true };
+      },
+    };
+  }
+
+  // ---- progress -------------------------------------------------------------------------------------
+
+  private async tick(): Promise<void> {
+    if (this.finished || this.store === undefined) return;
+    try {
+      const s = await this.store.stats();
+      this.lastStats = { queued: s.frontier.size, pruned: Object.values(s.pruned).reduce((a, b) => a + b, 0) };
+    } catch {
+      // the store is closing
+    }
+    this.o.onProgress?.(this.progress());
+  }
+
+  progress(): CrawlProgress {
+    const elapsedMs = Date.now() - this.report.started;
+    return {
+      pagesFetched: this.report.pagesFetched,
+      requests: this.report.requests,
+      queued: this.lastStats.queued,
+      inFlight: this.outstanding,
+      duplicatesAvoided: this.report.duplicatesAvoided,
+      pruned: this.lastStats.pruned,
+      errors: Object.values(this.report.errors).reduce((a, b) => a + b, 0),
+      pagesPerSecond: elapsedMs > 0 ? Math.round((this.report.pagesFetched * 10_000) / elapsedMs) / 10 : 0,
+      elapsedMs,
+    };
+  }
+}
+
+/**
+ * Start a crawl. Iterate the result for the fetched pages (attach at once: pages fetched before an
+ * iterator is attached are only given to `onPage`), and await `done` for the report.
+ * @example
+ * const c = crawl({ store: './db', seeds: ['https://example.com/'] });
+ * for await (const page of c) console.log(page.status, page.finalUrl);
+ * console.log(formatReport(await c.done));
+ */
+export function crawl(options: CrawlOptions): Crawl {
+  return new Crawler(options);
+}
+
+/** Crawl to the end and return the report. */
+export function runCrawl(options: CrawlOptions): Promise<CrawlReport> {
+  return crawl(options).done;
+}

@@ -1,0 +1,43 @@
+// The crawler's public surface (re-exports only).
+export { crawl, runCrawl, rungOf, defaultCrawlOptions, type Crawl, type CrawlOptions, type CrawledPage, type CrawlProgress } from './crawl.js';
+export { formatReport, ReportBuilder, type CrawlReport, type StopReason } from './report.js';
+export {
+  Fetcher,
+  defaultFetchOptions,
+  parseContentType,
+  type FetchOptions,
+  type FetchRequest,
+  type FetchResult,
+  type RedirectHop,
+  type ResponseHead,
+  type BodySink,
+  type HeaderValues,
+} from './fetch.js';
+export { parseContentEncoding, createDecoder, looksLikeZlib, type ContentCoding } from './content-coding.js';
+export { NetworkGuard, classifyAddress, isLoopbackName, type GuardOptions, type AllowedEndpoint, type Resolver, type AddressVerdict, type LookupFunction } from './guard.js';
+export {
+  RobotsCache,
+  RobotsPolicy,
+  parseRobots,
+  policyFor,
+  patternMatches,
+  normalizePattern,
+  ALLOW_ALL,
+  DISALLOW_ALL,
+  ROBOTS_MAX_BYTES,
+  type RobotsFile,
+  type RobotsGroup,
+  type RobotsRule,
+  type RobotsEntry,
+  type RobotsState,
+  type RobotsVerdict,
+  type RobotsCacheOptions,
+} from './robots.js';
+export { LinkExtractor, extractLinks, parseMetaRefresh, defaultExtractOptions, type ExtractOptions, type ExtractResult, type ExtractedLink, type LinkKind } from './extract.js';
+export { Politeness, defaultPolitenessOptions, type PolitenessOptions } from './politeness.js';
+export { pathTrap, hasRepeatedSegments, HostBudget, defaultTrapOptions, type TrapOptions, type TrapReason } from './traps.js';
+export { CrawlScope, type ScopeMode, type ScopeOptions, type ScopeVerdict } from './scope.js';
+export { startDemoSite, DEMO_HOST, DEMO_WWW_HOST, type DemoSite, type DemoSiteOptions, type DemoRequest } from './demo-site.js';
+export { FetchError, isFetchError, type CrawlErrorCode } from './errors.js';
+export { runCrawlCommand, CRAWL_HELP, type CrawlCommandIo } from './cli-crawl.js';
+export { USER_AGENT, PRODUCT_TOKEN, VERSION } from './user-agent.js';

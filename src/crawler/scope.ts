@@ -1,0 +1,99 @@
+/**
+ * Crawl scope: which discovered URLs are crawled at all.
+ *
+ * - `host` (default): the seeds' host names, with or without a leading `www.`, any scheme and
+ *   port (so `http://example.com/` reaches `https://www.example.com/`, the aliases a site has);
+ * - `domain`: those host names and every name under them (`docs.example.com` for a seed on
+ *   `example.com`; a `www.` seed stands for its parent);
+ * - `any`: every host.
+ *
+ * Then `include` (any of them must match, when given) and `exclude` (none may match), regular
+ * expressions tested against the URL's normal form. Schemes other than http and https are never
+ * in scope.
+ */
+
+export type ScopeMode = 'host' | 'domain' | 'any';
+
+export interface ScopeOptions {
+  /** @default 'host' */
+  readonly mode?: ScopeMode;
+  /** The seed URLs whose hosts define the scope. */
+  readonly seeds: readonly string[];
+  /** @example [/\/docs\//] */
+  readonly include?: readonly RegExp[];
+  /** @example [/\?replytocom=/] */
+  readonly exclude?: readonly RegExp[];
+}
+
+/** `www.example.com` → `example.com`. */
+function withoutWww(host: string): string {
+  return host.startsWith('www.') && host.length > 4 ? host.slice(4) : host;
+}
+
+function hostnameOf(url: string): string | undefined {
+  try {
+    const u = new URL(url);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
+    return u.hostname.toLowerCase().replace(/\.$/, '');
+  } catch {
+    return undefined;
+  }
+}
+
+export type ScopeVerdict = 'in' | 'out-of-scope' | 'excluded' | 'not-included' | 'other-scheme';
+
+/** A compiled scope test. */
+export class CrawlScope {
+  readonly mode: ScopeMode;
+  private readonly roots: ReadonlySet<string>;
+  private readonly include: readonly RegExp[];
+  private readonly exclude: readonly RegExp[];
+
+  constructor(options: ScopeOptions) {
+    this.mode = options.mode ?? 'host';
+    if (this.mode !== 'host' && this.mode !== 'domain' && this.mode !== 'any') throw new TypeError(`scope: mode must be host, domain or any`);
+    const roots = new Set<string>();
+    for (const s of options.seeds) {
+      const h = hostnameOf(s);
+      if (h !== undefined) roots.add(withoutWww(h));
+    }
+    this.roots = roots;
+    this.include = options.include ?? [];
+    this.exclude = options.exclude ?? [];
+  }
+
+  /** The host names the scope is built on (without `www.`). */
+  get hosts(): readonly string[] {
+    return [...this.roots];
+  }
+
+  hostInScope(hostname: string): boolean {
+    if (this.mode === 'any') return true;
+    const h = withoutWww(hostname.toLowerCase().replace(/\.$/, ''));
+    if (this.roots.has(h)) return true;
+    if (this.mode === 'domain') {
+      for (const r of this.roots) if (h.endsWith('.' + r)) return true;
+    }
+    return false;
+  }
+
+  /** The verdict on an absolute URL (normal form preferred: the regexes see what they are given). */
+  check(url: string): ScopeVerdict {
+    const h = hostnameOf(url);
+    if (h === undefined) return 'other-scheme';
+    if (!this.hostInScope(h)) return 'out-of-scope';
+    if (this.include.length > 0 && !this.include.some((re) => testRegex(re, url))) return 'not-included';
+    if (this.exclude.some((re) => testRegex(re, url))) return 'excluded';
+    return 'in';
+  }
+
+  has(url: string): boolean {
+    return this.check(url) === 'in';
+  }
+}
+
+/** A global or sticky regex keeps `lastIndex` between calls: reset it so each test starts at 0. */
+function testRegex(re: RegExp, s: string): boolean {
+  re.lastIndex = 0;
+  return re.test(s);
+}

@@ -1,0 +1,31 @@
+// urldedup's public surface (re-exports only): the normalization ladder, the store, the crawler.
+export * from './normalize/index.js';
+export * from './store/index.js';
+export {
+  crawl,
+  runCrawl,
+  defaultCrawlOptions,
+  formatReport,
+  NetworkGuard,
+  classifyAddress,
+  extractLinks,
+  LinkExtractor,
+  startDemoSite,
+  FetchError,
+  isFetchError,
+  USER_AGENT,
+  type Crawl,
+  type CrawlOptions,
+  type CrawledPage,
+  type CrawlProgress,
+  type CrawlReport,
+  type StopReason,
+  type GuardOptions,
+  type ExtractOptions,
+  type ExtractResult,
+  type ExtractedLink,
+  type ScopeMode,
+  type ScopeOptions as CrawlScopeOptions,
+  type DemoSite,
+  type CrawlErrorCode,
+} from './crawler/index.js';

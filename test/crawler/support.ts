@@ -1,0 +1,87 @@
+/** Loopback servers and temp stores for the crawler tests. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AllowedEndpoint } from '../../src/crawler/guard.js';
+
+export interface TestServer {
+  readonly port: number;
+  readonly origin: string;
+  /** Request targets, in order. */
+  readonly requests: string[];
+  /** TCP connections accepted. */
+  connections: number;
+  /** The guard allowance for this server only. */
+  readonly allow: AllowedEndpoint[];
+  close(): Promise<void>;
+}
+
+/** An HTTP server on 127.0.0.1 that records every request and connection. */
+export async function httpServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<TestServer> {
+  const requests: string[] = [];
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((req, res) => {
+    requests.push(req.url ?? '');
+    handler(req, res);
+  });
+  const state = { connections: 0 };
+  server.on('connection', (s: Socket) => {
+    state.connections++;
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    origin: `http://127.0.0.1:${port}`,
+    requests,
+    get connections() {
+      return state.connections;
+    },
+    set connections(v: number) {
+      state.connections = v;
+    },
+    allow: [{ address: '127.0.0.1', port }],
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A raw TCP listener on 127.0.0.1 that counts connections (and answers nothing unless told). */
+export async function tcpListener(onSocket?: (s: Socket) => void): Promise<{ port: number; connections: () => number; close(): Promise<void> }> {
+  let n = 0;
+  const sockets = new Set<Socket>();
+  const server: NetServer = createNetServer((s) => {
+    n++;
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+    s.on('error', () => undefined);
+    onSocket?.(s);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    connections: () => n,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A temp folder removed by the returned function. */
+export function tempDir(prefix = 'urldedup-crawl-'): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export function html(body: string): string {
+  return `<!doctype html><html><head><meta charset="utf-8"><title>t</title></head><body>${body}</body></html>`;
+}

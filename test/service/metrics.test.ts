@@ -1,0 +1,68 @@
+// GET /metrics parses as the Prometheus text format 0.0.4 and counts what happened: requests by
+// route and status, the latency histogram (cumulative, +Inf = count), admit results by reason,
+// pruned URLs by reason, store counts.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Exposition } from '../../src/service/metrics.js';
+import { get, parsePrometheus, postJson, sampleValue, startHarness, type Harness } from './support.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({}, { presets: ['tracking'] });
+});
+afterAll(async () => {
+  await h.stop();
+});
+
+describe('GET /metrics', () => {
+  it('parses, and counts requests, latency, admit results and the store', async () => {
+    await postJson(`${h.url}/v1/admit`, ['https://m.example/a', 'https://m.example/a?utm_source=x', 'https://m.example/a', 'nope']);
+    await postJson(`${h.url}/v1/admit`, ['https://m.example/a']);
+    await get(`${h.url}/v1/key?url=${encodeURIComponent('https://m.example/b')}`);
+    await get(`${h.url}/v1/key?url=${encodeURIComponent('http://[x')}`);
+    await get(`${h.url}/nowhere`);
+    const a = await get(`${h.url}/metrics`);
+    expect(a.status).toBe(200);
+    const { samples, types } = parsePrometheus(a.text);
+
+    expect(types.get('urldedup_http_requests_total')).toBe('counter');
+    expect(types.get('urldedup_http_request_duration_seconds')).toBe('histogram');
+    expect(sampleValue(samples, 'urldedup_http_requests_total', { route: '/v1/admit', method: 'POST', status: '200' })).toBe(2);
+    expect(sampleValue(samples, 'urldedup_http_requests_total', { route: '/v1/key', method: 'GET', status: '200' })).toBe(1);
+    expect(sampleValue(samples, 'urldedup_http_requests_total', { route: '/v1/key', method: 'GET', status: '400' })).toBe(1);
+    expect(sampleValue(samples, 'urldedup_http_requests_total', { route: 'other', method: 'GET', status: '404' })).toBe(1);
+
+    // histogram: cumulative buckets, +Inf equals _count
+    const buckets = samples.filter((s) => s.name === 'urldedup_http_request_duration_seconds_bucket' && s.labels.route === '/v1/admit');
+    expect(buckets.at(-1)!.labels.le).toBe('+Inf');
+    for (let i = 1; i < buckets.length; i++) expect(buckets[i]!.value).toBeGreaterThanOrEqual(buckets[i - 1]!.value);
+    expect(buckets.at(-1)!.value).toBe(sampleValue(samples, 'urldedup_http_request_duration_seconds_count', { route: '/v1/admit' }));
+    expect(sampleValue(samples, 'urldedup_http_request_duration_seconds_sum', { route: '/v1/admit' })).toBeGreaterThan(0);
+
+    expect(sampleValue(samples, 'urldedup_admit_results_total', { reason: 'new' })).toBe(1);
+    expect(sampleValue(samples, 'urldedup_admit_results_total', { reason: 'preset:tracking' })).toBe(1);
+    expect(sampleValue(samples, 'urldedup_admit_results_total', { reason: 'duplicate-in-batch' })).toBe(1);
+    expect(sampleValue(samples, 'urldedup_admit_results_total', { reason: 'invalid:ERR_RELATIVE_URL' })).toBe(1);
+    expect(sampleValue(samples, 'urldedup_admit_results_total', { reason: 'seen' })).toBe(1);
+
+    const stats = await h.store.stats();
+    expect(sampleValue(samples, 'urldedup_store_admitted')).toBe(stats.urls.admitted);
+    expect(sampleValue(samples, 'urldedup_store_urls', { state: 'queued' })).toBe(stats.urls.queued);
+    expect(sampleValue(samples, 'urldedup_store_pruned', { reason: 'preset:tracking' })).toBe(1);
+    expect(sampleValue(samples, 'urldedup_store_frontier_size')).toBe(stats.frontier.size);
+    expect(sampleValue(samples, 'urldedup_store_disk_bytes')).toBeGreaterThan(0);
+  });
+});
+
+describe('Exposition', () => {
+  it('escapes label values and help text', () => {
+    const text = new Exposition()
+      .family('x_total', 'counter', 'a \\ help\nline')
+      .sample('x_total', 1, { reason: 'a "quoted" \\ back\nslash' })
+      .sample('x_total', Infinity, { reason: 'inf' })
+      .text();
+    expect(text).toContain('# HELP x_total a \\\\ help\\nline');
+    const { samples } = parsePrometheus(text);
+    expect(samples[0]!.labels.reason).toBe('a "quoted" \\ back\nslash');
+    expect(samples[1]!.value).toBe(Infinity);
+  });
+});

@@ -1,0 +1,76 @@
+// Past its budgets the service answers 503 with Retry-After at once, keeps answering health,
+// metrics and the requests it took, and serves everything again when the load is gone.
+import { afterEach, describe, expect, it } from 'vitest';
+import { errorOf, get, parsePrometheus, postOwnConnection, sampleValue, startHarness, type Answer, type Harness } from './support.js';
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.stop();
+  h = undefined;
+});
+
+const batch = (n: number, tag: string): string[] => Array.from({ length: n }, (_, i) => `https://load.example/${tag}/${i}?q=${i % 7}`);
+
+function expectOverloaded(a: Answer): void {
+  expect(a.status).toBe(503);
+  expect(a.headers.get('retry-after')).toBe('1');
+  expect(errorOf(a).code).toBe('ERR_OVERLOADED');
+}
+
+describe('overload', () => {
+  it('requests over --max-inflight get 503 + Retry-After; the rest succeed; health stays up', async () => {
+    h = await startHarness({ maxInFlight: 2 });
+    const url = h.url;
+    const burst = Array.from({ length: 40 }, (_, i) => postOwnConnection(`${url}/v1/key`, batch(4000, `k${i}`)));
+    const health = get(`${url}/healthz`);
+    const answers = await Promise.all(burst);
+    expect((await health).status).toBe(200);
+    const ok = answers.filter((a) => a.status === 200);
+    const shed = answers.filter((a) => a.status !== 200);
+    expect(ok.length).toBeGreaterThanOrEqual(2);
+    expect(shed.length).toBeGreaterThan(0);
+    for (const a of shed) expectOverloaded(a);
+    for (const a of ok) expect((a.body as { results: unknown[] }).results).toHaveLength(4000);
+
+    // the load is gone: everything is answered again, and the metrics tell what happened
+    const again = await postOwnConnection(`${url}/v1/key`, batch(10, 'after'));
+    expect(again.status).toBe(200);
+    const { samples } = parsePrometheus((await get(`${url}/metrics`)).text);
+    expect(sampleValue(samples, 'urldedup_http_requests_total', { route: '/v1/key', status: '503' })).toBe(shed.length);
+    expect(sampleValue(samples, 'urldedup_http_requests_in_flight')).toBe(0);
+  });
+
+  it('URLs over the pending budget get 503; admits that got 503 and are retried are admitted once', async () => {
+    h = await startHarness({ maxPendingUrls: 10_000, maxBatch: 5_000 });
+    const url = h.url;
+    const tags = Array.from({ length: 12 }, (_, i) => `a${i}`);
+    const first = await Promise.all(tags.map((t) => postOwnConnection(`${url}/v1/admit`, batch(5_000, t))));
+    const shed = first.filter((a) => a.status === 503);
+    expect(shed.length).toBeGreaterThan(0);
+    for (const a of shed) expectOverloaded(a);
+    // a client that backs off and retries gets through
+    for (let i = 0; i < tags.length; i++) {
+      if (first[i]!.status === 200) continue;
+      let a = first[i]!;
+      while (a.status === 503) {
+        await new Promise((r) => setTimeout(r, 10));
+        a = await postOwnConnection(`${url}/v1/admit`, batch(5_000, tags[i]!));
+      }
+      expect(a.status).toBe(200);
+      expect((a.body as { results: { admitted: boolean }[] }).results.every((r) => r.admitted)).toBe(true);
+    }
+    expect((await h.store.stats()).urls.admitted).toBe(12 * 5_000);
+  });
+
+  it('a flood of single-key lookups on many connections: shed or answered, never a dropped connection', async () => {
+    h = await startHarness({ maxInFlight: 4 });
+    const url = h.url;
+    const gets = Array.from({ length: 300 }, (_, i) =>
+      fetch(`${url}/v1/key?url=${encodeURIComponent(`https://flood.example/${i}`)}`).then((r) => r.status),
+    );
+    const statuses = await Promise.all(gets);
+    expect(statuses.every((s) => s === 200 || s === 503)).toBe(true);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(0);
+    expect((await get(`${url}/healthz`)).status).toBe(200);
+  });
+});

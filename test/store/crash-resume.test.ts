@@ -1,0 +1,203 @@
+// Crash safety of the LevelDB store (RELIABILITY.md, promises 1, 3, 4 and 5).
+//
+// A forked worker (test/fixtures/store-admit-worker.mjs, on the built package) admits randomized
+// batches and reports each over IPC only after admit() resolved. The parent keeps those
+// acknowledgements in an oracle outside the child (O1), SIGKILLs the child at a random moment,
+// reopens the store and checks: every acknowledged key is present, every batch is all or nothing,
+// recorded fetches stay recorded, and the store's invariants and counters hold (O3, O4, O5).
+// 10 cycles by default, 200 with URLDEDUP_LONG=1. Replay a run with URLDEDUP_SEED=<seed>.
+import { fork, type ChildProcess } from 'node:child_process';
+import { appendFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { key, urlFromKey } from '../../src/normalize/index.js';
+import { openStore, type SeenStore } from '../../src/store/index.js';
+// @ts-expect-error: a plain ESM fixture without types
+import { mulberry32, ownUrls } from '../fixtures/store-admit-batches.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const WORKER = join(here, '../fixtures/store-admit-worker.mjs');
+const BUILT = join(here, '../../dist/src/store/index.js');
+const LONG = process.env['URLDEDUP_LONG'] === '1';
+const CYCLES = LONG ? 200 : 10;
+const SEED = process.env['URLDEDUP_SEED'] !== undefined ? Number(process.env['URLDEDUP_SEED']) : Math.floor(Math.random() * 2 ** 31);
+
+type Message =
+  | { type: 'ready' }
+  | { type: 'opened' }
+  | { type: 'begin'; batchId: number }
+  | { type: 'ack'; batchId: number; keys: string[] }
+  | { type: 'fetched'; key: string }
+  | { type: 'error'; code: string; codes: string[]; message: string }
+  | { type: 'crash'; message: string };
+
+const typedOwnUrls = ownUrls as (seed: number, batchId: number) => string[];
+const typedRng = mulberry32 as (seed: number) => () => number;
+
+function start(args: string[], onMessage: (m: Message) => void): { child: ChildProcess; exited: Promise<NodeJS.Signals | number | null> } {
+  const child = fork(WORKER, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  child.on('message', (m) => onMessage(m as Message));
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+  return { child, exited };
+}
+
+function waitFor(child: ChildProcess, type: Message['type'], timeoutMs = 10_000): Promise<Message> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker sent no ${type} within ${timeoutMs} ms`)), timeoutMs);
+    const onMessage = (m: unknown): void => {
+      if ((m as Message).type === type) {
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        resolve(m as Message);
+      }
+    };
+    child.on('message', onMessage);
+  });
+}
+
+function causeCodes(error: unknown): string[] {
+  const codes: string[] = [];
+  for (let e = error as { code?: unknown; cause?: unknown } | undefined, i = 0; e && i < 6; e = e.cause as typeof e, i++) {
+    if (typeof e.code === 'string') codes.push(e.code);
+  }
+  return codes;
+}
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'urldedup-'));
+  dirs.push(d);
+  return d;
+}
+
+beforeAll(() => {
+  if (!existsSync(BUILT)) throw new Error(`${BUILT} is missing: run \`npx tsc -p tsconfig.build.json\` first (npm test does)`);
+});
+
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+describe('crash/kill-during-admit', () => {
+  it(`keeps every acknowledged batch, whole, across ${CYCLES} SIGKILLs (seed ${SEED})`, { timeout: LONG ? 900_000 : 60_000 }, async () => {
+    console.log(`crash-resume: seed ${SEED} (replay with URLDEDUP_SEED=${SEED}), ${CYCLES} cycles`);
+    const dir = tempDir();
+    const oracleFile = join(dir, '..', `${dir.split('/').pop()}.oracle.ndjson`);
+    dirs.push(oracleFile);
+    const rnd = typedRng(SEED);
+    const acked = new Map<number, string[]>();
+    const begun = new Set<number>();
+    const fetched = new Set<string>();
+    let totalAcked = 0;
+    const tally = { acked: 0, unackedWhole: 0, unackedAbsent: 0, fetched: 0 };
+    for (let cycle = 0; cycle < CYCLES; cycle++) {
+      const sync = ['never', 'hybrid', 'always'][Math.floor(rnd() * 3)]!;
+      const concurrency = 1 + Math.floor(rnd() * 3);
+      const firstId = cycle * 1_000_000;
+      let crash: string | undefined;
+      const { child, exited } = start(['admit', dir, String(SEED), sync, String(firstId), String(concurrency)], (m) => {
+        if (m.type === 'begin') begun.add(m.batchId);
+        else if (m.type === 'ack') acked.set(m.batchId, m.keys);
+        else if (m.type === 'fetched') fetched.add(m.key);
+        else if (m.type === 'crash') crash = m.message;
+        if (m.type === 'ack' || m.type === 'fetched') appendFileSync(oracleFile, JSON.stringify({ cycle, ...m }) + '\n');
+      });
+      await waitFor(child, 'ready');
+      await new Promise((r) => setTimeout(r, 5 + Math.floor(rnd() * 296)));
+      child.kill('SIGKILL');
+      expect(await exited).toBe('SIGKILL');
+      expect(crash, `worker failed in cycle ${cycle} (seed ${SEED})`).toBeUndefined();
+
+      // restart right after the kill: no manual unlock
+      const store: SeenStore = await openStore(dir);
+      try {
+        for (const id of begun) {
+          const own = typedOwnUrls(SEED, id);
+          const states = await Promise.all(own.map(async (u) => (await store.canonical(u)).state));
+          const present = states.filter((s) => s !== 'unknown').length;
+          const keys = acked.get(id);
+          if (keys !== undefined) {
+            // O1: acknowledged means present; and the batch admitted exactly its own URLs
+            expect(present, `batch ${id} acknowledged (seed ${SEED}, cycle ${cycle})`).toBe(own.length);
+            expect(new Set(keys)).toEqual(new Set(own.map((u) => key(u))));
+            tally.acked++;
+          } else {
+            // not acknowledged: all or nothing
+            expect([0, own.length], `batch ${id} torn (seed ${SEED}, cycle ${cycle})`).toContain(present);
+            if (present === own.length) acked.set(id, own.map((u) => key(u)));
+            if (present === 0) tally.unackedAbsent++;
+            else tally.unackedWhole++;
+          }
+        }
+        begun.clear();
+        for (const k of fetched) {
+          const s = (await store.canonical(urlFromKey(k))).state;
+          expect(['fetched', 'failed']).toContain(s);
+        }
+        // O3 and O4: frontier ⇔ queued, counters = recount, admitted = sum of states; O5: front
+        const report = await store.verify();
+        expect(report.problems, `seed ${SEED}, cycle ${cycle}`).toEqual([]);
+        const s = await store.stats();
+        expect(s.urls.admitted).toBe(s.urls.queued + s.urls.fetched + s.urls.redirected + s.urls.pruned + s.urls.failed);
+        let ownTotal = 0;
+        for (const id of acked.keys()) ownTotal += typedOwnUrls(SEED, id).length;
+        expect(s.urls.admitted).toBe(ownTotal);
+        totalAcked = acked.size;
+      } finally {
+        await store.close();
+      }
+    }
+    tally.fetched = fetched.size;
+    console.log(`crash-resume: batches acknowledged ${tally.acked}, unacknowledged but whole ${tally.unackedWhole}, unacknowledged and absent ${tally.unackedAbsent}; fetches recorded ${tally.fetched}`);
+    expect(totalAcked).toBeGreaterThan(0);
+  });
+});
+
+describe('lock', () => {
+  it('a second opener in another process gets ERR_STORE_LOCKED; the holder is unaffected', async () => {
+    const dir = tempDir();
+    const store = await openStore(dir);
+    try {
+      await store.admit(['http://lock.example/a']);
+      const { child, exited } = start(['try-open', dir], () => undefined);
+      const m = await waitFor(child, 'error');
+      await exited;
+      expect(m).toMatchObject({ type: 'error', code: 'ERR_STORE_LOCKED' });
+      expect((m as { codes: string[] }).codes).toContain('LEVEL_LOCKED');
+      expect((await store.admit(['http://lock.example/b']))[0]!.reason).toBe('new');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a second opener in the same process gets ERR_STORE_LOCKED', async () => {
+    const dir = tempDir();
+    const store = await openStore(dir);
+    try {
+      const error = await openStore(dir).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toMatchObject({ code: 'ERR_STORE_LOCKED', input: dir });
+      expect(causeCodes(error)).toContain('LEVEL_LOCKED');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('reopens at once after the holder is killed (no manual unlock)', async () => {
+    const dir = tempDir();
+    const { child, exited } = start(['hold', dir], () => undefined);
+    await waitFor(child, 'ready');
+    await expect(openStore(dir)).rejects.toMatchObject({ code: 'ERR_STORE_LOCKED' });
+    child.kill('SIGKILL');
+    await exited;
+    const t0 = performance.now();
+    const store = await openStore(dir);
+    const elapsed = performance.now() - t0;
+    await store.close();
+    expect(elapsed).toBeLessThan(1000);
+  });
+});

@@ -1,0 +1,86 @@
+// The frontier's block layout: FIFO across blocks, in-flight semantics, garbage collection of
+// blocks without live lines, on the memory and LevelDB backends.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ClassicLevel } from 'classic-level';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openMemoryStore, openStore, type SeenStore } from '../../src/store/index.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+async function frontierKeys(dir: string): Promise<number> {
+  const db = new ClassicLevel<string, string>(dir);
+  await db.open();
+  let n = 0;
+  for await (const _ of db.keys({ gte: '!frontier!', lt: '!frontier"' })) n++;
+  await db.close();
+  return n;
+}
+
+for (const backend of ['memory', 'LevelDB'] as const) {
+  describe(`frontier blocks (${backend})`, () => {
+    const open = async (): Promise<{ store: SeenStore; dir?: string }> => {
+      if (backend === 'memory') return { store: await openMemoryStore() };
+      const dir = mkdtempSync(join(tmpdir(), 'urldedup-'));
+      dirs.push(dir);
+      return { store: await openStore(dir), dir };
+    };
+
+    it('keeps discovery order across blocks and batches of one host', async () => {
+      const { store } = await open();
+      const urls = Array.from({ length: 2500 }, (_, i) => `http://big.example/p${i}`);
+      await store.admit(urls.slice(0, 2100));
+      await store.admit(urls.slice(2100));
+      const got = await store.next({ host: 'big.example', limit: 5000 });
+      expect(got.map((e) => e.url)).toEqual(urls);
+      const seqs = got.map((e) => e.seq);
+      expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
+      expect(new Set(seqs).size).toBe(seqs.length);
+      expect((await store.verify()).problems).toEqual([]);
+      await store.close();
+    });
+
+    it('re-offers entries whose fetch was not recorded, never recorded ones', async () => {
+      const { store } = await open();
+      await store.admit(['http://a.example/1', 'http://a.example/2', 'http://a.example/3', 'http://a.example/4']);
+      const first = await store.next({ host: 'a.example', limit: 2 });
+      expect(first.map((e) => e.url)).toEqual(['http://a.example/1', 'http://a.example/2']);
+      await store.recordFetch('http://a.example/2', { status: 200 });
+      // a URL fetched without being handed out leaves the queue as well
+      await store.recordFetch('http://a.example/3', { status: 404 });
+      await store.release(['http://a.example/1']);
+      expect((await store.next({ host: 'a.example', limit: 10 })).map((e) => e.url)).toEqual(['http://a.example/1', 'http://a.example/4']);
+      expect((await store.stats()).frontier).toMatchObject({ size: 2, inFlight: 2 });
+      await store.close();
+    });
+
+    it('deletes blocks once none of their lines is live', async () => {
+      const { store, dir } = await open();
+      const urls = Array.from({ length: 1500 }, (_, i) => `http://gc.example/p${i}`);
+      await store.admit(urls);
+      await store.admit(['http://gc.example/later']);
+      for (const e of await store.next({ host: 'gc.example', limit: 2000 })) await store.recordFetch(e.url, { status: 200 });
+      const s = await store.stats();
+      expect(s.frontier.size).toBe(0);
+      expect(s.urls.fetched).toBe(1501);
+      expect((await store.verify()).problems).toEqual([]);
+      await store.close();
+      if (dir !== undefined) expect(await frontierKeys(dir)).toBe(0);
+    });
+
+    it('drops blocks found dead when read, after URLs left the queue unseen', async () => {
+      const { store, dir } = await open();
+      await store.admit(['http://d.example/1', 'http://d.example/2']);
+      await store.admit(['http://d.example/3']);
+      await store.recordFetch('http://d.example/1', { status: 200 });
+      await store.recordFetch('http://d.example/2', { status: 200 });
+      expect((await store.next({ host: 'd.example', limit: 5 })).map((e) => e.url)).toEqual(['http://d.example/3']);
+      await store.close();
+      if (dir !== undefined) expect(await frontierKeys(dir)).toBe(1);
+    });
+  });
+}

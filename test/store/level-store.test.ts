@@ -1,0 +1,126 @@
+// LevelDB-specific behaviour: the format check, option validation, sync policies, closed stores,
+// damaged files.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ClassicLevel } from 'classic-level';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { PresetName } from '../../src/normalize/index.js';
+import { openMemoryStore, openStore, type StoreOptions } from '../../src/store/index.js';
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'urldedup-'));
+  dirs.push(d);
+  return d;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+async function putRaw(dir: string, key: string, value: string): Promise<void> {
+  const db = new ClassicLevel<string, string>(dir);
+  await db.open();
+  await db.put(key, value);
+  await db.close();
+}
+
+describe('LevelDB store', () => {
+  it('states what it supports', async () => {
+    const dir = tempDir();
+    const store = await openStore(dir);
+    expect(store.supports).toEqual({ durable: true, atomicBatch: true });
+    expect(store.location).toBe(dir);
+    await store.close();
+    const mem = await openMemoryStore();
+    expect(mem.supports).toEqual({ durable: false, atomicBatch: true });
+    await mem.close();
+  });
+
+  it('refuses an incompatible key format version with a clear error', async () => {
+    const dir = tempDir();
+    await (await openStore(dir)).close();
+    await putRaw(dir, '!meta!format', JSON.stringify({ store: 1, key: 999 }));
+    const error = await openStore(dir).then(
+      () => undefined,
+      (e: unknown) => e as Error & { code: string },
+    );
+    expect(error?.code).toBe('ERR_STORE_IO');
+    expect(error?.message).toMatch(/incompatible store: key format version 999/);
+    // and the folder is not left locked
+    const raw = new ClassicLevel(dir);
+    await raw.open();
+    await raw.close();
+  });
+
+  it('refuses normalization options that would change the keys', async () => {
+    const dir = tempDir();
+    await (await openStore(dir)).close();
+    await expect(openStore(dir, { normalize: { level: 'syntax' } })).rejects.toThrow(/incompatible store: keys were made with normalize/);
+    await expect(openStore(dir, { normalize: { keepFragment: true } })).rejects.toThrow(/incompatible/);
+    // options that do not shape keys are fine
+    await (await openStore(dir, { normalize: { maxLength: 4096, strict: true } })).close();
+  });
+
+  it('rejects conflicting or invalid options up front', async () => {
+    const dir = tempDir();
+    const bad: StoreOptions[] = [
+      { normalize: { presets: ['tracking'] } as StoreOptions['normalize'] },
+      { normalize: { level: 'policy' } },
+      { presets: ['no-such-preset' as PresetName] },
+      { ruleThreshold: 0 },
+      { ruleThreshold: 50, maxEvidencePerRule: 10 },
+      { sync: 'sometimes' as 'always' },
+      { sync: { everyBatches: 0, everyMs: 10 } },
+      { scope: { maxDepth: -1 } },
+    ];
+    for (const options of bad) await expect(openStore(dir, options)).rejects.toThrow(TypeError);
+    await expect(openMemoryStore({ ruleThreshold: 1.5 })).rejects.toThrow(TypeError);
+    // the folder is not left locked by a refused open
+    await (await openStore(dir)).close();
+  });
+
+  it.each(['always', 'never', { everyBatches: 2, everyMs: 5 }] as const)('keeps acknowledged writes with sync %j', async (sync) => {
+    const dir = tempDir();
+    const store = await openStore(dir, { sync });
+    for (let i = 0; i < 5; i++) await store.admit([`http://sync.example/${i}`]);
+    await new Promise((r) => setTimeout(r, 20));
+    await store.close();
+    const again = await openStore(dir);
+    expect((await again.stats()).urls.admitted).toBe(5);
+    await again.close();
+  });
+
+  it('refuses calls after close', async () => {
+    const store = await openStore(tempDir());
+    await store.close();
+    await store.close(); // idempotent
+    await expect(store.admit(['http://a.example/'])).rejects.toMatchObject({ code: 'ERR_STORE_IO' });
+    await expect(store.recordFetch('http://a.example/', { status: 200 })).rejects.toMatchObject({ code: 'ERR_STORE_IO' });
+  });
+
+  it('reports damaged table files as ERR_STORE_CORRUPT, never as a silent wrong answer', async () => {
+    const dir = tempDir();
+    let store = await openStore(dir, { level: { writeBufferSize: 64 * 1024 } });
+    for (let b = 0; b < 20; b++) await store.admit(Array.from({ length: 500 }, (_, i) => `http://corrupt.example/b${b}/p${i}`));
+    await store.close();
+    store = await openStore(dir); // replays the log into tables
+    await store.close();
+    const tables = readdirSync(dir).filter((f) => f.endsWith('.ldb'));
+    expect(tables.length).toBeGreaterThan(0);
+    for (const t of tables) {
+      const path = join(dir, t);
+      const bytes = readFileSync(path);
+      for (let at = 0; at < statSync(path).size - 64; at += 512) bytes.fill(0x5a, at, at + 48);
+      writeFileSync(path, bytes);
+    }
+    const error = await openStore(dir).then(
+      async (s) => {
+        await s.close();
+        return undefined;
+      },
+      (e: unknown) => e as { code?: string },
+    );
+    expect(error?.code).toBe('ERR_STORE_CORRUPT');
+  });
+});

@@ -1,0 +1,134 @@
+// The host-rule learner's pure parts: explaining a redirect, judging one, applying rules.
+import { describe, expect, it } from 'vitest';
+import { parseUri, type UriRecord } from '../../src/normalize/index.js';
+import {
+  applies,
+  apply,
+  applyRules,
+  explainRedirect,
+  formatSpec,
+  judgeRedirect,
+  newCandidate,
+  observe,
+  parseRuleId,
+  parseSpec,
+  type RuleSpec,
+} from '../../src/store/rules.js';
+
+const rec = (u: string): UriRecord => parseUri(u);
+const explain = (from: string, to: string): string[] | undefined => explainRedirect(rec(from), rec(to))?.map(formatSpec);
+
+describe('explainRedirect', () => {
+  it.each([
+    ['http://a.example/x', 'https://a.example/x', ['https']],
+    ['http://a.example/x', 'http://a.example/x/', ['slash-add']],
+    ['http://a.example/x/', 'http://a.example/x', ['slash-remove']],
+    ['https://a.example/p', 'https://www.a.example/p', ['www-add']],
+    ['https://www.a.example/p', 'https://a.example/p', ['www-remove']],
+    ['http://a.example/d/index.html', 'http://a.example/d/', ['default-document:index.html']],
+    ['http://a.example/d/index.php', 'http://a.example/d', ['default-document:index.php', 'slash-remove']],
+    ['http://a.example/old/x/y', 'http://a.example/x/y', ['path-prefix:/old/>/']],
+    ['http://a.example/en/x', 'http://a.example/de/x', ['path-prefix:/en/>/de/']],
+    ['http://a.example/x?sid=1&a=2', 'http://a.example/x?a=2', ['query-parameter:sid']],
+    ['http://a.example/x?sid=1', 'http://a.example/x', ['query-parameter:sid']],
+    ['http://a.example/x', 'https://www.a.example/x/', ['https', 'www-add', 'slash-add']],
+  ])('%s → %s', (from, to, expected) => {
+    expect(explain(from, to)).toEqual(expected);
+  });
+
+  it.each([
+    ['http://a.example/x', 'http://b.example/x'], // another site
+    ['http://a.example/x', 'http://a.example/login'], // another page
+    ['https://a.example/x', 'http://a.example/x'], // a downgrade is not a rule
+    ['http://a.example/file.html', 'http://a.example/file.html/'], // slash-add is for directory-like paths
+    ['http://a.example/x', 'http://a.example:8080/x'],
+    ['http://a.example/x', 'http://a.example/x'], // nothing changes: a loop, not a rule
+    ['http://a.example/x', 'http://a.example/y/x'], // a prefix that would grow into itself
+    ['http://a.example/x?a=1', 'http://a.example/x?a=2'],
+  ])('%s → %s is not explained', (from, to) => {
+    expect(explain(from, to)).toBeUndefined();
+  });
+});
+
+describe('judgeRedirect', () => {
+  const judge = (spec: RuleSpec, host: string, from: string, to: string): string | undefined =>
+    judgeRedirect(spec, host, rec(from), rec(to), explainRedirect(rec(from), rec(to)));
+
+  it('counts a redirect that includes the rule for it', () => {
+    expect(judge({ kind: 'https' }, 'a.example', 'http://a.example/x', 'https://a.example/x/')).toBe('for');
+  });
+  it('is neutral when the rule’s component is unchanged (a later hop may take the step)', () => {
+    expect(judge({ kind: 'slash-add' }, 'a.example', 'http://a.example/x', 'https://a.example/x')).toBeUndefined();
+  });
+  it('is against when the component changes otherwise', () => {
+    expect(judge({ kind: 'slash-add' }, 'a.example', 'http://a.example/x', 'http://a.example/login')).toBe('against');
+    expect(judge({ kind: 'www-add' }, 'a.example', 'http://a.example/x', 'http://b.example/x')).toBe('against');
+  });
+  it('is against when the host maps the other way', () => {
+    expect(judge({ kind: 'slash-add' }, 'a.example', 'http://a.example/x/', 'http://a.example/x')).toBe('against');
+    expect(judge({ kind: 'www-add' }, 'a.example', 'http://www.a.example/x', 'http://a.example/x')).toBe('against');
+  });
+  it('leaves query parameters to content evidence', () => {
+    expect(judge({ kind: 'query-parameter', name: 'sid' }, 'a.example', 'http://a.example/x?sid=1', 'http://a.example/y?sid=1')).toBeUndefined();
+  });
+});
+
+describe('applying rules', () => {
+  it('applies within each rule’s domain only', () => {
+    expect(applies({ kind: 'slash-add' }, rec('http://a.example/dir'))).toBe(true);
+    expect(applies({ kind: 'slash-add' }, rec('http://a.example/file.pdf'))).toBe(false);
+    expect(applies({ kind: 'slash-remove' }, rec('http://a.example/'))).toBe(false);
+    expect(applies({ kind: 'https' }, rec('http://a.example:8080/'))).toBe(false);
+    expect(applies({ kind: 'www-add' }, rec('http://192.0.2.1/'))).toBe(false);
+    expect(apply({ kind: 'query-parameter', name: 'sid' }, rec('http://a.example/?sid=1')).query).toBeUndefined();
+    expect(apply({ kind: 'query-parameter', name: 'sid' }, rec('http://a.example/?a=1&sid=2&b=3')).query).toBe('a=1&b=3');
+  });
+
+  it('chains rules across hosts and stops at a cycle', () => {
+    const rules = new Map([
+      ['a.example', [{ id: 'a.example/https', spec: { kind: 'https' } as RuleSpec }, { id: 'a.example/www-add', spec: { kind: 'www-add' } as RuleSpec }]],
+      ['www.a.example', [{ id: 'www.a.example/slash-add', spec: { kind: 'slash-add' } as RuleSpec }]],
+    ]);
+    const r = applyRules(rec('http://a.example/docs'), (h) => rules.get(h));
+    expect(r.first).toBe('a.example/https');
+    expect(r.record).toMatchObject({ scheme: 'https', host: 'www.a.example', path: '/docs/' });
+    const cyclic = new Map([
+      ['a.example', [{ id: 'a.example/www-add', spec: { kind: 'www-add' } as RuleSpec }]],
+      ['www.a.example', [{ id: 'www.a.example/www-remove', spec: { kind: 'www-remove' } as RuleSpec }]],
+    ]);
+    const c = applyRules(rec('http://a.example/x'), (h) => cyclic.get(h));
+    expect(c.first).toBeUndefined();
+    expect(c.record.host).toBe('a.example');
+  });
+
+  it('round-trips specs and rule ids', () => {
+    for (const text of ['https', 'www-add', 'slash-remove', 'default-document:index.php', 'path-prefix:/old/>/', 'query-parameter:utm=x']) {
+      expect(formatSpec(parseSpec(text)!)).toBe(text);
+    }
+    expect(parseRuleId('a.example:8080/path-prefix:/a/>/b/')).toEqual({ host: 'a.example:8080', spec: { kind: 'path-prefix', from: '/a/', to: '/b/' } });
+    expect(parseSpec('bogus')).toBeUndefined();
+  });
+});
+
+describe('the rule state machine', () => {
+  it('activates after the threshold with nothing against, withdraws on the first contradiction', () => {
+    let r = newCandidate('h', { kind: 'https' }, 0);
+    for (let i = 0; i < 2; i++) r = observe(r, { v: 'for', how: 'redirect', source: `s${i}`, t: i }, 3).rule;
+    expect(r.state).toBe('candidate');
+    const t = observe(r, { v: 'for', how: 'redirect', source: 's2', t: 2 }, 3);
+    expect(t.change).toBe('activated');
+    const w = observe(t.rule, { v: 'against', how: 'fetch', source: 'x', t: 3 }, 3);
+    expect(w.change).toBe('withdrawn');
+    expect(w.rule).toMatchObject({ state: 'withdrawn', for: 3, against: 1 });
+    expect(observe(w.rule, { v: 'for', how: 'redirect', source: 'y', t: 4 }, 3).rule.state).toBe('withdrawn');
+  });
+  it('never activates a candidate with a contradiction', () => {
+    let r = newCandidate('h', { kind: 'https' }, 0);
+    r = observe(r, { v: 'for', how: 'redirect', source: 'a', t: 0 }, 1).rule;
+    expect(r.state).toBe('active');
+    let c = newCandidate('h', { kind: 'slash-add' }, 0);
+    c = observe(c, { v: 'against', how: 'fetch', source: 'a', t: 0 }, 3).rule;
+    for (let i = 0; i < 5; i++) c = observe(c, { v: 'for', how: 'redirect', source: `s${i}`, t: i }, 3).rule;
+    expect(c.state).toBe('withdrawn');
+  });
+});
