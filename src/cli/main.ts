@@ -9,6 +9,7 @@ import type { ResolveMode } from '../normalize/resolve.js';
 import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
 import { runCrawlCommand } from '../crawler/cli-crawl.js';
 import { runLineCommand, type LineCommand } from './normalize-commands.js';
+import { runExportCommand, runFilterCommand, runServeCommand, runStatsCommand } from './pipeline-commands.js';
 
 const USAGE = `urldedup — URL deduplication for web crawlers
 
@@ -19,6 +20,10 @@ Commands:
   normalize            read URLs on stdin, write their normal forms (RFC 3986 §6.2)
   key                  read URLs on stdin, write their canonical keys
   resolve BASE         read references on stdin, write them resolved against BASE
+  filter --db DIR      read URLs on stdin, write only the new ones (admitted to the store)
+  serve --db DIR       the query service: HTTP/JSON on 127.0.0.1 (key, admit, evidence, stats, metrics)
+  export --db DIR      the store's canonical URLs, aliases or rules as JSONL
+  stats --db DIR       the store's counts
 
 Run 'urldedup <command> --help' for a command's options and an example.
 Exit codes: 0 ok, 1 some inputs invalid, 2 usage, 3 store locked or unavailable, 4 failure.
@@ -147,6 +152,14 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'crawl':
       return runCrawlCommand(rest);
+    case 'serve':
+      return runServeCommand(rest);
+    case 'filter':
+      return runFilterCommand(rest, process.stdin, process.stdout);
+    case 'export':
+      return runExportCommand(rest, process.stdout);
+    case 'stats':
+      return runStatsCommand(rest, process.stdout);
     default:
       throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   }

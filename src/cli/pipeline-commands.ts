@@ -67,7 +67,6 @@ Options:
   --explain           write every input as JSONL {url, key, admitted, reason[, via]} instead
   --batch N           lines per admit batch (default ${FILTER_BATCH})
 ${PRESET_NOTE}
-  --verbose           logs on stderr
   -h, --help
 
 Example:
@@ -290,7 +289,6 @@ const filterFlags = {
   explain: { type: 'boolean' },
   batch: { type: 'string' },
   preset: { type: 'string', multiple: true },
-  verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 

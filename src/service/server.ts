@@ -145,7 +145,6 @@ export async function startService(store: SeenStore, options: ServiceOptions = {
     const releases: (() => void)[] = [];
     active++;
     res.once('close', () => {
-      for (const release of releases) release();
       // a response cut short (client gone, shutdown timeout) counts as `aborted`, not as its status
       const status = res.writableFinished ? String(res.statusCode) : 'aborted';
       metrics.request(label, method, status, Number(process.hrtime.bigint() - started) / 1e9);
@@ -192,6 +191,9 @@ export async function startService(store: SeenStore, options: ServiceOptions = {
       const unread = !req.complete && (length === undefined ? req.headers['transfer-encoding'] !== undefined : Number(length) > KEEP_ALIVE_DRAIN_LIMIT);
       if ((unread || shuttingDown) && e.headers.connection === undefined) e = new ServiceError(e.status, e.code, e.message, e.item, { ...e.headers, ...CLOSE });
       sendError(res, e);
+    } finally {
+      // budgets go back when the work is done, not when the client goes (it may leave early)
+      for (const release of releases) release();
     }
   }
 
@@ -210,6 +212,7 @@ export async function startService(store: SeenStore, options: ServiceOptions = {
         })
         .finally(() => {
           if (--working === 0 && handlersDone !== undefined) handlersDone();
+          if (working === 0 && active === 0 && idle !== undefined) idle();
         });
     },
   );
@@ -257,11 +260,13 @@ export async function startService(store: SeenStore, options: ServiceOptions = {
         }, o.shutdownTimeoutMs);
         timer.unref();
         const drained = (): void => {
-          // every response is sent; connections still open are idle keep-alives
-          server.closeIdleConnections();
+          // Every request that reached a handler is answered. What is left are idle keep-alives
+          // and connections whose request had not arrived in full: nothing was acknowledged on
+          // them, so they are cut (their clients see a closed connection and retry elsewhere).
+          if (working === 0) server.closeAllConnections();
         };
+        idle = drained;
         if (active === 0) drained();
-        else idle = drained;
         // stops accepting; calls back when the last connection has closed
         const closed = new Promise<void>((r) => server.close(() => r()));
         server.closeIdleConnections();

@@ -1,7 +1,7 @@
 // The bearer token: missing or wrong → 401 with WWW-Authenticate, right → 200, /healthz open;
 // the comparison goes through equal-length digests, so tokens of any length compare without
 // throwing or returning early.
-import { chmod, writeFile } from 'node:fs/promises';
+import { chmod, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBearerCheck, readTokenFile, TokenFileError } from '../../src/service/auth.js';
@@ -75,5 +75,6 @@ describe('readTokenFile', () => {
     await writeFile(file, '\n');
     await expect(readTokenFile(file)).rejects.toBeInstanceOf(TokenFileError);
     await expect(readTokenFile(join(dir, 'missing'))).rejects.toBeInstanceOf(TokenFileError);
+    await rm(dir, { recursive: true, force: true });
   });
 });

@@ -1,6 +1,7 @@
 // Past its budgets the service answers 503 with Retry-After at once, keeps answering health,
 // metrics and the requests it took, and serves everything again when the load is gone.
 import { afterEach, describe, expect, it } from 'vitest';
+import { Budget, LookupQueue } from '../../src/service/overload.js';
 import { errorOf, get, parsePrometheus, postOwnConnection, sampleValue, startHarness, type Answer, type Harness } from './support.js';
 
 let h: Harness | undefined;
@@ -41,7 +42,7 @@ describe('overload', () => {
   });
 
   it('URLs over the pending budget get 503; admits that got 503 and are retried are admitted once', async () => {
-    h = await startHarness({ maxPendingUrls: 10_000, maxBatch: 5_000 });
+    h = await startHarness({ maxPendingUrls: 5_000, maxBatch: 5_000 });
     const url = h.url;
     const tags = Array.from({ length: 12 }, (_, i) => `a${i}`);
     const first = await Promise.all(tags.map((t) => postOwnConnection(`${url}/v1/admit`, batch(5_000, t))));
@@ -72,5 +73,38 @@ describe('overload', () => {
     expect(statuses.every((s) => s === 200 || s === 503)).toBe(true);
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(0);
     expect((await get(`${url}/healthz`)).status).toBe(200);
+  });
+});
+
+describe('Budget and LookupQueue', () => {
+  it('a budget refuses what would pass its capacity and takes again after give', () => {
+    const b = new Budget(10);
+    expect(b.take(6)).toBe(true);
+    expect(b.take(5)).toBe(false);
+    expect(b.take(4)).toBe(true);
+    expect(b.inUse).toBe(10);
+    b.give(6);
+    expect(b.take(5)).toBe(true);
+    expect(b.refused).toBe(1);
+    expect(() => b.give(100)).toThrow();
+  });
+
+  it('the lookup queue never runs more than its concurrency, over all callers, results in order', async () => {
+    const q = new LookupQueue(3);
+    let running = 0;
+    let peak = 0;
+    const work = async (n: number): Promise<number> => {
+      running++;
+      peak = Math.max(peak, running);
+      await new Promise((r) => setTimeout(r, 1 + (n % 3)));
+      running--;
+      return n * 2;
+    };
+    const [a, b] = await Promise.all([q.map([1, 2, 3, 4, 5, 6, 7], work), q.map([10, 20, 30], work)]);
+    expect(a).toEqual([2, 4, 6, 8, 10, 12, 14]);
+    expect(b).toEqual([20, 40, 60]);
+    expect(peak).toBe(3);
+    await expect(q.run(() => Promise.reject(new Error('x')))).rejects.toThrow('x');
+    expect(await q.map([1], work)).toEqual([2]); // a failure gave its slot back
   });
 });

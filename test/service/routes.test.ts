@@ -1,7 +1,9 @@
 // Every route of the query service against a real LevelDB store, over HTTP on 127.0.0.1: the JSON
 // shapes, the error bodies (code and item), body and batch limits, and one bad URL in a batch
 // failing alone.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '../../src/service/routes.js';
 import { errorOf, get, postJson, postRaw, startHarness, type Harness } from './support.js';
 
 interface KeyOk {
@@ -246,5 +248,20 @@ describe('GET /v1/stats, /healthz, /metrics; unknown routes', () => {
     expect(na.status).toBe(405);
     expect(na.headers.get('allow')).toBe('POST');
     expect(((await na.json()) as { error: { code: string } }).error.code).toBe('ERR_METHOD_NOT_ALLOWED');
+  });
+});
+
+describe('docs/openapi.yaml', () => {
+  it('describes every route with its method', () => {
+    const doc = readFileSync(new URL('../../docs/openapi.yaml', import.meta.url), 'utf8');
+    expect(doc).toMatch(/^openapi: 3\.1\.\d+$/m);
+    const paths = doc.slice(doc.indexOf('\npaths:\n'), doc.indexOf('\ncomponents:\n'));
+    for (const r of routes) {
+      const start = paths.indexOf(`\n  ${r.path}:\n`);
+      expect(start, r.path).toBeGreaterThan(-1);
+      const next = paths.slice(start + 1).search(/\n  \/\S*:\n/);
+      const block = next === -1 ? paths.slice(start) : paths.slice(start, start + 1 + next);
+      expect(block, `${r.method} ${r.path}`).toMatch(new RegExp(`\n    ${r.method.toLowerCase()}:\n`));
+    }
   });
 });

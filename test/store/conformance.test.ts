@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Level } from 'level';
-import { openMemoryStore, openStore, type LevelDatabase, type SeenStore, type StoreOptions } from '../../src/store/index.js';
+import { openMemoryStore, openStore, type SeenStore, type StoreOptions } from '../../src/store/index.js';
 import { seenStoreSuite, type Backend } from './seen-store.suite.js';
 
 seenStoreSuite('memory', async (options?: StoreOptions): Promise<Backend> => {
@@ -36,7 +36,7 @@ seenStoreSuite('LevelDB sublevel', async (options?: StoreOptions): Promise<Backe
   const dir = mkdtempSync(join(tmpdir(), 'urldedup-'));
   const db = new Level<string, string>(dir);
   await db.open();
-  const sub = db.sublevel<string, string>('crawl-a', { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as unknown as LevelDatabase;
+  const sub = db.sublevel<string, string>('crawl-a', { keyEncoding: 'utf8', valueEncoding: 'utf8' });
   let current: SeenStore = await openStore(sub, options);
   return {
     get store() {
