@@ -15,39 +15,16 @@
 import normalizeUrl from 'normalize-url';
 import fastUri from 'fast-uri';
 import uriJs from 'uri-js';
+import { fingerprint, key, normalize } from '../src/normalize/index.js';
 import { defaultBenchOptions, environment, markdownTable, readCorpus, runBench, type BenchOptions, type Corpus, type Subject, type SubjectResult } from './harness.js';
 
 const BASELINE = 'new URL(u).href';
-
-/** The part of src/normalize/index.ts this benchmark calls. */
-interface UrldedupNormalize {
-  normalize(url: string, options?: object): string;
-  key(url: string, options?: object): string;
-  fingerprint(key: string): string;
-}
 
 /** The part of whatwg-url (which ships no types) this benchmark calls. */
 interface WhatwgUrl {
   URL: new (input: string) => { readonly href: string };
   basicURLParse(input: string): object | null;
   serializeURL(record: object): string;
-}
-
-// Loaded by computed specifier: the bench compiles whether or not src/normalize/index.ts exists
-// yet, and reports "not measured" instead of failing the project's build.
-async function loadUrldedup(): Promise<UrldedupNormalize | string> {
-  const specifier = new URL('../src/normalize/index.js', import.meta.url).href;
-  let module: Partial<UrldedupNormalize>;
-  try {
-    module = (await import(specifier)) as Partial<UrldedupNormalize>;
-  } catch (error) {
-    return `cannot load ${specifier}: ${(error as Error).message.split('\n')[0]}`;
-  }
-  const { normalize, key, fingerprint } = module;
-  if (typeof normalize !== 'function' || typeof key !== 'function' || typeof fingerprint !== 'function') {
-    return `${specifier} lacks normalize, key or fingerprint`;
-  }
-  return { normalize, key, fingerprint };
 }
 
 async function loadWhatwgUrl(): Promise<WhatwgUrl> {
@@ -62,16 +39,11 @@ async function subjects(): Promise<{ list: Subject[]; skipped: string[] }> {
   const list: Subject[] = [
     { name: BASELINE, run: (u) => new URL(u).href, note: "Node's built-in WHATWG parser and serializer (C++); the baseline." },
   ];
-  const urldedup = await loadUrldedup();
-  if (typeof urldedup === 'string') skipped.push(`urldedup: not measured (${urldedup})`);
-  else {
-    const { normalize, key, fingerprint } = urldedup;
-    list.push(
-      { name: 'urldedup normalize(u)', run: (u) => normalize(u), note: 'default options: syntax + scheme rungs.' },
-      { name: 'urldedup key(u)', run: (u) => key(u), note: 'normalize, then the SURT-ordered key.' },
-      { name: 'urldedup fingerprint(key(u))', run: (u) => fingerprint(key(u)), note: 'the full ladder with keys and the compact fingerprint.' },
-    );
-  }
+  list.push(
+    { name: 'urldedup normalize(u)', run: (u) => normalize(u), note: 'default options: syntax + scheme rungs.' },
+    { name: 'urldedup key(u)', run: (u) => key(u), note: 'normalize, then the SURT-ordered key.' },
+    { name: 'urldedup fingerprint(key(u))', run: (u) => fingerprint(key(u)), note: 'the full ladder with keys and the compact fingerprint.' },
+  );
   list.push(
     {
       name: 'normalize-url',

@@ -21,5 +21,4 @@ export { schemeRule, knownSchemes, type SchemeRule } from './schemes/registry.js
 export { key, keyFromRecord, keyFromNormal, urlFromKey, normalizeAndKey, sortHost, KEY_FORMAT_VERSION } from './key.js';
 export { fingerprint, fingerprintWords } from './fingerprint.js';
 export { toSurt, hostToSurt, defaultSurtOptions, type SurtOptions } from './surt.js';
-export { createNormalizer, type Normalizer, type NormalizerOptions, type NormalAndKey } from './normalizer.js';
 export { isNormalHttpUrl } from './fast-path.js';
