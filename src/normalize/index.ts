@@ -2,10 +2,10 @@
 export { UrlError, isUrlError, attempt, type UrlErrorCode, type Result } from './errors.js';
 export { defaultLimits, type Limits } from './limits.js';
 export { recompose, type UriRecord } from './uri-record.js';
-export { parseUriReference, parseUriReference as parseUri, isSpecialScheme, type ParseOptions } from './parse.js';
+export { parseUriReference, parseUriReference as parseUri, type ParseOptions } from './parse.js';
 export { removeDotSegments } from './remove-dot-segments.js';
 export { resolve, resolveRecord, mergePaths, defaultResolveOptions, type ResolveMode, type ResolveOptions } from './resolve.js';
-export { resolveHtml, parseWhatwg, serializeWhatwg, type WhatwgUrl } from './resolve-html.js';
+export { resolveHtml, parseWhatwg, serializeWhatwg, isSpecialScheme, defaultPort, type WhatwgUrl } from './resolve-html.js';
 export { parseSpecialHost, parseOpaqueHost, parseIPv4, parseIPv6, serializeIPv4, serializeIPv6, hostKind, type HostKind } from './host.js';
 export {
   normalize,

@@ -14,6 +14,7 @@ import { UrlError } from './errors.js';
 import { defaultLimits } from './limits.js';
 import { hexValue, isSubDelim, isUnreserved, REG_NAME, USERINFO } from './percent-encoding.js';
 import type { UriRecord } from './uri-record.js';
+import { isSpecialScheme } from './whatwg/url-record.js';
 
 export interface ParseOptions {
   /** Reject anything that is not RFC 3986 (`ERR_INVALID_CHARACTER`, `ERR_INVALID_PERCENT`, …). @default false */
@@ -32,21 +33,6 @@ const HASH = 0x23;
 const AT = 0x40;
 const LBRACKET = 0x5b;
 const RBRACKET = 0x5d;
-
-/** WHATWG special schemes: the ones where `\` is a path separator in a browser. */
-export function isSpecialScheme(lowercaseScheme: string): boolean {
-  switch (lowercaseScheme) {
-    case 'http':
-    case 'https':
-    case 'ws':
-    case 'wss':
-    case 'ftp':
-    case 'file':
-      return true;
-    default:
-      return false;
-  }
-}
 
 function isAlpha(c: number): boolean {
   return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
