@@ -34,6 +34,20 @@ const AT = 0x40;
 const LBRACKET = 0x5b;
 const RBRACKET = 0x5d;
 
+/** "/", or "\\" where it counts as one (special schemes, browser reading). */
+function isSlash(c: number, backslash: boolean): boolean {
+  return c === SLASH || (backslash && c === BACKSLASH);
+}
+
+/** The scheme in lowercase, allocating only when it has an uppercase letter. */
+function lowercaseScheme(scheme: string): string {
+  for (let k = 0; k < scheme.length; k++) {
+    const c = scheme.charCodeAt(k);
+    if (c >= 0x41 && c <= 0x5a) return scheme.toLowerCase();
+  }
+  return scheme;
+}
+
 function isAlpha(c: number): boolean {
   return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
 }
@@ -102,36 +116,32 @@ export function parseUriReference(input: string, options: ParseOptions = {}): Ur
     i = 0;
   }
 
-  const lower = scheme === undefined ? undefined : scheme.toLowerCase();
-  const special = browser && lower !== undefined && isSpecialScheme(lower);
+  const lower = browser && scheme !== undefined ? lowercaseScheme(scheme) : undefined;
+  const special = lower !== undefined && isSpecialScheme(lower);
   // The end of the hierarchical part: `\` may stand for `/` before it, not in the query or fragment.
-  let hierEnd = n;
-  for (let k = i; k < n; k++) {
-    const c = s.charCodeAt(k);
-    if (c === QUESTION || c === HASH) {
-      hierEnd = k;
-      break;
-    }
-  }
+  const question = s.indexOf('?', i);
+  const hashAt = s.indexOf('#', i);
+  const hierEnd = question === -1 ? (hashAt === -1 ? n : hashAt) : hashAt === -1 || question < hashAt ? question : hashAt;
 
   // authority: (//([^/?#]*))?
   let userinfo: string | undefined;
   let host: string | undefined;
   let port: string | undefined;
-  const isSep = (c: number) => c === SLASH || (special && c === BACKSLASH);
-  let hasAuthority = i + 1 < hierEnd && isSep(s.charCodeAt(i)) && isSep(s.charCodeAt(i + 1));
+  let hasAuthority = i + 1 < hierEnd && isSlash(s.charCodeAt(i), special) && isSlash(s.charCodeAt(i + 1), special);
   let authStart = i + 2;
-  if (special && lower !== 'file' && scheme !== undefined) {
+  if (special && lower !== 'file') {
     // WHATWG "special authority ignore slashes": any number of slashes, even none, before the authority.
     let k = i;
-    while (k < hierEnd && isSep(s.charCodeAt(k))) k++;
+    while (k < hierEnd && isSlash(s.charCodeAt(k), true)) k++;
     hasAuthority = true;
     authStart = k;
   }
   if (hasAuthority) {
     const authEnd = findDelimiter(s, authStart, hierEnd, special);
-    const authority = s.slice(authStart, authEnd);
-    ({ userinfo, host, port } = parseAuthority(authority, input, strict));
+    parseAuthority(s.slice(authStart, authEnd), input, strict);
+    userinfo = parsedUserinfo;
+    host = parsedHost;
+    port = parsedPort;
     i = authEnd;
   }
 
@@ -141,9 +151,8 @@ export function parseUriReference(input: string, options: ParseOptions = {}): Ur
   let query: string | undefined;
   let fragment: string | undefined;
   if (hierEnd < n) {
-    const hash = s.charCodeAt(hierEnd) === HASH ? hierEnd : s.indexOf('#', hierEnd);
-    if (s.charCodeAt(hierEnd) === QUESTION) query = s.slice(hierEnd + 1, hash === -1 ? n : hash);
-    if (hash !== -1) fragment = s.slice(hash + 1);
+    if (hierEnd === question) query = s.slice(hierEnd + 1, hashAt === -1 ? n : hashAt);
+    if (hashAt !== -1) fragment = s.slice(hashAt + 1);
   }
 
   if (strict) {
@@ -157,12 +166,13 @@ export function parseUriReference(input: string, options: ParseOptions = {}): Ur
   return { scheme, userinfo, host, port, path, query, fragment };
 }
 
-/** §3.2: authority = [ userinfo "@" ] host [ ":" port ] */
-function parseAuthority(
-  authority: string,
-  input: string,
-  strict: boolean,
-): { userinfo: string | undefined; host: string; port: string | undefined } {
+// parseAuthority's results (module-level, so the hot path allocates no result object).
+let parsedUserinfo: string | undefined;
+let parsedHost = '';
+let parsedPort: string | undefined;
+
+/** §3.2: authority = [ userinfo "@" ] host [ ":" port ]; sets parsedUserinfo, parsedHost, parsedPort. */
+function parseAuthority(authority: string, input: string, strict: boolean): void {
   // The last "@" ends the userinfo, as in browsers; in strict mode a raw "@" inside the
   // userinfo is invalid and caught by its validation below.
   const at = authority.lastIndexOf('@');
@@ -198,7 +208,9 @@ function parseAuthority(
     throw new UrlError('ERR_INVALID_HOST', input);
   }
   if (strict && userinfo !== undefined && !conforms(userinfo, USERINFO)) throw new UrlError('ERR_INVALID_AUTHORITY', input);
-  return { userinfo, host, port };
+  parsedUserinfo = userinfo;
+  parsedHost = host;
+  parsedPort = port;
 }
 
 /** True when `s` holds only the table's characters and well-formed `%XX` triplets. */
