@@ -9,7 +9,14 @@ import type { ResolveMode } from '../normalize/resolve.js';
 import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
 import { runCrawlCommand } from '../crawler/cli-crawl.js';
 import { runLineCommand, type LineCommand } from './normalize-commands.js';
-import { runExportCommand, runFilterCommand, runServeCommand, runStatsCommand } from './pipeline-commands.js';
+import {
+  runExportCommand,
+  runFilterCommand,
+  runRepairCommand,
+  runServeCommand,
+  runStatsCommand,
+  runVerifyCommand,
+} from './pipeline-commands.js';
 
 const USAGE = `urldedup — URL deduplication for web crawlers
 
@@ -24,6 +31,8 @@ Commands:
   serve --db DIR       the query service: HTTP/JSON on 127.0.0.1 (key, admit, evidence, stats, metrics)
   export --db DIR      the store's canonical URLs, aliases or rules as JSONL
   stats --db DIR       the store's counts
+  verify --db DIR      check the store's invariants (frontier, aliases, pruned, counters)
+  repair --db DIR      LevelDB repair of a damaged store, then verify
 
 Run 'urldedup <command> --help' for a command's options and an example.
 Exit codes: 0 ok, 1 some inputs invalid, 2 usage, 3 store locked or unavailable, 4 failure.
@@ -160,6 +169,10 @@ async function main(argv: string[]): Promise<number> {
       return runExportCommand(rest, process.stdout);
     case 'stats':
       return runStatsCommand(rest, process.stdout);
+    case 'verify':
+      return runVerifyCommand(rest, process.stdout);
+    case 'repair':
+      return runRepairCommand(rest, process.stdout);
     default:
       throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   }

@@ -9,6 +9,7 @@ import { dirname, resolve as resolvePath } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { isPresetName, UrlError, type PresetName } from '../normalize/index.js';
+import { ClassicLevel } from 'classic-level';
 import { openStore, type AdmitResult, type SeenStore, type StoreStats } from '../store/index.js';
 import { readTokenFile, TokenFileError } from '../service/auth.js';
 import { defaultServiceOptions, startService, type Service } from '../service/server.js';
@@ -446,6 +447,90 @@ export async function runStatsCommand(argv: string[], stdout: Writable, stderr: 
     return EXIT_OK;
   } catch (error) {
     if (store !== undefined) await store.close().catch(() => undefined);
+    return failure(error, stderr);
+  }
+}
+
+// ---- verify and repair ------------------------------------------------------------------------
+
+const VERIFY_HELP = `Usage: urldedup verify --db DIR [--preset NAME]... [--json]
+
+Checks the store's invariants (a consistency check, like fsck): every queued URL has a frontier
+entry and every frontier entry a queued URL; every alias target exists and the alias graph has no
+cycle; every pruned entry names an existing rule or preset; the counters equal a recount.
+Pass the same --preset options the store is used with.
+Exit codes: 0 consistent, 1 problems found (listed), 3 store locked, corrupt or missing.
+
+Example:
+  urldedup verify --db ./.urldedup/db
+`;
+
+const REPAIR_HELP = `Usage: urldedup repair --db DIR
+
+Runs LevelDB's repair on a damaged store (after ERR_STORE_CORRUPT), recovering every record that
+can still be read, then checks the store as 'urldedup verify' does. Stop every process using the
+store first. Exit codes: 0 repaired and consistent, 1 repaired with problems left, 3 not repairable.
+
+Example:
+  urldedup repair --db ./.urldedup/db && urldedup verify --db ./.urldedup/db
+`;
+
+const verifyFlags = {
+  db: { type: 'string' },
+  preset: { type: 'string', multiple: true },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+/** Open, verify, close; the report as text or JSON; exit 0 when consistent, 1 otherwise. */
+async function verifyAndReport(db: string, presets: readonly PresetName[], json: boolean, stdout: Writable): Promise<number> {
+  const store = await openForCommand(db, presets, false);
+  let report;
+  try {
+    report = await store.verify();
+  } finally {
+    await store.close();
+  }
+  if (json) stdout.write(JSON.stringify(report) + '\n');
+  else {
+    stdout.write(`store ${store.location}: ${report.ok ? 'consistent' : `${report.problems.length} problem(s)`}\n`);
+    for (const problem of report.problems) stdout.write(`  ${problem}\n`);
+    const counted = Object.entries(report.counted).map(([k, v]) => `${k} ${v}`).join(', ');
+    if (counted) stdout.write(`  counted: ${counted}\n`);
+  }
+  return report.ok ? EXIT_OK : EXIT_SOME_INVALID;
+}
+
+export async function runVerifyCommand(argv: string[], stdout: Writable, stderr: Writable = process.stderr): Promise<number> {
+  try {
+    const { values } = parseArgs({ args: argv, options: verifyFlags, allowPositionals: false, strict: true });
+    if (values.help) {
+      stdout.write(VERIFY_HELP);
+      return EXIT_OK;
+    }
+    return await verifyAndReport(values.db ?? DEFAULT_DB, presetsFrom(values.preset), values.json === true, stdout);
+  } catch (error) {
+    return failure(error, stderr);
+  }
+}
+
+export async function runRepairCommand(argv: string[], stdout: Writable, stderr: Writable = process.stderr): Promise<number> {
+  try {
+    const { values } = parseArgs({ args: argv, options: verifyFlags, allowPositionals: false, strict: true });
+    if (values.help) {
+      stdout.write(REPAIR_HELP);
+      return EXIT_OK;
+    }
+    const location = resolvePath(values.db ?? DEFAULT_DB);
+    if (!existsSync(location)) throw new UrlError('ERR_STORE_IO', location, { detail: 'no store in this folder' });
+    try {
+      await ClassicLevel.repair(location);
+    } catch (error) {
+      throw new UrlError('ERR_STORE_CORRUPT', location, { cause: error, detail: 'LevelDB repair failed' });
+    }
+    stdout.write(`store ${location}: repaired\n`);
+    return await verifyAndReport(location, presetsFrom(values.preset), values.json === true, stdout);
+  } catch (error) {
     return failure(error, stderr);
   }
 }
