@@ -243,7 +243,7 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
   } catch (error) {
     if (tty) stderr.write('\r\x1b[K');
     stderr.write(`urldedup crawl: ${(error as Error).message}\n`);
-    if (error instanceof UrlError && (error.code === 'ERR_STORE_LOCKED' || error.code === 'ERR_STORE_CORRUPT' || error.code === 'ERR_STORE_IO')) {
+    if (error instanceof UrlError && error.code.startsWith('ERR_STORE_')) {
       return EXIT_STORE;
     }
     return EXIT_FAILURE;

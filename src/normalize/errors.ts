@@ -33,6 +33,8 @@ export type UrlErrorCode =
   | 'ERR_STORE_CORRUPT'
   /** An I/O error from the store (disk full, permissions). */
   | 'ERR_STORE_IO'
+  /** The store was written with another layout, key format or identity normalization options. */
+  | 'ERR_STORE_INCOMPATIBLE'
   /** A redirect chain longer than the configured cap. */
   | 'ERR_TOO_MANY_REDIRECTS'
   /** A response body over the wire or decoded byte cap. */

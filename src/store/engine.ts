@@ -17,7 +17,10 @@
  */
 import {
   applyPolicy,
+  defaultLimits,
   fingerprintWords,
+  isNormalHttpUrl,
+  keyFromNormal,
   isPresetName,
   keyFromRecord,
   KEY_FORMAT_VERSION,
@@ -342,7 +345,7 @@ export class StoreEngine implements SeenStore {
   // ---- open ----------------------------------------------------------------------------------
 
   private incompatible(detail: string): UrlError {
-    return new UrlError('ERR_STORE_IO', this.location, { detail: `incompatible store: ${detail}` });
+    return new UrlError('ERR_STORE_INCOMPATIBLE', this.location, { detail: `incompatible store: ${detail}` });
   }
 
   private async load(): Promise<void> {
@@ -705,6 +708,17 @@ export class StoreEngine implements SeenStore {
     return { rec, key: keyFromRecord(rec) };
   }
 
+  /**
+   * An input already in normal form (normalize's fast path; default normalize options): its key and
+   * host[:port] straight from the string, as `normalize` would give them, without building a record.
+   */
+  private fastIdentity(url: string): { key: string; host: string; scheme: string } | undefined {
+    if (this.normalizeOptions !== undefined || url.length > defaultLimits.maxLength || !isNormalHttpUrl(url)) return undefined;
+    const https = url.charCodeAt(4) === 0x73;
+    const start = https ? 8 : 7;
+    return { key: keyFromNormal(url), host: url.slice(start, url.indexOf('/', start)), scheme: https ? 'https' : 'http' };
+  }
+
   private inScope(rec: UriRecord, depth: number): boolean {
     if (depth > this.o.maxDepth) return false;
     if (!this.o.schemes.has(rec.scheme ?? '')) return false;
@@ -802,9 +816,12 @@ export class StoreEngine implements SeenStore {
     interface Item {
       readonly i: number;
       readonly url: string;
-      readonly rec: UriRecord;
+      /** Identity key, and host[:port] of the URL. */
       readonly k0: string;
-      readonly t: Transformed;
+      readonly host: string;
+      /** Key after presets and rules, with its record when they changed it. */
+      readonly tKey: string;
+      readonly tRec: UriRecord | undefined;
       key: string;
       via: string | undefined;
       /** Fingerprint words of `key`. */
@@ -820,29 +837,54 @@ export class StoreEngine implements SeenStore {
     let aliasWanted: string[] | undefined;
     for (let i = 0; i < n; i++) {
       const url = urls[i]!;
-      let id: Identity;
-      try {
-        if (typeof url !== 'string') throw new UrlError('ERR_INVALID_URL', String(url), { detail: 'not a string' });
-        id = this.identity(url);
-      } catch (e) {
-        if (!isUrlError(e)) throw e;
-        results[i] = { url, key: undefined, identityKey: undefined, admitted: false, reason: `invalid:${e.code as UrlErrorCode}` };
-        continue;
+      let k0: string;
+      let host: string;
+      let rec: UriRecord | undefined;
+      const fast = typeof url === 'string' ? this.fastIdentity(url) : undefined;
+      if (fast !== undefined) {
+        // already in normal form: no record unless a preset, a rule of its host or the scope needs one
+        k0 = fast.key;
+        host = fast.host;
+        if (!this.o.schemes.has(fast.scheme) || depth > this.o.maxDepth) {
+          results[i] = { url, key: k0, identityKey: k0, admitted: false, reason: 'out-of-scope' };
+          continue;
+        }
+        if (this.o.presets.length > 0 || this.activeByHost.has(host) || this.o.hosts !== undefined || this.o.filter !== undefined) {
+          rec = parseUri(url);
+          if (!this.inScope(rec, depth)) {
+            results[i] = { url, key: k0, identityKey: k0, admitted: false, reason: 'out-of-scope' };
+            continue;
+          }
+        }
+      } else {
+        let id: Identity;
+        try {
+          if (typeof url !== 'string') throw new UrlError('ERR_INVALID_URL', String(url), { detail: 'not a string' });
+          id = this.identity(url);
+        } catch (e) {
+          if (!isUrlError(e)) throw e;
+          results[i] = { url, key: undefined, identityKey: undefined, admitted: false, reason: `invalid:${e.code as UrlErrorCode}` };
+          continue;
+        }
+        k0 = id.key;
+        rec = id.rec;
+        host = hostOf(rec);
+        if (!this.inScope(rec, depth)) {
+          results[i] = { url, key: k0, identityKey: k0, admitted: false, reason: 'out-of-scope' };
+          continue;
+        }
       }
-      if (!this.inScope(id.rec, depth)) {
-        results[i] = { url, key: id.key, identityKey: id.key, admitted: false, reason: 'out-of-scope' };
-        continue;
-      }
-      const first = firstOf.get(id.key);
+      const first = firstOf.get(k0);
       if (first !== undefined) {
         dupOf.push([i, first]);
         continue;
       }
-      firstOf.set(id.key, i);
-      const t = this.transform(id.rec, id.key);
-      const [h1, h2] = fingerprintWords(t.key);
-      items.push({ i, url, rec: id.rec, k0: id.key, t, key: t.key, via: t.via, h1, h2, kp: 0, k0p: 0 });
-      if (this.aliasFront.hasWords(h1, h2)) (aliasWanted ??= []).push(t.key);
+      firstOf.set(k0, i);
+      const t = rec === undefined ? undefined : this.transform(rec, k0);
+      const tKey = t === undefined ? k0 : t.key;
+      const [h1, h2] = fingerprintWords(tKey);
+      items.push({ i, url, k0, host, tKey, tRec: t?.via === undefined ? undefined : t.rec, key: tKey, via: t?.via, h1, h2, kp: 0, k0p: 0 });
+      if (this.aliasFront.hasWords(h1, h2)) (aliasWanted ??= []).push(tKey);
     }
     // phase 2: aliases (one read for all, only where the alias front says maybe)
     if (aliasWanted !== undefined) {
@@ -904,7 +946,7 @@ export class StoreEngine implements SeenStore {
         if (transformed && txn.creates(k0)) results[i] = { url, key, identityKey: k0, admitted: false, reason: 'duplicate-in-batch' };
         else if (isPresent(k0, it.kp)) results[i] = { url, key, identityKey: k0, admitted: false, reason: 'seen' };
         else {
-          this.queueNew(txn, k0, it.rec, depth, now, src, it.h1, it.h2);
+          this.queueNew(txn, k0, it.host, depth, now, src, it.h1, it.h2);
           results[i] = { url, key, identityKey: k0, admitted: true, reason: 'new' };
         }
         continue;
@@ -913,7 +955,7 @@ export class StoreEngine implements SeenStore {
       const via = it.via!;
       let admitted = false;
       if (!isPresent(key, it.kp) && !txn.creates(key)) {
-        this.queueNew(txn, key, key === it.t.key ? it.t.rec : recordOfKey(key), depth, now, src, it.h1, it.h2);
+        this.queueNew(txn, key, hostOf(key === it.tKey && it.tRec !== undefined ? it.tRec : recordOfKey(key)), depth, now, src, it.h1, it.h2);
         admitted = true;
       }
       if (via !== 'alias' && !isPresent(k0, it.k0p) && !txn.creates(k0)) {
@@ -933,8 +975,7 @@ export class StoreEngine implements SeenStore {
   }
 
   /** The hot path of `setUrl`: a key never seen, queued. */
-  private queueNew(txn: Txn, key: string, rec: UriRecord, depth: number, now: number, src: string | undefined, h1: number, h2: number): void {
-    const h = hostOf(rec);
+  private queueNew(txn: Txn, key: string, h: string, depth: number, now: number, src: string | undefined, h1: number, h2: number): void {
     const n = txn.place(h, blockLine(depth, key));
     const entry: UrlEntry = src === undefined ? { s: 'queued', d: depth, t: now, h, n } : { s: 'queued', d: depth, t: now, h, n, src };
     txn.frontier.set(h, (txn.frontier.get(h) ?? 0) + 1);

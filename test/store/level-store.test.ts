@@ -45,7 +45,7 @@ describe('LevelDB store', () => {
       () => undefined,
       (e: unknown) => e as Error & { code: string },
     );
-    expect(error?.code).toBe('ERR_STORE_IO');
+    expect(error?.code).toBe('ERR_STORE_INCOMPATIBLE');
     expect(error?.message).toMatch(/incompatible store: key format version 999/);
     // and the folder is not left locked
     const raw = new ClassicLevel(dir);
