@@ -27,6 +27,10 @@ const PRESET_NOTE = `  --preset NAME       store preset, repeatable (tracking, s
                       Give the same presets every time you open a store: opening it without
                       a preset gives the URLs that preset pruned back to the frontier.`;
 
+/** For the commands that open the store read-only (stats, export, verify). */
+const READ_ONLY_PRESET_NOTE = `  --preset NAME       accepted for compatibility and ignored: the store is opened read-only
+                      and uses the presets it was last opened with (recorded in the store).`;
+
 const SERVE_HELP = `Usage: urldedup serve [--db DIR] [options]
 
 Serves the store over HTTP/JSON until SIGTERM or SIGINT (then in-flight requests finish and
@@ -85,7 +89,7 @@ Writes the store's contents as JSONL (one JSON object per line), streamed:
 Options:
   --db DIR            the store folder (default ${DEFAULT_DB})
   --what KIND         urls (default), aliases or rules
-${PRESET_NOTE}
+${READ_ONLY_PRESET_NOTE}
   -h, --help
 
 Example:
@@ -99,7 +103,7 @@ Prints the store's counts: URLs by state, aliases, rules, pruned URLs by reason,
 Options:
   --db DIR            the store folder (default ${DEFAULT_DB})
   --json              one JSON object (the shape of GET /v1/stats)
-${PRESET_NOTE}
+${READ_ONLY_PRESET_NOTE}
   -h, --help
 
 Example:
@@ -162,6 +166,17 @@ async function openForCommand(db: string, presets: readonly PresetName[], create
   if (create) await mkdir(dirname(location), { recursive: true });
   else if (!existsSync(location)) throw new UrlError('ERR_STORE_IO', location, { detail: 'no store in this folder' });
   return openStore(location, { presets });
+}
+
+/**
+ * Open the store read-only (stats, export, verify): nothing is written, and the presets recorded
+ * in the store are used, so `--preset` is not needed (it is still validated, then ignored).
+ * It still takes the LevelDB LOCK: a store another process has open is ERR_STORE_LOCKED.
+ */
+async function openReadOnly(db: string): Promise<SeenStore> {
+  const location = resolvePath(db);
+  if (!existsSync(location)) throw new UrlError('ERR_STORE_IO', location, { detail: 'no store in this folder' });
+  return openStore(location, { readOnly: true });
 }
 
 function isBrokenPipe(error: unknown): boolean {
@@ -381,7 +396,8 @@ export async function runExportCommand(argv: string[], stdout: Writable, stderr:
     }
     const what = values.what ?? 'urls';
     if (what !== 'urls' && what !== 'aliases' && what !== 'rules') throw new UsageError('--what must be urls, aliases or rules');
-    store = await openForCommand(values.db ?? DEFAULT_DB, presetsFrom(values.preset), false);
+    presetsFrom(values.preset); // accepted for compatibility: the store's recorded presets are used
+    store = await openReadOnly(values.db ?? DEFAULT_DB);
     const records: AsyncIterable<unknown> = what === 'urls' ? store.canonicalUrls() : what === 'aliases' ? store.aliases() : store.rules();
     const out = new LineWriter(stdout);
     for await (const r of records) await out.write(JSON.stringify(r));
@@ -437,7 +453,8 @@ export async function runStatsCommand(argv: string[], stdout: Writable, stderr: 
       stdout.write(STATS_HELP);
       return EXIT_OK;
     }
-    store = await openForCommand(values.db ?? DEFAULT_DB, presetsFrom(values.preset), false);
+    presetsFrom(values.preset); // accepted for compatibility: the store's recorded presets are used
+    store = await openReadOnly(values.db ?? DEFAULT_DB);
     const stats = await store.stats();
     const location = store.location;
     const s = store;
@@ -453,12 +470,13 @@ export async function runStatsCommand(argv: string[], stdout: Writable, stderr: 
 
 // ---- verify and repair ------------------------------------------------------------------------
 
-const VERIFY_HELP = `Usage: urldedup verify --db DIR [--preset NAME]... [--json]
+const VERIFY_HELP = `Usage: urldedup verify --db DIR [--json]
 
 Checks the store's invariants (a consistency check, like fsck): every queued URL has a frontier
 entry and every frontier entry a queued URL; every alias target exists and the alias graph has no
 cycle; every pruned entry names an existing rule or preset; the counters equal a recount.
-Pass the same --preset options the store is used with.
+The store is opened read-only and judged with the presets it was last opened with (recorded in
+the store); --preset is accepted for compatibility and ignored.
 Exit codes: 0 consistent, 1 problems found (listed), 3 store locked, corrupt or missing.
 
 Example:
@@ -468,7 +486,8 @@ Example:
 const REPAIR_HELP = `Usage: urldedup repair --db DIR
 
 Runs LevelDB's repair on a damaged store (after ERR_STORE_CORRUPT), recovering every record that
-can still be read, then checks the store as 'urldedup verify' does. Stop every process using the
+can still be read, rebuilds what is derived from the URL and alias records (counters, frontier,
+indexes), then checks the store as 'urldedup verify' does. Stop every process using the
 store first. Exit codes: 0 repaired and consistent, 1 repaired with problems left, 3 not repairable.
 
 Example:
@@ -483,8 +502,8 @@ const verifyFlags = {
 } as const satisfies ParseArgsConfig['options'];
 
 /** Open, verify, close; the report as text or JSON; exit 0 when consistent, 1 otherwise. */
-async function verifyAndReport(db: string, presets: readonly PresetName[], json: boolean, stdout: Writable): Promise<number> {
-  const store = await openForCommand(db, presets, false);
+async function verifyAndReport(db: string, json: boolean, stdout: Writable): Promise<number> {
+  const store = await openReadOnly(db);
   let report;
   try {
     report = await store.verify();
@@ -508,9 +527,34 @@ export async function runVerifyCommand(argv: string[], stdout: Writable, stderr:
       stdout.write(VERIFY_HELP);
       return EXIT_OK;
     }
-    return await verifyAndReport(values.db ?? DEFAULT_DB, presetsFrom(values.preset), values.json === true, stdout);
+    presetsFrom(values.preset); // accepted for compatibility: the store's recorded presets are used
+    return await verifyAndReport(values.db ?? DEFAULT_DB, values.json === true, stdout);
   } catch (error) {
     return failure(error, stderr);
+  }
+}
+
+/**
+ * After a LevelDB repair: recount the counters and rebuild the frontier and indexes from the URL
+ * records. The store is opened with the presets that have pruned URLs (so none is given back)
+ * plus any given with --preset.
+ */
+async function rebuildDerived(location: string, extra: readonly PresetName[]): Promise<void> {
+  const presets = new Set<PresetName>(extra);
+  const ro = await openReadOnly(location);
+  try {
+    for (const reason of Object.keys((await ro.stats()).pruned)) {
+      const name = reason.startsWith('preset:') ? reason.slice(7) : '';
+      if (isPresetName(name)) presets.add(name);
+    }
+  } finally {
+    await ro.close();
+  }
+  const store = await openForCommand(location, [...presets], false);
+  try {
+    await store.rebuildDerived();
+  } finally {
+    await store.close();
   }
 }
 
@@ -529,7 +573,8 @@ export async function runRepairCommand(argv: string[], stdout: Writable, stderr:
       throw new UrlError('ERR_STORE_CORRUPT', location, { cause: error, detail: 'LevelDB repair failed' });
     }
     stdout.write(`store ${location}: repaired\n`);
-    return await verifyAndReport(location, presetsFrom(values.preset), values.json === true, stdout);
+    await rebuildDerived(location, presetsFrom(values.preset));
+    return await verifyAndReport(location, values.json === true, stdout);
   } catch (error) {
     return failure(error, stderr);
   }

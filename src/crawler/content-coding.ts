@@ -8,9 +8,14 @@
  * chunk with backpressure, so a decompression bomb costs at most one zlib output chunk per stage
  * of memory before the caller's decoded-byte cap stops it. Truncated streams decode as far as they
  * go (a sync flush at the end, as browsers do).
+ *
+ * One exception to "one output chunk": a brotli decoder holds the stream's whole window, which the
+ * stream itself declares (RFC 7932 §9.1, up to 2^24 bytes; about 30 MiB of RSS each at 24 bits).
+ * `brotliWindowGuard` reads that declaration from the first byte of each br layer and refuses a
+ * window larger than the caller's limit before the decoder sees a byte.
  */
 import { constants, createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
-import type { Transform } from 'node:stream';
+import { Transform } from 'node:stream';
 
 export type ContentCoding = 'gzip' | 'deflate' | 'br';
 
@@ -59,4 +64,40 @@ export function createDecoder(coding: ContentCoding, raw = false): Transform {
     case 'br':
       return createBrotliDecompress({ finishFlush: constants.BROTLI_OPERATION_FLUSH });
   }
+}
+
+/**
+ * RFC 7932 §9.1 "Format of the Stream Header": the window size WBITS a brotli stream declares in
+ * the low bits of its first byte (the window is 2^WBITS − 16 bytes). `undefined` for the reserved
+ * value (the large-window extension), which the decoder refuses by itself.
+ */
+export function brotliWindowBits(firstByte: number): number | undefined {
+  // 1 bit: 0 means WBITS = 16
+  if ((firstByte & 1) === 0) return 16;
+  // 3 bits: a nonzero value n means WBITS = 17 + n
+  const n = (firstByte >> 1) & 7;
+  if (n !== 0) return 17 + n;
+  // 3 more bits: 1 is reserved, another nonzero m means WBITS = 8 + m, 0 means WBITS = 17
+  const m = (firstByte >> 4) & 7;
+  if (m === 1) return undefined;
+  return m === 0 ? 17 : 8 + m;
+}
+
+/**
+ * Passes a brotli stream through unchanged after checking the window its header declares: a window
+ * over `maxWindowBits` fails the stream with `refuse(bits)` before any decoding (and any window
+ * allocation) happens. Put it in front of each br decoder.
+ */
+export function brotliWindowGuard(maxWindowBits: number, refuse: (windowBits: number) => Error): Transform {
+  let checked = false;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      if (!checked && chunk.length > 0) {
+        checked = true;
+        const bits = brotliWindowBits(chunk[0]!);
+        if (bits !== undefined && bits > maxWindowBits) return callback(refuse(bits));
+      }
+      callback(null, chunk);
+    },
+  });
 }

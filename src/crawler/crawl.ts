@@ -5,11 +5,14 @@
  *       ─► robots.txt (per origin, cached) ─► politeness slot ─► fetch
  *            └ each redirect hop: store.recordRedirect; followed at once only to the same origin
  *              and only when the target is a queued URL no other task holds
- *       ─► store.recordFetch (status, content hash) ─► extract links (HTML only) ─► resolve
- *       ─► scope, traps, depth ─► store.admit (dedup: ladder, aliases, rules, presets)
+ *       ─► extract links (HTML only) ─► resolve ─► scope, traps, depth
+ *       ─► store.admit (dedup: ladder, aliases, rules, presets)
+ *       ─► store.recordFetch (status, content hash)
  *
  * The frontier lives in the store, so a stopped or killed crawl resumes where it was: entries are
  * removed in the batch that records their fetch, so nothing recorded as fetched is offered again.
+ * A page's links are admitted before its fetch is recorded, so a kill between the two batches
+ * costs one re-fetch of the page, never its links.
  * `stop()` (SIGINT, SIGTERM in the CLI) takes no new work, lets in-flight fetches finish and be
  * recorded, then closes the store; `abort()` also aborts in-flight fetches (they stay queued).
  */
@@ -704,8 +707,6 @@ class Crawler implements Crawl {
       r.pagesOk++;
       if (res.contentHash !== undefined) r.document(res.contentHash.slice(0, 16));
     }
-    await this.store.recordFetch(final, { status: res.status, ...(res.contentHash === undefined ? {} : { contentHash: res.contentHash }) });
-    this.log.debug({ url: final, status: res.status, requests: res.requests }, 'fetched');
     const x = extractor?.result();
     const contentLocation = this.contentLocation(res);
     let admitted = 0;
@@ -716,6 +717,12 @@ class Crawler implements Crawl {
       }
       admitted = await this.admitLinks(entry, final, x);
     }
+    // Promise 4 (nothing admitted is lost): the page's links are admitted before its fetch is
+    // recorded. These are two batches; a crash between them now leaves the page queued (fetched
+    // again on resume, its links then found seen) instead of recorded as fetched with its links
+    // never admitted, which no later run would repair.
+    await this.store.recordFetch(final, { status: res.status, ...(res.contentHash === undefined ? {} : { contentHash: res.contentHash }) });
+    this.log.debug({ url: final, status: res.status, requests: res.requests }, 'fetched');
     return this.emit(entry, res, x, admitted, contentLocation);
   }
 

@@ -9,7 +9,8 @@
  *   and a total deadline over the whole chain (an `AbortSignal`), because `bodyTimeout` alone never
  *   fires on a body that drips one byte just inside it;
  * - size: `maxWireBytes` on the bytes received and `maxDecodedBytes` after Content-Encoding is
- *   undone (at most `maxEncodings` stacked codings), so decompression bombs stop early.
+ *   undone (at most `maxEncodings` stacked codings), so decompression bombs stop early; and
+ *   `maxBrotliWindowBits` on the window a br stream makes its decoder hold.
  *
  * The decoded body streams to a sink chosen from the response head (the link extractor for HTML),
  * and is hashed as it goes (SHA-256, truncated), so a page is never held in memory unless asked for.
@@ -18,7 +19,7 @@ import { createHash } from 'node:crypto';
 import { pipeline, Readable } from 'node:stream';
 import { Agent } from 'undici';
 import { resolve, UrlError } from '../normalize/index.js';
-import { createDecoder, looksLikeZlib, parseContentEncoding, type ContentCoding } from './content-coding.js';
+import { brotliWindowGuard, createDecoder, looksLikeZlib, parseContentEncoding, type ContentCoding } from './content-coding.js';
 import { FetchError, type CrawlErrorCode } from './errors.js';
 import { NetworkGuard, type GuardOptions } from './guard.js';
 import { USER_AGENT } from './user-agent.js';
@@ -44,6 +45,16 @@ export interface FetchOptions {
   readonly maxDecodedBytes?: number;
   /** Stacked content codings decoded (`ERR_TOO_MANY_ENCODINGS`). @default 3 */
   readonly maxEncodings?: number;
+  /**
+   * Largest brotli window accepted, as WBITS (RFC 7932 §9.1: 10–24; the window is 2^WBITS bytes,
+   * which the decoder holds whole). A br stream declaring more is `ERR_BODY_TOO_LARGE` before it
+   * is decoded. 22 (4 MiB) is the brotli library's default, and the brotli tool picks the smallest
+   * window that covers its input, so pages rarely declare more; at 24 each response costs about
+   * 30 MiB of memory, which concurrent hostile streams multiply.
+   * @default 22
+   * @example { maxBrotliWindowBits: 24 } // accept every window RFC 7932 allows
+   */
+  readonly maxBrotliWindowBits?: number;
   /** Slowest body accepted after `throughputGraceMs` (`ERR_TOO_SLOW`); 0 turns the check off. @default 128 */
   readonly minBytesPerSecond?: number;
   /** @default 10_000 */
@@ -63,6 +74,7 @@ export const defaultFetchOptions = {
   maxWireBytes: 10 * 1024 * 1024,
   maxDecodedBytes: 10 * 1024 * 1024,
   maxEncodings: 3,
+  maxBrotliWindowBits: 22,
   minBytesPerSecond: 128,
   throughputGraceMs: 10_000,
 } as const satisfies Omit<Required<FetchOptions>, 'guard'>;
@@ -227,6 +239,8 @@ export class Fetcher {
     for (const [name, v] of Object.entries(this.options)) {
       if (typeof v === 'number' && !(v >= 0)) throw new TypeError(`fetch: ${name} must be a number >= 0`);
     }
+    const wbits = this.options.maxBrotliWindowBits;
+    if (!Number.isInteger(wbits) || wbits < 10 || wbits > 24) throw new TypeError('fetch: maxBrotliWindowBits must be an integer 10–24 (RFC 7932 §9.1)');
     this.guard = guard instanceof NetworkGuard ? guard : new NetworkGuard(guard);
     this.agent = new Agent({
       connect: this.guard.connector({ timeout: this.options.connectTimeoutMs }),
@@ -415,7 +429,12 @@ export class Fetcher {
         return this.bodyFailure(error, ctx, failed);
       }
       const firstChunk: Buffer = first.done === true ? Buffer.alloc(0) : first.value;
-      const decoders = undo.map((c: ContentCoding, i) => createDecoder(c, i === 0 && c === 'deflate' && !looksLikeZlib(firstChunk)));
+      const refuseWindow = (bits: number): Error =>
+        new BodyError('ERR_BODY_TOO_LARGE', `brotli window of 2^${bits} bytes (most 2^${o.maxBrotliWindowBits}: maxBrotliWindowBits)`);
+      const decoders = undo.flatMap((c: ContentCoding, i) => {
+        const decoder = createDecoder(c, i === 0 && c === 'deflate' && !looksLikeZlib(firstChunk));
+        return c === 'br' ? [brotliWindowGuard(o.maxBrotliWindowBits, refuseWindow), decoder] : [decoder];
+      });
       async function* replay(): AsyncGenerator<Buffer> {
         if (firstChunk.length > 0) yield firstChunk;
         if (first.done !== true) yield* source;

@@ -13,7 +13,7 @@ export {
   type BodySink,
   type HeaderValues,
 } from './fetch.js';
-export { parseContentEncoding, createDecoder, looksLikeZlib, type ContentCoding } from './content-coding.js';
+export { parseContentEncoding, createDecoder, looksLikeZlib, brotliWindowBits, brotliWindowGuard, type ContentCoding } from './content-coding.js';
 export { NetworkGuard, classifyAddress, isLoopbackName, type GuardOptions, type AllowedEndpoint, type Resolver, type AddressVerdict, type LookupFunction } from './guard.js';
 export {
   RobotsCache,

@@ -143,34 +143,31 @@ export function parseRobots(text: string): RobotsFile {
 
 /**
  * §2.2.2: does `pattern` (normal form, `*` wildcards, optional final `$`) match `path` from its
- * start? Greedy matching with one backtrack point per `*`: O(pattern × path) at worst, bounded by
- * the pattern length cap.
+ * start? The literal pieces between the `*`s are found in order, each at its leftmost occurrence
+ * after the previous one (leftmost is always safe: `*` matches any run, so an earlier end leaves
+ * every later choice open); the first piece must start the path, and with `$` the last must end
+ * it. Each piece is one forward search from where the previous one ended, with no backtracking, so
+ * a hostile robots.txt of long `/*a*a*…b` patterns costs about one pass over the path per rule
+ * (a backtracking matcher is O(pattern × path) per rule: 77 s for one 16 KiB path against 240
+ * rules of 2 KiB, all within the size caps).
  */
 export function patternMatches(pattern: string, path: string): boolean {
   const anchored = pattern.endsWith('$');
-  const p = anchored ? pattern.slice(0, -1) : pattern;
-  let i = 0;
-  let j = 0;
-  let star = -1;
-  let mark = 0;
-  while (i < path.length) {
-    if (j < p.length && p.charCodeAt(j) === 0x2a) {
-      star = j++;
-      mark = i;
-    } else if (j < p.length && p.charCodeAt(j) === path.charCodeAt(i)) {
-      i++;
-      j++;
-    } else if (j === p.length && !anchored) {
-      return true; // a prefix match
-    } else if (star !== -1) {
-      j = star + 1;
-      i = ++mark;
-    } else {
-      return false;
-    }
+  const pieces = (anchored ? pattern.slice(0, -1) : pattern).split('*');
+  const first = pieces[0]!;
+  if (!path.startsWith(first)) return false;
+  if (pieces.length === 1) return !anchored || path.length === first.length;
+  let at = first.length;
+  for (let k = 1; k < pieces.length - 1; k++) {
+    const piece = pieces[k]!;
+    if (piece === '') continue;
+    const found = path.indexOf(piece, at);
+    if (found === -1) return false;
+    at = found + piece.length;
   }
-  while (j < p.length && p.charCodeAt(j) === 0x2a) j++;
-  return j === p.length;
+  const last = pieces[pieces.length - 1]!;
+  if (!anchored) return last === '' || path.indexOf(last, at) !== -1;
+  return path.length - last.length >= at && path.endsWith(last);
 }
 
 /** The rules that apply to one user agent. */

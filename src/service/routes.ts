@@ -13,7 +13,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { fingerprint, urlFromKey, UrlError } from '../normalize/index.js';
-import type { AdmitOptions, AdmitResult, FetchRecord, SeenStore } from '../store/index.js';
+import type { AdmitOptions, AdmitResult, CanonicalFailure, CanonicalResult, FetchRecord, SeenStore } from '../store/index.js';
 import { readJsonBody } from './body.js';
 import { folderBytes, type ServiceMetrics } from './metrics.js';
 import { overloaded, type Budget, type LookupQueue } from './overload.js';
@@ -87,6 +87,46 @@ export type EvidenceItem = { readonly ok: true } | { readonly ok: false; readonl
 
 function isStoreError(e: unknown): boolean {
   return e instanceof UrlError && e.code.startsWith('ERR_STORE_');
+}
+
+/** One result of `canonicalMany` as a `/v1/key` item. */
+function toKeyItem(url: string, c: CanonicalResult | CanonicalFailure, metrics: ServiceMetrics): KeyItem {
+  if ('ok' in c) {
+    metrics.keyed(false);
+    return { url, ok: false, code: c.code };
+  }
+  metrics.keyed(true);
+  const item: KeyItem = {
+    url,
+    ok: true,
+    normal: urlFromKey(c.key),
+    key: c.key,
+    canonicalKey: c.canonicalKey,
+    canonicalUrl: c.canonicalUrl,
+    fingerprint: fingerprint(c.canonicalKey),
+    state: c.state,
+  };
+  return c.via === undefined ? item : { ...item, via: c.via };
+}
+
+/** URLs per `canonicalMany` call of `POST /v1/key`. */
+const KEY_CHUNK = 1000;
+
+/**
+ * `POST /v1/key`: batch lookups (`canonicalMany`: the Bloom front, then one database read per
+ * chunk), each chunk one slot of the shared lookup queue. Between chunks the event loop gets a
+ * turn (`setImmediate`), so a large batch of URLs to normalize does not hold up health checks,
+ * metrics and other requests.
+ */
+async function keyItems(ctx: RouteContext, urls: readonly string[]): Promise<KeyItem[]> {
+  const out: KeyItem[] = [];
+  for (let i = 0; i < urls.length; i += KEY_CHUNK) {
+    if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    const chunk = urls.slice(i, i + KEY_CHUNK);
+    const found = await ctx.lookups.run(() => ctx.store.canonicalMany(chunk));
+    for (let j = 0; j < chunk.length; j++) out.push(toKeyItem(chunk[j]!, found[j]!, ctx.metrics));
+  }
+  return out;
 }
 
 async function keyItem(store: SeenStore, url: string, metrics: ServiceMetrics): Promise<KeyItem> {
@@ -252,7 +292,7 @@ export const routes: readonly Route[] = [
     async handle(req, _query, ctx, done) {
       const urls = urlList(await jsonBody(req, ctx, done), ctx.maxBatch);
       takeUrls(ctx, urls.length, done);
-      const results = await ctx.lookups.map(urls, (u) => keyItem(ctx.store, u, ctx.metrics));
+      const results = await keyItems(ctx, urls);
       return { status: 200, json: { results } };
     },
   },

@@ -85,11 +85,13 @@ import {
   type AdmitOptions,
   type AdmitResult,
   type AliasRecord,
+  type CanonicalFailure,
   type CanonicalResult,
   type CanonicalUrlRecord,
   type FetchRecord,
   type FrontierEntry,
   type NextOptions,
+  type RebuildReport,
   type SeenStore,
   type StoreOptions,
   type StoreStats,
@@ -130,6 +132,7 @@ interface ResolvedOptions {
   readonly cacheSize: number;
   readonly maxEvidencePerRule: number;
   readonly restoreBatchSize: number;
+  readonly readOnly: boolean;
 }
 
 /** Validate options once; conflicts are rejected up front (TypeError: programmer misuse). */
@@ -175,6 +178,7 @@ export function resolveStoreOptions(options: StoreOptions = {}): ResolvedOptions
     cacheSize: positiveInt('cacheSize', options.cacheSize ?? d.cacheSize),
     maxEvidencePerRule,
     restoreBatchSize: positiveInt('restoreBatchSize', options.restoreBatchSize ?? d.restoreBatchSize),
+    readOnly: options.readOnly === true,
   };
 }
 
@@ -253,6 +257,10 @@ class Txn {
   }
 }
 
+const NEED: unique symbol = Symbol('need');
+/** A read for `canonicalMany`: the value, `undefined` when absent, or `NEED` (asked for, read next round). */
+type Look = (space: 'url' | 'alias', key: string) => string | undefined | typeof NEED;
+
 function isUrlError(e: unknown): e is UrlError {
   return e instanceof UrlError;
 }
@@ -287,7 +295,7 @@ export class StoreEngine implements SeenStore {
   readonly supports: StoreSupports;
   readonly location: string;
   private readonly kv: Kv;
-  private readonly o: ResolvedOptions;
+  private o: ResolvedOptions;
   /** The normalize options, or `undefined` when they are the defaults (normalize's fastest path). */
   private readonly normalizeOptions: NormalizeOptions | undefined;
   private salt = '';
@@ -305,7 +313,7 @@ export class StoreEngine implements SeenStore {
   private front!: ScalableBloom;
   private aliasFront!: ScalableBloom;
   private readonly cache: KeyCache;
-  private readonly frontier: Frontier;
+  private frontier: Frontier;
   /** Candidate and active rules by id, and the ids of withdrawn ones. */
   private readonly liveRules = new Map<string, RuleRecord>();
   private readonly liveByHost = new Map<string, Set<string>>();
@@ -357,7 +365,8 @@ export class StoreEngine implements SeenStore {
       }
       this.salt = newSalt();
       const now = new Date().toISOString();
-      await this.kv.write(
+      // read-only on an empty database: an empty store that writes nothing (not even its meta)
+      if (!this.o.readOnly) await this.kv.write(
         [
           { space: 'meta', key: 'format', value: encodeJson({ store: STORE_FORMAT_VERSION, key: KEY_FORMAT_VERSION }) },
           { space: 'meta', key: 'identity', value: encodeJson(identity) },
@@ -385,6 +394,15 @@ export class StoreEngine implements SeenStore {
       const salt = await this.kv.get('meta', 'salt');
       if (salt === undefined || !/^[0-9a-f]{64}$/.test(salt)) throw new UrlError('ERR_STORE_CORRUPT', this.location, { detail: 'meta/salt missing' });
       this.salt = salt;
+      if (this.o.readOnly) {
+        // the presets the store was last opened with, instead of giving back what they pruned
+        const raw = await this.kv.get('meta', 'presets');
+        const recorded: unknown = raw === undefined ? [] : decodeJson<unknown>(raw);
+        if (!Array.isArray(recorded) || !recorded.every((p): p is PresetName => typeof p === 'string' && isPresetName(p))) {
+          throw this.incompatible(`meta/presets ${raw ?? ''} names a preset this build does not know`);
+        }
+        this.o = { ...this.o, presets: recorded };
+      }
     }
 
     for await (const [name, value] of this.kv.entries('counter')) {
@@ -404,8 +422,14 @@ export class StoreEngine implements SeenStore {
     this.aliasFront = new ScalableBloom(this.counter(counterNames.aliases), this.o.bloomBitsPerKey);
     for await (const k of this.kv.keys('alias')) this.aliasFront.add(k);
 
+    if (this.o.readOnly) return;
     await this.reconcilePruned();
     await this.kv.write([{ space: 'meta', key: 'presets', value: encodeJson(this.o.presets) }], { sync: false });
+  }
+
+  /** The rejection of a write method on a read-only store. */
+  private readOnlyRefusal(): Promise<never> {
+    return Promise.reject(new UrlError('ERR_STORE_IO', this.location, { detail: 'read-only' }));
   }
 
   /**
@@ -793,6 +817,7 @@ export class StoreEngine implements SeenStore {
   // ---- admit -----------------------------------------------------------------------------------
 
   admit(urls: readonly string[], options: AdmitOptions = {}): Promise<AdmitResult[]> {
+    if (this.o.readOnly) return this.readOnlyRefusal();
     if (!Array.isArray(urls)) return Promise.reject(new TypeError('admit: urls must be an array of strings'));
     const depth = options.depth ?? 0;
     if (!Number.isInteger(depth) || depth < 0) return Promise.reject(new TypeError('admit: depth must be an integer >= 0'));
@@ -987,6 +1012,7 @@ export class StoreEngine implements SeenStore {
   // ---- evidence: redirects and fetches ---------------------------------------------------------
 
   recordRedirect(from: string, to: string, status: number): Promise<void> {
+    if (this.o.readOnly) return this.readOnlyRefusal();
     if (!REDIRECT_STATUSES.has(status)) return Promise.reject(new TypeError(`recordRedirect: status must be 301, 302, 303, 307 or 308, not ${status}`));
     let f: Identity;
     let t: Identity;
@@ -1069,6 +1095,7 @@ export class StoreEngine implements SeenStore {
   }
 
   recordFetch(url: string, response: FetchRecord): Promise<void> {
+    if (this.o.readOnly) return this.readOnlyRefusal();
     if (response === null || typeof response !== 'object' || !Number.isInteger(response.status) || response.status < 0 || response.status > 999) {
       return Promise.reject(new TypeError('recordFetch: response.status must be an integer 0–999 (0: no response)'));
     }
@@ -1317,6 +1344,7 @@ export class StoreEngine implements SeenStore {
   }
 
   restore(reason: string): Promise<number> {
+    if (this.o.readOnly) return this.readOnlyRefusal();
     let r = reason;
     if (!r.startsWith('rule:') && !r.startsWith('preset:')) r = isPresetName(r) ? `preset:${r}` : `rule:${r}`;
     return this.exclusive(() => this.restoreReason(r, r));
@@ -1325,6 +1353,7 @@ export class StoreEngine implements SeenStore {
   // ---- frontier --------------------------------------------------------------------------------
 
   next(options: NextOptions = {}): Promise<FrontierEntry[]> {
+    if (this.o.readOnly) return this.readOnlyRefusal();
     return this.exclusive(() =>
       this.frontier.next(options, async (blocks) => {
         const txn = this.newTxn();
@@ -1335,6 +1364,7 @@ export class StoreEngine implements SeenStore {
   }
 
   release(urls: readonly string[]): Promise<void> {
+    if (this.o.readOnly) return this.readOnlyRefusal();
     const keys: string[] = [];
     for (const u of urls) {
       try {
@@ -1373,6 +1403,112 @@ export class StoreEngine implements SeenStore {
       via ??= target.by;
       key = target.to;
       target = await this.getUrl(undefined, key);
+    }
+    const state = own !== undefined ? own.s : target !== undefined ? 'seen' : 'unknown';
+    const out: CanonicalResult = { key: id.key, canonicalKey: key, canonicalUrl: urlFromKey(key), state };
+    return key !== id.key && via !== undefined ? { ...out, via } : out;
+  }
+
+  async canonicalMany(urls: readonly string[]): Promise<(CanonicalResult | CanonicalFailure)[]> {
+    if (!Array.isArray(urls)) throw new TypeError('canonicalMany: urls must be an array of strings');
+    const out = new Array<CanonicalResult | CanonicalFailure>(urls.length);
+    let pending: { i: number; id: Identity; t: Transformed }[] = [];
+    for (let i = 0; i < urls.length; i++) {
+      const url = urls[i]!;
+      try {
+        if (typeof url !== 'string') throw new UrlError('ERR_INVALID_URL', String(url), { detail: 'not a string' });
+        const id = this.identity(url);
+        pending.push({ i, id, t: this.transform(id.rec, id.key) });
+      } catch (e) {
+        if (!isUrlError(e) || e.code.startsWith('ERR_STORE_')) throw e;
+        out[i] = { ok: false, code: e.code as UrlErrorCode, input: url };
+      }
+    }
+    // Resolve every URL against what has been read; what is missing is read for all of them at
+    // once. The Bloom fronts answer "absent" for sure (they hold every key submitted), so only
+    // their "maybe"s are read. Usually one read; aliases and pruned entries that point at a key
+    // not read yet take one more round (at most two).
+    const known = new Map<string, string | undefined>();
+    let wanted = new Map<string, readonly [Space, string]>();
+    const look: Look = (space, key) => {
+      if (!(space === 'url' ? this.front : this.aliasFront).has(key)) return undefined;
+      const mk = (space === 'url' ? 'u' : 'a') + key;
+      if (known.has(mk)) return known.get(mk);
+      wanted.set(mk, [space, key]);
+      return NEED;
+    };
+    while (pending.length > 0) {
+      const again: typeof pending = [];
+      for (const p of pending) {
+        const r = this.resolveCanonical(p.id, p.t, look);
+        if (r === NEED) again.push(p);
+        else out[p.i] = r;
+      }
+      if (wanted.size > 0) {
+        const asked = [...wanted];
+        wanted = new Map();
+        const keys = asked.map(([, sk]) => sk);
+        const values = this.kv.getAcross !== undefined ? await this.kv.getAcross(keys) : await this.getAcrossFallback(keys);
+        for (let j = 0; j < asked.length; j++) known.set(asked[j]![0], values[j]);
+      } else if (again.length > 0) {
+        throw new Error('canonicalMany: no progress'); // cannot happen: NEED always asks for a key
+      }
+      pending = again;
+    }
+    return out;
+  }
+
+  private async getAcrossFallback(keys: readonly (readonly [Space, string])[]): Promise<(string | undefined)[]> {
+    const out = new Array<string | undefined>(keys.length);
+    const bySpace = new Map<Space, number[]>();
+    keys.forEach(([space], j) => {
+      let list = bySpace.get(space);
+      if (list === undefined) bySpace.set(space, (list = []));
+      list.push(j);
+    });
+    await Promise.all(
+      [...bySpace].map(async ([space, idx]) => {
+        const values = await this.kv.getMany(space, idx.map((j) => keys[j]![1]));
+        idx.forEach((j, m) => (out[j] = values[m]));
+      }),
+    );
+    return out;
+  }
+
+  /** `canonical` on values read so far; `NEED` when a key still has to be read (`look` asked for it). */
+  private resolveCanonical(id: Identity, t: Transformed, look: Look): CanonicalResult | typeof NEED {
+    // ask for everything the usual path may need at once: the URL's own entry, its transform's alias and entry
+    const ownV = look('url', id.key);
+    const aliasV = look('alias', t.key);
+    const tV = t.key === id.key ? ownV : look('url', t.key);
+    if (ownV === NEED || aliasV === NEED || tV === NEED) return NEED;
+    const own = ownV === undefined ? undefined : decodeUrlEntry(ownV);
+    let key: string;
+    let via: string | undefined;
+    if (own?.s === 'pruned' && own.to !== undefined) {
+      key = own.to;
+      via = own.by;
+    } else {
+      key = t.key;
+      via = t.via;
+      const alias = aliasV === undefined ? undefined : decodeJson<AliasEntry>(aliasV);
+      if (alias !== undefined && alias.to !== id.key) {
+        key = alias.to;
+        via ??= 'alias';
+      }
+    }
+    let target = own;
+    if (key !== id.key) {
+      const v = look('url', key);
+      if (v === NEED) return NEED;
+      target = v === undefined ? undefined : decodeUrlEntry(v);
+    }
+    if (target?.s === 'pruned' && target.to !== undefined && target.to !== id.key) {
+      via ??= target.by;
+      key = target.to;
+      const v = look('url', key);
+      if (v === NEED) return NEED;
+      target = v === undefined ? undefined : decodeUrlEntry(v);
     }
     const state = own !== undefined ? own.s : target !== undefined ? 'seen' : 'unknown';
     const out: CanonicalResult = { key: id.key, canonicalKey: key, canonicalUrl: urlFromKey(key), state };
@@ -1501,6 +1637,171 @@ export class StoreEngine implements SeenStore {
     return { ok: problems.length === 0, problems, counted: Object.fromEntries(counted) };
   }
 
+  // ---- rebuild (after urldedup repair) ---------------------------------------------------------
+
+  rebuildDerived(): Promise<RebuildReport> {
+    if (this.o.readOnly) return this.readOnlyRefusal();
+    return this.exclusive(() => this.rebuildNow());
+  }
+
+  private async rebuildNow(): Promise<RebuildReport> {
+    let ops: KvOp[] = [];
+    const flush = async (sync: boolean): Promise<void> => {
+      if (ops.length === 0) return;
+      const batch = ops;
+      ops = [];
+      await this.kv.write(batch, { sync });
+    };
+    const put = async (space: Space, key: string, value: string | undefined): Promise<void> => {
+      ops.push({ space, key, value });
+      if (ops.length >= this.o.restoreBatchSize) await flush(false);
+    };
+    const counted = new Map<string, number>();
+    const bump = (name: string, d = 1): void => {
+      counted.set(name, (counted.get(name) ?? 0) + d);
+    };
+    // 1. the url sublevel: counts, the lines each frontier block should hold, the pruned index
+    const want = new Map<string, Map<string, string>>(); // block → key → line
+    const unplaced: [string, UrlEntry][] = [];
+    const prunedWant = new Map<string, string>();
+    let maxSeq = -1;
+    for await (const [key, value] of this.kv.entries('url')) {
+      const e = decodeUrlEntry(value);
+      bump(counterNames.admitted);
+      bump(counterNames.state(e.s));
+      if (e.s === 'queued') {
+        if (e.h === undefined || e.n === undefined) unplaced.push([key, e]);
+        else {
+          const block = frontierKey(e.h, e.n);
+          let lines = want.get(block);
+          if (lines === undefined) want.set(block, (lines = new Map()));
+          lines.set(key, blockLine(e.d, key));
+          bump(counterNames.frontier(e.h));
+          if (e.n > maxSeq) maxSeq = e.n;
+        }
+      }
+      if (e.s === 'pruned' && e.by !== undefined && e.to !== undefined) {
+        prunedWant.set(prunedKey(e.by, key), e.to);
+        bump(counterNames.pruned(e.by));
+      }
+    }
+    // 2. frontier blocks: keep the live lines in their order, add the missing ones, drop the rest
+    let blocks = 0;
+    for await (const [block, value] of this.kv.entries('frontier')) {
+      const seq = parseFrontierKey(block).seq;
+      if (seq > maxSeq) maxSeq = seq;
+      const lines = want.get(block);
+      want.delete(block);
+      if (lines === undefined) {
+        await put('frontier', block, undefined);
+        blocks++;
+        continue;
+      }
+      const kept: string[] = [];
+      for (const { key } of parseBlock(value)) {
+        const line = lines.get(key);
+        if (line === undefined) continue;
+        kept.push(line);
+        lines.delete(key);
+      }
+      for (const line of lines.values()) kept.push(line);
+      const next = kept.join('\n');
+      if (next !== value) {
+        await put('frontier', block, next);
+        blocks++;
+      }
+    }
+    for (const [block, lines] of want) {
+      await put('frontier', block, [...lines.values()].join('\n'));
+      blocks++;
+    }
+    // queued URLs without a frontier position get one, in new blocks per host
+    let seq = Math.max(this.counter(counterNames.seq), maxSeq + 1);
+    const open = new Map<string, { seq: number; lines: string[] }>();
+    const writeBlock = async (host: string, b: { seq: number; lines: string[] }): Promise<void> => {
+      await put('frontier', frontierKey(host, b.seq), b.lines.join('\n'));
+      blocks++;
+    };
+    for (const [key, e] of unplaced) {
+      const host = hostOf(recordOfKey(key));
+      let b = open.get(host);
+      if (b === undefined || b.lines.length >= BLOCK_LINES) {
+        if (b !== undefined) await writeBlock(host, b);
+        b = { seq: seq++, lines: [] };
+        open.set(host, b);
+      }
+      b.lines.push(blockLine(e.d, key));
+      await put('url', key, encodeUrlEntry(makeEntry(e, host, b.seq)));
+      bump(counterNames.frontier(host));
+    }
+    for (const [host, b] of open) await writeBlock(host, b);
+    // 3. the pruned index
+    let indexEntries = 0;
+    for await (const [pk, to] of this.kv.entries('pruned')) {
+      if (prunedWant.get(pk) === to) prunedWant.delete(pk);
+      else {
+        await put('pruned', pk, undefined);
+        indexEntries++;
+      }
+    }
+    for (const [pk, to] of prunedWant) {
+      await put('pruned', pk, to);
+      indexEntries++;
+    }
+    // 4. aliases: the count and the aliasrev mirror
+    const sources = new Map<string, string>();
+    for await (const [from, value] of this.kv.entries('alias')) {
+      sources.set(from, decodeJson<AliasEntry>(value).to);
+      bump(counterNames.aliases);
+    }
+    const mirrored = new Set<string>();
+    for await (const rk of this.kv.keys('aliasrev')) {
+      const [to, from] = splitPair(rk);
+      if (sources.get(from) === to && !mirrored.has(from)) mirrored.add(from);
+      else {
+        await put('aliasrev', rk, undefined);
+        indexEntries++;
+      }
+    }
+    for (const [from, to] of sources) {
+      if (mirrored.has(from)) continue;
+      await put('aliasrev', aliasRevKey(to, from), '');
+      indexEntries++;
+    }
+    // 5. rules and evidence counts
+    for await (const [, value] of this.kv.entries('rule')) bump(counterNames.rules(decodeJson<RuleRecord>(value).state));
+    for await (const k of this.kv.keys('evidence')) {
+      if (k.startsWith('l' + SEP)) bump(counterNames.loops);
+      else if (k.startsWith('t' + SEP)) bump(counterNames.temporary);
+    }
+    // 6. the counters: the recount, and a sequence number past every block
+    let counters = 0;
+    const names = new Set([...counted.keys(), ...this.counters.keys()]);
+    names.delete(counterNames.seq);
+    for (const name of names) {
+      const n = counted.get(name) ?? 0;
+      if (n === this.counter(name)) continue;
+      await put('counter', name, n === 0 ? undefined : String(n));
+      counters++;
+    }
+    if (seq !== this.counter(counterNames.seq)) {
+      await put('counter', counterNames.seq, String(seq));
+      counters++;
+    }
+    await flush(this.o.sync !== 'never');
+    // the in-memory state follows: counters, and a frontier loaded afresh (in-flight entries forgotten)
+    this.counters = new Map([...counted].filter(([, n]) => n !== 0));
+    if (seq !== 0) this.counters.set(counterNames.seq, seq);
+    this.committed.clear();
+    for (const [name, n] of this.counters) this.committed.set(name, n);
+    const hostCounts = new Map<string, number>();
+    const frontierPrefix = counterNames.frontier('');
+    for (const [name, n] of this.counters) if (name.startsWith(frontierPrefix)) hostCounts.set(name.slice(frontierPrefix.length), n);
+    this.frontier = new Frontier(this.kv);
+    this.frontier.load(hostCounts);
+    return { counters, blocks, placed: unplaced.length, indexEntries };
+  }
+
   // ---- close -----------------------------------------------------------------------------------
 
   close(): Promise<void> {
@@ -1513,7 +1814,7 @@ export class StoreEngine implements SeenStore {
       if (this.syncTimer !== undefined) clearTimeout(this.syncTimer);
       this.syncTimer = undefined;
       try {
-        if (this.o.sync !== 'never' && this.kv.durable) await this.writeSyncMarker();
+        if (this.o.sync !== 'never' && this.kv.durable && !this.o.readOnly) await this.writeSyncMarker();
       } finally {
         this.closed = true;
         await this.kv.close();

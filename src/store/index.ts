@@ -14,6 +14,8 @@ export {
   type FetchRecord,
   type CanonicalResult,
   type CanonicalState,
+  type CanonicalFailure,
+  type RebuildReport,
   type FrontierEntry,
   type NextOptions,
   type StoreStats,

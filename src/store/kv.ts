@@ -26,6 +26,8 @@ export interface Kv {
   readonly durable: boolean;
   get(space: Space, key: string): Promise<string | undefined>;
   getMany(space: Space, keys: readonly string[]): Promise<(string | undefined)[]>;
+  /** One read of keys in several namespaces (LevelDB: one `getMany` on the root). Optional: the engine falls back to `getMany` per space. */
+  getAcross?(keys: readonly (readonly [Space, string])[]): Promise<(string | undefined)[]>;
   /** Entries in key order (reverse when asked), read from a snapshot taken at the call. */
   entries(space: Space, range?: KvRange): AsyncIterable<[string, string]>;
   keys(space: Space, range?: KvRange): AsyncIterable<string>;

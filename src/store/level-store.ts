@@ -12,6 +12,7 @@
  * - anything else from the database (`LEVEL_IO_ERROR`, …) → `ERR_STORE_IO`.
  * Each keeps the original error as `cause`.
  */
+import { existsSync } from 'node:fs';
 import { Level } from 'level';
 import { UrlError } from '../normalize/index.js';
 import { resolveStoreOptions, StoreEngine } from './engine.js';
@@ -112,6 +113,16 @@ class LevelKv implements Kv {
     }
   }
 
+  async getAcross(keys: readonly (readonly [Space, string])[]): Promise<(string | undefined)[]> {
+    const full = new Array<string>(keys.length);
+    for (let i = 0; i < keys.length; i++) full[i] = this.prefixes[keys[i]![0]] + keys[i]![1];
+    try {
+      return await this.root.getMany(full, UTF8);
+    } catch (e) {
+      throw storeError(e, this.location);
+    }
+  }
+
   async *entries(space: Space, range: KvRange = {}): AsyncIterable<[string, string]> {
     const it = this.subs[space].iterator(range);
     try {
@@ -182,6 +193,8 @@ export interface OpenStoreOptions extends StoreOptions {
 /**
  * Open (or create) the store in the folder `location`, or inside an already open abstract-level
  * database or sublevel with utf8-compatible keys (which the caller closes).
+ * With `readOnly`, nothing is written (and a missing folder is not created); LevelDB has no shared
+ * lock, so the open still takes the folder's LOCK and excludes every other opener.
  * Rejects with `ERR_STORE_LOCKED` when another process or instance has the folder open,
  * `ERR_STORE_CORRUPT` for damaged files, `ERR_STORE_IO` otherwise (an incompatible key format too).
  */
@@ -191,9 +204,13 @@ export async function openStore(location: string | LevelDatabase, options: OpenS
   if (typeof location === 'string') {
     const { level: tuning, ...rest } = options;
     void rest;
-    const db = new Level<string, string>(location, { keyEncoding: 'utf8', valueEncoding: 'utf8', writeBufferSize: 16 * 2 ** 20, ...(tuning ?? {}) });
+    // read-only: never create the folder (a missing store is ERR_STORE_IO); the LOCK is still taken
+    const create = options.readOnly === true ? { createIfMissing: false } : {};
+    // (classic-level makes the folder before it opens: refuse a missing one here, touching nothing)
+    if (options.readOnly === true && !existsSync(location)) throw new UrlError('ERR_STORE_IO', location, { detail: 'read-only: no store in this folder' });
+    const db = new Level<string, string>(location, { keyEncoding: 'utf8', valueEncoding: 'utf8', writeBufferSize: 16 * 2 ** 20, ...create, ...(tuning ?? {}) });
     try {
-      await db.open();
+      await db.open(create);
     } catch (e) {
       throw storeError(e, location);
     }

@@ -89,6 +89,10 @@ export class MemoryKv implements Kv {
     return keys.map((k) => m.get(k));
   }
 
+  async getAcross(keys: readonly (readonly [Space, string])[]): Promise<(string | undefined)[]> {
+    return keys.map(([space, k]) => this.spaces[space].map.get(k));
+  }
+
   async *entries(space: Space, range: KvRange = {}): AsyncIterable<[string, string]> {
     yield* this.spaces[space].range(range);
   }
@@ -110,7 +114,10 @@ export class MemoryKv implements Kv {
   }
 }
 
-/** A store in memory, with the same behaviour as `openStore` except durability. */
+/**
+ * A store in memory, with the same behaviour as `openStore` except durability. With `readOnly`
+ * it is an empty store that refuses every write (for code paths that take either backend).
+ */
 export async function openMemoryStore(options: StoreOptions = {}): Promise<SeenStore> {
   return StoreEngine.open(new MemoryKv(), { durable: false, atomicBatch: true }, options);
 }

@@ -68,6 +68,15 @@ export interface StoreOptions {
   readonly maxEvidencePerRule?: number;
   /** URLs moved per batch when a rule is withdrawn or activated, or a preset removed. @default 2000 */
   readonly restoreBatchSize?: number;
+  /**
+   * Open without changing anything: the presets recorded in `meta` are used (the `presets` option
+   * is ignored, and nothing is given back), and every method that writes (`admit`,
+   * `recordRedirect`, `recordFetch`, `next`, `release`, `restore`, `rebuildDerived`) rejects with
+   * `UrlError('ERR_STORE_IO', location, { detail: 'read-only' })`. LevelDB has no shared lock: a
+   * read-only open still takes the folder's LOCK, so it excludes every other opener.
+   * @default false
+   */
+  readonly readOnly?: boolean;
 }
 
 export const defaultStoreOptions = {
@@ -133,6 +142,26 @@ export interface CanonicalResult {
   readonly state: CanonicalState;
   /** What mapped `key` onto `canonicalKey`: `preset:<name>`, `rule:<id>` or `alias`. */
   readonly via?: string;
+}
+
+/** An input of `canonicalMany` that is not a URL the store can key (it fails alone). */
+export interface CanonicalFailure {
+  readonly ok: false;
+  readonly code: UrlErrorCode;
+  /** The input, as given. */
+  readonly input: string;
+}
+
+/** What `rebuildDerived` rewrote. */
+export interface RebuildReport {
+  /** Counters whose stored value differed from the recount (now the recount). */
+  readonly counters: number;
+  /** Frontier blocks rewritten, written anew or deleted. */
+  readonly blocks: number;
+  /** Queued URLs that had no frontier position and were given one. */
+  readonly placed: number;
+  /** `pruned` and `aliasrev` index entries added or removed. */
+  readonly indexEntries: number;
 }
 
 export interface FrontierEntry {
@@ -210,6 +239,13 @@ export interface SeenStore {
   /** Give in-flight entries back without a fetch (they are offered again by `next`). */
   release(urls: readonly string[]): Promise<void>;
   canonical(url: string): Promise<CanonicalResult>;
+  /**
+   * `canonical` for many URLs, results in input order: the Bloom fronts answer "absent" without a
+   * read, and the rest is one `getMany` across the sublevels (a follow-up read only for aliases
+   * and pruned entries that point further). An invalid URL fails alone (`{ ok: false, code, input }`);
+   * a store error rejects the call.
+   */
+  canonicalMany(urls: readonly string[]): Promise<(CanonicalResult | CanonicalFailure)[]>;
   stats(): Promise<StoreStats>;
   /** Give back the URLs pruned by `reason` (`rule:<id>`, `preset:<name>`, or a bare rule id or preset name). */
   restore(reason: string): Promise<number>;
@@ -219,6 +255,13 @@ export interface SeenStore {
   rules(): AsyncIterable<RuleRecord>;
   /** Check the store's invariants (urldedup verify): frontier ⇔ queued, acyclic aliases, counters, the front. */
   verify(): Promise<VerifyReport>;
+  /**
+   * Recompute what is derived from the `url` and `alias` sublevels (urldedup repair): every
+   * counter from a recount, the frontier blocks from the queued URLs (lines of URLs not queued at
+   * that block are dropped), the `pruned` and `aliasrev` indexes. Written in batches, not as one
+   * atomic batch: it is idempotent, run it again after a crash. In-flight entries are forgotten.
+   */
+  rebuildDerived(): Promise<RebuildReport>;
   /** Wait for pending writes, write a synced marker, close. */
   close(): Promise<void>;
 }

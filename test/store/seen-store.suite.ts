@@ -3,7 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { key } from '../../src/normalize/index.js';
-import type { SeenStore, StoreOptions } from '../../src/store/index.js';
+import { openStore, type CanonicalFailure, type CanonicalResult, type SeenStore, type StoreOptions } from '../../src/store/index.js';
+import { counterNames, frontierKey, prunedKey } from '../../src/store/keys.js';
 
 export interface Backend {
   readonly store: SeenStore;
@@ -12,6 +13,17 @@ export interface Backend {
   /** The database folder, to look at the files (LevelDB only). */
   readonly dir?: string;
   readonly cleanup: () => Promise<void>;
+  /** Write these records behind the store's back (damage), then open it again. */
+  readonly damage?: (ops: readonly RawOp[]) => Promise<SeenStore>;
+  /** Database reads so far (memory backend: each `get`, `getMany` or `getAcross` call counts one). */
+  readonly reads?: () => number;
+}
+
+/** A raw put (`value` a string) or del in one sublevel. */
+export interface RawOp {
+  readonly space: string;
+  readonly key: string;
+  readonly value: string | undefined;
 }
 
 export type Factory = (options?: StoreOptions) => Promise<Backend>;
@@ -440,6 +452,158 @@ export function seenStoreSuite(name: string, factory: Factory): void {
           frontier: { size: 4, inFlight: 0, hosts: { 's.example': 3, 't.example': 1 } },
         });
         await verified(store);
+      });
+    });
+
+    describe('canonicalMany', () => {
+      /** A store with every state, a preset, an alias onto a pruned URL, and a rule-free host. */
+      async function populated(): Promise<Backend> {
+        const b = await make({ presets: ['tracking'], learnRules: false });
+        const { store } = b;
+        await store.admit(['http://c.example/q', 'http://c.example/f', 'http://c.example/x', 'http://c.example/r', 'http://c.example/p?utm_source=1', 'http://c.example/z?utm_source=2']);
+        await store.recordFetch('http://c.example/f', { status: 200 });
+        await store.recordFetch('http://c.example/x', { status: 503 });
+        await store.recordRedirect('http://c.example/r', 'http://c.example/q', 301);
+        await store.recordRedirect('http://c.example/old', 'http://c.example/z?utm_source=2', 308);
+        return b;
+      }
+      const inputs = [
+        'http://c.example/q',
+        'http://c.example/f',
+        'http://exa mple/',
+        'http://c.example/x',
+        'http://c.example/r',
+        'http://c.example/p?utm_source=1',
+        'http://c.example/q?utm_campaign=z',
+        'http://c.example/nope',
+        'HTTP://C.EXAMPLE:80/q#frag',
+        'http://c.example/old',
+        'http://c.example/z?utm_source=2',
+        'http://c.example/z',
+        'not a url',
+        'http://c.example/r',
+      ];
+
+      it('answers like canonical() for every URL, in input order; an invalid URL fails alone', async () => {
+        const { store } = await populated();
+        const many = await store.canonicalMany(inputs);
+        expect(many).toHaveLength(inputs.length);
+        for (let i = 0; i < inputs.length; i++) {
+          const one = await store.canonical(inputs[i]!).then(
+            (r) => r,
+            (e: { code: string }) => ({ ok: false, code: e.code, input: inputs[i]! }),
+          );
+          expect(many[i], inputs[i]).toEqual(one);
+        }
+        expect(many[2]).toEqual({ ok: false, code: expect.stringMatching(/^ERR_/), input: 'http://exa mple/' });
+        expect((many[12] as CanonicalFailure).ok).toBe(false);
+        expect((many[0] as CanonicalResult).state).toBe('queued');
+        expect(many[4]).toMatchObject({ state: 'redirected', via: 'alias', canonicalKey: key('http://c.example/q') });
+        expect(many[9]).toMatchObject({ state: 'redirected', canonicalKey: key('http://c.example/z') });
+        expect(many[7]).toMatchObject({ state: 'unknown' });
+        expect(await store.canonicalMany([])).toEqual([]);
+      });
+
+      it('reads the database once for a batch, and not at all for URLs the front rules out', async () => {
+        const b = await make();
+        if (b.reads === undefined) return;
+        const known = Array.from({ length: 300 }, (_, i) => `http://m${i % 7}.example/k/${i}`);
+        await b.store.admit(known);
+        const unknown = Array.from({ length: 300 }, (_, i) => `http://m${i % 7}.example/u/${i}`);
+        const before = b.reads();
+        const r = await b.store.canonicalMany([...known, ...unknown]);
+        expect(b.reads() - before).toBe(1);
+        expect(r.slice(0, 300).every((x) => 'state' in x && x.state === 'queued')).toBe(true);
+        expect(r.slice(300).every((x) => 'state' in x && x.state === 'unknown')).toBe(true);
+        // only unknown URLs: the Bloom front answers nearly all of them (≈ 1 % false positives)
+        const mid = b.reads();
+        await b.store.canonicalMany(unknown.map((u) => u + '/x'));
+        expect(b.reads() - mid).toBeLessThanOrEqual(1);
+      });
+    });
+
+    describe('read-only open', () => {
+      const refusal = { code: 'ERR_STORE_IO', message: expect.stringContaining('read-only') };
+      const b0ReadOnly: StoreOptions = { readOnly: true };
+
+      it('refuses every write method with ERR_STORE_IO (read-only) and still answers queries', async () => {
+        // a durable backend reads an existing store; the memory backend opens an empty one
+        const b = await make();
+        const store = b.reopen === undefined ? (await make(b0ReadOnly)).store : await b.reopen(b0ReadOnly);
+        await expect(store.admit(['http://ro.example/'])).rejects.toMatchObject(refusal);
+        await expect(store.admit('nope' as unknown as string[])).rejects.toMatchObject(refusal);
+        await expect(store.recordRedirect('http://ro.example/a', 'http://ro.example/b', 301)).rejects.toMatchObject(refusal);
+        await expect(store.recordFetch('http://ro.example/a', { status: 200 })).rejects.toMatchObject(refusal);
+        await expect(store.next()).rejects.toMatchObject(refusal);
+        await expect(store.release(['http://ro.example/a'])).rejects.toMatchObject(refusal);
+        await expect(store.restore('tracking')).rejects.toMatchObject(refusal);
+        await expect(store.rebuildDerived()).rejects.toMatchObject(refusal);
+        expect((await store.canonical('http://ro.example/')).state).toBe('unknown');
+        expect((await store.stats()).urls.admitted).toBe(0);
+        expect((await store.verify()).ok).toBe(true);
+      });
+
+      it('uses the recorded presets instead of giving pruned URLs back, and changes nothing', async () => {
+        const b = await make({ presets: ['tracking'] });
+        if (b.reopen === undefined) return;
+        await b.store.admit(['http://ro.example/a?utm_source=x', 'http://ro.example/b']);
+        const before = await b.store.stats();
+        expect(before.pruned).toEqual({ 'preset:tracking': 1 });
+        for (let round = 0; round < 2; round++) {
+          const ro = await b.reopen({ readOnly: true, presets: [] });
+          expect(await ro.stats()).toEqual(before);
+          await verified(ro);
+          expect(await ro.canonical('http://ro.example/a?utm_source=x')).toMatchObject({ state: 'pruned', via: 'preset:tracking' });
+          expect(await ro.canonicalMany(['http://ro.example/b?utm_medium=y'])).toEqual([expect.objectContaining({ state: 'seen', via: 'preset:tracking' })]);
+          await expect(ro.admit(['http://ro.example/c'])).rejects.toMatchObject(refusal);
+        }
+        const rw = await b.reopen({ presets: ['tracking'] });
+        expect(await rw.stats()).toEqual(before);
+        await verified(rw);
+        if (b.dir !== undefined) {
+          const missing = join(b.dir, 'no-such-store');
+          await expect(openStore(missing, { readOnly: true })).rejects.toMatchObject({ code: 'ERR_STORE_IO' });
+          expect(readdirSync(b.dir)).not.toContain('no-such-store');
+        }
+      });
+    });
+
+    describe('rebuildDerived', () => {
+      it('recounts the counters and rebuilds the frontier, after which verify is clean', async () => {
+        const b = await make({ presets: ['tracking'], learnRules: false });
+        if (b.damage === undefined) return;
+        // block seqs: a.example 0, b.example 1 (first batch), then c.example 2
+        await b.store.admit(['http://a.example/1', 'http://b.example/1', 'http://a.example/2', 'http://b.example/2?utm_source=z']);
+        await b.store.admit(['http://c.example/1', 'http://c.example/2']);
+        await b.store.recordFetch('http://a.example/1', { status: 200 });
+        await b.store.recordRedirect('http://c.example/1', 'http://c.example/3', 301);
+        const want = await b.store.stats();
+        const damaged = await b.damage([
+          { space: 'counter', key: counterNames.admitted, value: '999' },
+          { space: 'counter', key: counterNames.state('queued'), value: undefined },
+          { space: 'counter', key: counterNames.frontier('ghost.example'), value: '5' },
+          { space: 'counter', key: counterNames.aliases, value: '7' },
+          { space: 'frontier', key: frontierKey('b.example', 1), value: undefined }, // b.example/1, b.example/2 lose their block
+          { space: 'frontier', key: frontierKey('a.example', 40), value: `0 ${key('http://a.example/1')}` }, // fetched, not queued
+          { space: 'pruned', key: prunedKey('preset:tracking', key('http://b.example/2?utm_source=z')), value: undefined },
+          { space: 'aliasrev', key: `${key('http://nowhere.example/')}\u0000${key('http://c.example/1')}`, value: '' },
+        ]);
+        const bad = await damaged.verify();
+        expect(bad.ok).toBe(false);
+        const report = await damaged.rebuildDerived();
+        expect(report.counters).toBeGreaterThanOrEqual(4);
+        expect(report.blocks).toBeGreaterThanOrEqual(2);
+        expect(report.indexEntries).toBe(2);
+        await verified(damaged);
+        expect(await damaged.stats()).toEqual(want);
+        // again: nothing left to do
+        expect(await damaged.rebuildDerived()).toEqual({ counters: 0, blocks: 0, placed: 0, indexEntries: 0 });
+        const handed = await damaged.next({ limit: 100, perHost: 100 });
+        expect(handed.map((e) => e.url).sort()).toEqual(['http://a.example/2', 'http://b.example/1', 'http://b.example/2', 'http://c.example/2', 'http://c.example/3']);
+        // new admits after a rebuild take fresh block numbers
+        await damaged.admit(['http://b.example/new']);
+        await verified(damaged);
+        if (b.reopen !== undefined) await verified(await b.reopen());
       });
     });
 
