@@ -37,6 +37,8 @@ Options:
                        (refused by default, checked on the resolved address at connect time)
   --preset NAME        opt-in normalization preset, repeatable or comma-separated
                        (tracking, session-ids, sort-query, www, remove-index-document, …)
+  --sync POLICY        when store writes reach the disk: hybrid (default: a synced write every
+                       64 batches or 1 s, power loss loses at most that), always, or never
   --report text|json   the final report's format (default text, on stdout)
   --log-level LEVEL    pino logs on stderr: silent, error, warn (default), info, debug, trace
   --demo-port N        the demo site's port (default: the last one used with this --db, else any)
@@ -66,6 +68,7 @@ const flags = {
   'allow-private': { type: 'boolean' },
   preset: { type: 'string', multiple: true },
   report: { type: 'string' },
+  sync: { type: 'string' },
   'log-level': { type: 'string' },
   'demo-port': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -171,7 +174,10 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
     const concurrency = wholeNumber('concurrency', values.concurrency, 1);
     const perHost = wholeNumber('per-host', values['per-host'], 1);
     const delayMs = wholeNumber('delay-ms', values['delay-ms'], 0);
+    const sync = values.sync ?? 'hybrid';
+    if (sync !== 'hybrid' && sync !== 'always' && sync !== 'never') throw new UsageError('--sync must be hybrid, always or never');
     options = {
+      ...(sync === 'hybrid' ? {} : { storeOptions: { sync } }),
       presets,
       scope: scope as ScopeMode,
       include: (values.include ?? []).map((r) => regex('include', r)),
