@@ -131,23 +131,10 @@ async function keyItems(ctx: RouteContext, urls: readonly string[]): Promise<Key
 
 async function keyItem(store: SeenStore, url: string, metrics: ServiceMetrics): Promise<KeyItem> {
   try {
-    const c = await store.canonical(url);
-    metrics.keyed(true);
-    const item: KeyItem = {
-      url,
-      ok: true,
-      normal: urlFromKey(c.key),
-      key: c.key,
-      canonicalKey: c.canonicalKey,
-      canonicalUrl: c.canonicalUrl,
-      fingerprint: fingerprint(c.canonicalKey),
-      state: c.state,
-    };
-    return c.via === undefined ? item : { ...item, via: c.via };
+    return toKeyItem(url, await store.canonical(url), metrics);
   } catch (error) {
     if (!(error instanceof UrlError) || isStoreError(error)) throw error;
-    metrics.keyed(false);
-    return { url, ok: false, code: error.code };
+    return toKeyItem(url, { ok: false, code: error.code, input: url }, metrics);
   }
 }
 
