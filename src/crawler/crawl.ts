@@ -25,7 +25,7 @@ import {
   UrlError,
   type PresetName,
 } from '../normalize/index.js';
-import { openStore, type AdmitResult, type FrontierEntry, type OpenStoreOptions, type RuleRecord, type SeenStore } from '../store/index.js';
+import { openStore, type AdmitResult, type FrontierEntry, type OpenStoreOptions, type PruneEntry, type RuleRecord, type SeenStore } from '../store/index.js';
 import type { CrawlErrorCode } from './errors.js';
 import { LinkExtractor, type ExtractOptions, type ExtractResult } from './extract.js';
 import { Fetcher, type BodySink, type FetchOptions, type FetchResult, type RedirectHop, type ResponseHead } from './fetch.js';
@@ -753,6 +753,9 @@ class Crawler implements Crawl {
       return 0;
     }
     const offered: { url: string; raw: string }[] = [];
+    // refusals by a trap rule or the depth limit, recorded in the store with their reason (one batch per page)
+    const pruned: PruneEntry[] = [];
+    const depth = entry.depth + 1;
     for (const link of x.links) {
       const v = this.scope.check(link.url);
       if (v !== 'in') {
@@ -762,14 +765,20 @@ class Crawler implements Crawl {
       const trap = pathTrap(pathOf(link.url), this.o.traps);
       if (trap !== undefined) {
         r.refuse(trap);
+        pruned.push({ url: link.url, reason: trap, depth });
         continue;
       }
       offered.push(link);
     }
-    if (entry.depth + 1 > this.maxDepth) {
+    if (depth > this.maxDepth) {
+      // Counted, not stored: the depth limit is about the path a link was found by, not the URL,
+      // so the same URL found from a shallower page must still be admitted. Path traps are
+      // properties of the URL itself and are stored as pruned.
       r.refuse('depth', offered.length);
+      if (pruned.length > 0) await this.store.prune(pruned);
       return 0;
     }
+    if (pruned.length > 0) await this.store.prune(pruned);
     if (offered.length === 0) return 0;
     r.offered += offered.length;
     const results = await this.store.admit(

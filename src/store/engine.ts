@@ -91,6 +91,7 @@ import {
   type FetchRecord,
   type FrontierEntry,
   type NextOptions,
+  type PruneEntry,
   type RebuildReport,
   type SeenStore,
   type StoreOptions,
@@ -451,6 +452,8 @@ export class StoreEngine implements SeenStore {
   private inForce(reason: string): boolean {
     if (reason.startsWith('preset:')) return this.o.presets.includes(reason.slice(7) as PresetName);
     if (reason.startsWith('rule:')) return this.liveRules.get(reason.slice(5))?.state === 'active';
+    // the crawler's refusals: in force until given back with `restore`
+    if (reason.startsWith('trap:')) return true;
     return false;
   }
 
@@ -1346,8 +1349,47 @@ export class StoreEngine implements SeenStore {
   restore(reason: string): Promise<number> {
     if (this.o.readOnly) return this.readOnlyRefusal();
     let r = reason;
-    if (!r.startsWith('rule:') && !r.startsWith('preset:')) r = isPresetName(r) ? `preset:${r}` : `rule:${r}`;
+    if (!r.startsWith('rule:') && !r.startsWith('preset:') && !r.startsWith('trap:')) r = isPresetName(r) ? `preset:${r}` : `rule:${r}`;
     return this.exclusive(() => this.restoreReason(r, r));
+  }
+
+  // ---- prune (the crawler's refusals) ----------------------------------------------------------
+
+  prune(entries: readonly PruneEntry[]): Promise<void> {
+    if (this.o.readOnly) return this.readOnlyRefusal();
+    if (!Array.isArray(entries)) return Promise.reject(new TypeError('prune: entries must be an array'));
+    const ids: { id: Identity; reason: string; depth: number | undefined }[] = [];
+    for (const e of entries as readonly PruneEntry[]) {
+      if (typeof e?.url !== 'string') return Promise.reject(new TypeError('prune: url must be a string'));
+      if (typeof e.reason !== 'string' || !/^trap:[^\s\x00-\x1f]+$/.test(e.reason)) {
+        return Promise.reject(new TypeError(`prune: reason must be trap:<name>, not ${JSON.stringify(e.reason)}`));
+      }
+      if (e.depth !== undefined && !(Number.isInteger(e.depth) && e.depth >= 0)) return Promise.reject(new TypeError('prune: depth must be an integer >= 0'));
+      try {
+        ids.push({ id: this.identity(e.url), reason: e.reason, depth: e.depth });
+      } catch (error) {
+        if (!isUrlError(error)) return Promise.reject(error);
+      }
+    }
+    if (ids.length === 0) return this.exclusive(async () => undefined);
+    return this.exclusive(async () => {
+      const txn = this.newTxn();
+      const now = Date.now();
+      for (const { id, reason, depth } of ids) {
+        // the canonical key, as admit would find it (presets, active rules, aliases)
+        const t = this.transform(id.rec, id.key);
+        let key = t.key;
+        const alias = await this.getAlias(txn, key);
+        if (alias !== undefined) key = alias.to !== id.key ? alias.to : id.key;
+        const prev = await this.getUrl(txn, key);
+        if (prev === undefined) {
+          this.setUrl(txn, key, undefined, { s: 'pruned', d: depth ?? 0, t: now, by: reason, to: key });
+        } else if (prev.s === 'queued' && !this.frontier.isInFlight(key) && !(depth !== undefined && prev.d < depth)) {
+          this.setUrl(txn, key, prev, { ...this.carried(prev, prev.d, now), s: 'pruned', by: reason, to: key });
+        }
+      }
+      if (txn.ops.length > 0) await this.commit(txn);
+    });
   }
 
   // ---- frontier --------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ export {
   type RebuildReport,
   type FrontierEntry,
   type NextOptions,
+  type PruneEntry,
   type StoreStats,
   type AliasRecord,
   type CanonicalUrlRecord,

@@ -190,7 +190,7 @@ export interface StoreStats {
   readonly loops: number;
   readonly temporaryRedirects: number;
   readonly rules: Readonly<Record<RuleState, number>>;
-  /** URLs pruned, by reason (`rule:<id>`, `preset:<name>`). */
+  /** URLs pruned, by reason (`rule:<id>`, `preset:<name>`, `trap:<name>`). */
   readonly pruned: Readonly<Record<string, number>>;
   readonly frontier: { readonly size: number; readonly inFlight: number; readonly hosts: Readonly<Record<string, number>> };
 }
@@ -222,6 +222,15 @@ export interface VerifyReport {
  * and resolves after its LevelDB batch was written: acknowledged means durable against a process
  * crash. One `admit` call is one atomic batch.
  */
+/** A URL the crawler refused, for `SeenStore.prune`. */
+export interface PruneEntry {
+  readonly url: string;
+  /** `trap:<name>` (`trap:path-depth`, `trap:max-depth`, ...). */
+  readonly reason: string;
+  /** The depth it was found at: a URL queued at a smaller depth is left alone. */
+  readonly depth?: number;
+}
+
 export interface SeenStore {
   readonly supports: StoreSupports;
   readonly location: string;
@@ -247,7 +256,16 @@ export interface SeenStore {
    */
   canonicalMany(urls: readonly string[]): Promise<(CanonicalResult | CanonicalFailure)[]>;
   stats(): Promise<StoreStats>;
-  /** Give back the URLs pruned by `reason` (`rule:<id>`, `preset:<name>`, or a bare rule id or preset name). */
+  /**
+   * Record URLs the crawler refused (a trap rule, the depth limit) as pruned with their reason,
+   * `trap:<name>` (any other reason is a TypeError), in one batch. A URL is recorded under its
+   * canonical key: an unknown one counts as admitted and pruned; a queued one leaves the frontier
+   * (unless it is in flight, or `depth` is given and it was queued at a smaller depth: it was
+   * reached by a shorter path); any other state is left alone. An invalid URL is skipped.
+   * `restore('trap:<name>')` gives them back to the frontier.
+   */
+  prune(entries: readonly PruneEntry[]): Promise<void>;
+  /** Give back the URLs pruned by `reason` (`rule:<id>`, `preset:<name>`, `trap:<name>`, or a bare rule id or preset name). */
   restore(reason: string): Promise<number>;
   /** The canonical URL set: queued, fetched and failed URLs (not aliases, redirects or pruned). */
   canonicalUrls(): AsyncIterable<CanonicalUrlRecord>;

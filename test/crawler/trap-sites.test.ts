@@ -27,6 +27,21 @@ import { html, httpServer, tempDir } from './support.js';
 
 const links = (hrefs: readonly string[]): string => html(hrefs.map((h) => `<a href="${h}">x</a>`).join(''));
 
+/** The report's link refusals by a trap rule (the depth limit is counted, not stored: see below). */
+function trapRefusals(refused: Readonly<Record<string, number>>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [reason, n] of Object.entries(refused)) {
+    if (reason.startsWith('trap:')) out[reason] = n;
+  }
+  return out;
+}
+
+/** The store's pruned counts whose reason starts with `prefix` (or does not, with `not`). */
+function prunedBy(pruned: Readonly<Record<string, number>>, keep: (reason: string) => boolean): Record<string, number> {
+  return Object.fromEntries(Object.entries(pruned).filter(([reason]) => keep(reason)));
+}
+const isTrap = (reason: string): boolean => reason.startsWith('trap:');
+
 function month(m: number): string {
   const y = 2000 + Math.floor(m / 12);
   return `${String(y).padStart(4, '0')}-${String((m % 12) + 1).padStart(2, '0')}`;
@@ -70,6 +85,9 @@ describe('an endless calendar beside an ordinary host', () => {
       expect(new Set(other.requests.filter((r) => r.startsWith('/o/'))).size).toBe(OTHER);
       expect(audit.stats.frontier.hosts[`127.0.0.1:${calendar.port}`]).toBeGreaterThan(0);
       expect(audit.stats.frontier.hosts[`127.0.0.1:${other.port}`] ?? 0).toBe(0);
+      // link refusals are recorded one by one; the host budget only defers (the rest stays queued)
+      expect(prunedBy(audit.stats.pruned, isTrap)).toEqual(trapRefusals(first.links.refused));
+      expect(audit.stats.pruned['trap:host-budget']).toBeUndefined();
       expect(audit.problems).toEqual([]);
       expect(audit.conservationGap).toBe(0);
 
@@ -170,7 +188,35 @@ describe('ever-deepening relative links', () => {
       expect(deepest('/deep/')).toBe(defaultTrapOptions.maxPathDepth);
       expect(report.links.refused['trap:repeated-segments']).toBe(2);
       expect(report.links.refused['trap:path-depth']).toBe(1);
+      // every refused URL recorded with its reason, as many as the report counts
+      expect(audit.stats.pruned).toEqual({ 'trap:path-depth': 1, 'trap:repeated-segments': 2 });
+      expect(prunedBy(audit.stats.pruned, isTrap)).toEqual(trapRefusals(report.links.refused));
+      expect(audit.stats.urls.pruned).toBe(3);
       expect(audit.open).toEqual([]);
+      expect(audit.problems).toEqual([]);
+      expect(audit.conservationGap).toBe(0);
+    } finally {
+      db.remove();
+      await site.close();
+    }
+  }, 30_000);
+
+  it('links past --max-depth are counted but not stored, so a shallower page can still admit them', async () => {
+    const site = await httpServer((req, res) => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      if (path === '/robots.txt') return res.writeHead(404).end();
+      const depth = path.split('/').filter((s) => s !== '').length;
+      res.writeHead(200, { 'content-type': 'text/html' }).end(links([`s${depth}/`, `t${depth}/`]));
+    });
+    const db = tempDir();
+    try {
+      const report = await runCrawl({ store: db.path, seeds: [`${site.origin}/deep/`], allow: site.allow, maxDepth: 2 });
+      const audit = await auditStore(db.path);
+      console.log(`max-depth: refused ${JSON.stringify(report.links.refused)}; pruned ${JSON.stringify(audit.stats.pruned)}`);
+      expect(report.stoppedBecause).toBe('done');
+      expect(report.links.refused['depth']).toBe(8);
+      expect(audit.stats.pruned).toEqual({});
+      expect(prunedBy(audit.stats.pruned, isTrap)).toEqual(trapRefusals(report.links.refused));
       expect(audit.problems).toEqual([]);
       expect(audit.conservationGap).toBe(0);
     } finally {
@@ -202,7 +248,15 @@ describe('a soft-404 wildcard host', () => {
       expect(hashes.size).toBe(1);
       expect([...hashes][0]).toMatch(/^[0-9a-f]{32}$/);
       expect(audit.stats.aliases).toBe(0);
-      expect(audit.stats.urls.pruned).toBe(0);
+      // nothing merged: the only pruned URLs are the trap refusals, recorded once per URL (the
+      // report counts links, and `/a/a/` and `/a/a/missing.html` both link `/a/a/a/`)
+      expect(prunedBy(audit.stats.pruned, (r) => !isTrap(r))).toEqual({});
+      const refusals = trapRefusals(report.links.refused);
+      expect(Object.keys(prunedBy(audit.stats.pruned, isTrap)).sort()).toEqual(Object.keys(refusals).sort());
+      for (const [reason, n] of Object.entries(refusals)) {
+        expect(audit.stats.pruned[reason]).toBeGreaterThan(0);
+        expect(audit.stats.pruned[reason]).toBeLessThanOrEqual(n);
+      }
       expect(report.deferred['trap:host-budget']).toBeGreaterThan(0);
       expect(audit.problems).toEqual([]);
       expect(audit.conservationGap).toBe(0);

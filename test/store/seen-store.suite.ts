@@ -358,6 +358,43 @@ export function seenStoreSuite(name: string, factory: Factory): void {
       });
     });
 
+    describe('prune (the crawler\'s trap refusals)', () => {
+      it('records trap:<name> reasons in one call, keeps conservation, survives a reopen, and restore gives them back', async () => {
+        const b = await make();
+        let store = b.store;
+        await store.admit(['http://p.example/queued', 'http://p.example/fetched', 'http://p.example/shallow'], { depth: 1 });
+        await store.recordFetch('http://p.example/fetched', { status: 200 });
+        await expect(store.prune([{ url: 'http://p.example/x', reason: 'rule:p.example/x' }])).rejects.toBeInstanceOf(TypeError);
+        await expect(store.prune([{ url: 'http://p.example/x', reason: 'depth' }])).rejects.toBeInstanceOf(TypeError);
+        await store.prune([
+          { url: 'http://p.example/a/a/a/', reason: 'trap:repeated-segments' }, // unknown: admitted and pruned
+          { url: 'http://p.example/queued', reason: 'trap:path-depth' }, // queued: leaves the frontier
+          { url: 'http://p.example/fetched', reason: 'trap:path-depth' }, // fetched: left alone
+          { url: 'http://p.example/shallow', reason: 'trap:max-depth', depth: 3 }, // queued at a smaller depth: left alone
+          { url: 'http://p.example/deep', reason: 'trap:max-depth', depth: 3 },
+          { url: 'http://[bad', reason: 'trap:max-depth' }, // invalid: skipped
+        ]);
+        const s = await store.stats();
+        expect(s.pruned).toEqual({ 'trap:max-depth': 1, 'trap:path-depth': 1, 'trap:repeated-segments': 1 });
+        expect(s.urls).toMatchObject({ admitted: 5, queued: 1, fetched: 1, pruned: 3 });
+        expect(s.frontier.size).toBe(1);
+        expect(await store.canonical('http://p.example/queued')).toMatchObject({ state: 'pruned', canonicalKey: key('http://p.example/queued') });
+        expect((await store.admit(['http://p.example/deep']))[0]).toMatchObject({ admitted: false });
+        await verified(store);
+        if (b.reopen !== undefined) {
+          store = await b.reopen();
+          expect((await store.stats()).pruned).toEqual(s.pruned);
+          await verified(store);
+        }
+        expect(await store.restore('trap:path-depth')).toBe(1);
+        expect((await store.canonical('http://p.example/queued')).state).toBe('queued');
+        const after = await store.stats();
+        expect(after.pruned).toEqual({ 'trap:max-depth': 1, 'trap:repeated-segments': 1 });
+        expect(after.urls).toMatchObject({ admitted: 5, queued: 2, pruned: 2 });
+        await verified(store);
+      });
+    });
+
     describe('frontier', () => {
       it('is FIFO per host, round-robin over hosts, and next() does not remove', async () => {
         const { store } = await make();
