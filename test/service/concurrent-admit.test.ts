@@ -3,24 +3,13 @@
 // store agrees (its seen set holds exactly those keys, and its invariants hold).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { key as keyOf } from '../../src/normalize/index.js';
+import { seededRandom } from '../support/seeded-random.js';
 import { postOwnConnection, startHarness, type Answer, type Harness } from './support.js';
 
 const CLIENTS = 16;
 const BATCHES_PER_CLIENT = 12;
 const BATCH = 400;
 const DISTINCT = 2500;
-
-/** mulberry32: a small seeded generator, so a failure reproduces. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** URL `i` written one of several ways that share one key, or now and then an invalid line. */
 function spelling(i: number, rnd: () => number): string {
@@ -58,7 +47,7 @@ describe('concurrent admits of overlapping batches', () => {
     const admittedCount = new Map<string, number>();
     let admittedTotal = 0;
     const client = async (c: number): Promise<void> => {
-      const rnd = mulberry32(0xadd17 + c);
+      const rnd = seededRandom(0xadd17 + c).next;
       for (let b = 0; b < BATCHES_PER_CLIENT; b++) {
         const urls = Array.from({ length: BATCH }, () => spelling(Math.floor(rnd() * DISTINCT), rnd));
         for (const u of urls) {
