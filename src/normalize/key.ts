@@ -18,54 +18,21 @@
  * It depends only on the input string (and Node's UTS #46 tables through the host parser), never on
  * the machine or the run.
  */
-import { isNormalHttpUrl } from './fast-path.js';
 import { normalizeWith, resolveNormalizeOptions, type NormalizeOptions, type ResolvedOptions } from './normalize.js';
 import { parseUriReference } from './parse.js';
+import { sortHost } from './sort-host.js';
+import { singlePassIdentity, singlePassKey } from './single-pass.js';
 import type { UriRecord } from './uri-record.js';
 import { recompose } from './uri-record.js';
 
 /** Bumped when the key layout changes; the store records it and refuses a mismatch. */
 export const KEY_FORMAT_VERSION = 1;
 
-function escapeHostPart(host: string): string {
-  return host.replace(/[%,)]/g, (c) => (c === '%' ? '%25' : c === ',' ? '%2C' : '%29'));
-}
+export { sortHost };
 
 function unescapeHostPart(part: string): string {
   if (part.indexOf('%') === -1) return part;
   return part.replace(/%(25|2C|29)/g, (_, h: string) => (h === '25' ? '%' : h === '2C' ? ',' : ')'));
-}
-
-/** A host as it leads the key: domain labels reversed, IP addresses and literals as they are. */
-export function sortHost(host: string): string {
-  const n = host.length;
-  if (n === 0) return '';
-  // One scan: does it need escaping, is it digits and dots only (IPv4), where is the last dot?
-  let numeric = true;
-  let lastDot = -1;
-  for (let i = 0; i < n; i++) {
-    const c = host.charCodeAt(i);
-    if (c === 0x2e) lastDot = i;
-    else if (c === 0x25 || c === 0x2c || c === 0x29) return sortHost2(escapeHostPart(host));
-    else if (c < 0x30 || c > 0x39) numeric = false;
-  }
-  if (numeric || lastDot === -1 || host.charCodeAt(0) === 0x5b) return host;
-  // labels in reverse, joined by ","
-  let out = host.slice(lastDot + 1);
-  let end = lastDot;
-  for (;;) {
-    const dot = end === 0 ? -1 : host.lastIndexOf('.', end - 1);
-    out += ',' + host.slice(dot + 1, end);
-    if (dot === -1) break;
-    end = dot;
-  }
-  return out;
-}
-
-/** sortHost of an already escaped host (it holds no "," or ")"). */
-function sortHost2(escaped: string): string {
-  if (escaped.charCodeAt(0) === 0x5b || escaped.indexOf('.') === -1) return escaped;
-  return escaped.split('.').reverse().join(',');
 }
 
 function unsortHost(part: string): string {
@@ -91,18 +58,7 @@ export function keyFromRecord(r: UriRecord): string {
 
 /** The key of a string already in normal form (the output of `normalize`). */
 export function keyFromNormal(normalForm: string): string {
-  if (isNormalHttpUrl(normalForm)) return keyOfNormalHttp(normalForm);
-  return keyFromRecord(parseUriReference(normalForm, { maxLength: Number.MAX_SAFE_INTEGER }));
-}
-
-/** Fast key of a fast-path URL: `scheme://host[:port]/…` with a plain host. */
-function keyOfNormalHttp(url: string): string {
-  const hostStart = url.charCodeAt(4) === 0x73 ? 8 : 7;
-  const slash = url.indexOf('/', hostStart);
-  const colon = url.indexOf(':', hostStart);
-  const hostEnd = colon !== -1 && colon < slash ? colon : slash;
-  const host = url.slice(hostStart, hostEnd);
-  return sortHost(host) + ')' + url.slice(0, hostStart) + url.slice(hostEnd);
+  return singlePassKey(normalForm) ?? keyFromRecord(parseUriReference(normalForm, { maxLength: Number.MAX_SAFE_INTEGER }));
 }
 
 /** The normal form a key was made from. */
@@ -129,7 +85,10 @@ export function urlFromKey(key: string): string {
 /** Normalize `url` with `options` and return its canonical key. Throws `UrlError` like `normalize`. */
 export function key(url: string, options?: NormalizeOptions): string {
   const o = resolveNormalizeOptions(options);
-  if (o.fast && o.presets.length === 0 && url.length <= o.maxLength && isNormalHttpUrl(url)) return keyOfNormalHttp(url);
+  if (o.fast && o.presets.length === 0 && url.length <= o.maxLength) {
+    const k = singlePassKey(url, o.strict);
+    if (k !== undefined) return k;
+  }
   return keyFromRecord(normalizeWith(url, o, true));
 }
 
@@ -140,8 +99,9 @@ export function normalizeAndKey(url: string, options?: NormalizeOptions): { read
 
 /** `normalizeAndKey` with options resolved once by the caller. */
 export function normalizeAndKeyWith(url: string, o: ResolvedOptions): { readonly normal: string; readonly key: string } {
-  if (o.fast && o.presets.length === 0 && url.length <= o.maxLength && isNormalHttpUrl(url)) {
-    return { normal: url, key: keyOfNormalHttp(url) };
+  if (o.fast && o.presets.length === 0 && url.length <= o.maxLength) {
+    const id = singlePassIdentity(url, o.strict);
+    if (id !== undefined) return id;
   }
   const r = normalizeWith(url, o, true);
   return { normal: recompose(r), key: keyFromRecord(r) };

@@ -5,13 +5,13 @@
  * `normalize(normalize(x)) === normalize(x)` for every rung and option.
  */
 import { UrlError } from './errors.js';
-import { isNormalHttpUrl } from './fast-path.js';
 import { applyPolicy, isPresetName, type PresetName } from './ladder/policy.js';
 import { schemeNormalize } from './ladder/scheme.js';
 import { syntaxNormalize } from './ladder/syntax.js';
 import { defaultLimits, type Limits } from './limits.js';
 import { parseUriReference } from './parse.js';
 import { countSegments } from './remove-dot-segments.js';
+import { singlePassNormal } from './single-pass.js';
 import { recompose, type UriRecord } from './uri-record.js';
 
 /** How far up the ladder to go. */
@@ -104,8 +104,9 @@ function climb(input: string, o: ResolvedOptions, knownNotFast = false): UriReco
   // Limits first (bounded work per input), then the fast path.
   if (input.length > o.maxLength) throw new UrlError('ERR_TOO_LONG', input, { detail: `longer than ${o.maxLength}` });
   let r: UriRecord;
-  if (o.fast && !knownNotFast && isNormalHttpUrl(input)) {
-    r = parseUriReference(input, { maxLength: o.maxLength });
+  const normal = o.fast && !knownNotFast ? singlePassNormal(input, o.strict) : undefined;
+  if (normal !== undefined) {
+    r = parseUriReference(normal, { maxLength: o.maxLength });
   } else {
     const parsed = parseUriReference(input, { strict: o.strict, browser: !o.strict, maxLength: o.maxLength });
     if (parsed.scheme === undefined) {
@@ -128,10 +129,12 @@ function climb(input: string, o: ResolvedOptions, knownNotFast = false): UriReco
  */
 export function normalize(url: string, options?: NormalizeOptions): string {
   const o = resolveNormalizeOptions(options);
-  if (o.fast && url.length <= o.maxLength && isNormalHttpUrl(url)) {
-    return o.presets.length === 0 ? url : recompose(climb(url, o));
+  const tried = o.fast && o.presets.length === 0 && url.length <= o.maxLength;
+  if (tried) {
+    const normal = singlePassNormal(url, o.strict);
+    if (normal !== undefined) return normal;
   }
-  return recompose(climb(url, o, true));
+  return recompose(climb(url, o, tried));
 }
 
 /** Like `normalize`, returning the normal form's components. */
@@ -141,7 +144,7 @@ export function normalizeRecord(url: string, options?: NormalizeOptions): UriRec
 
 /**
  * The ladder for callers that resolved their options once (batch and store paths).
- * `knownNotFast`: the caller already found `isNormalHttpUrl(url)` false; skip the second scan.
+ * `knownNotFast`: the caller already found the single pass (single-pass.ts) declines `url`; skip it.
  */
 export function normalizeWith(url: string, o: ResolvedOptions, knownNotFast = false): UriRecord {
   return climb(url, o, knownNotFast);

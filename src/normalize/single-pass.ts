@@ -1,0 +1,594 @@
+/**
+ * The single pass: an http(s) URL climbs the syntax and scheme rungs (RFC 3986 §6.2.2, §6.2.3) in
+ * one scan over its characters, writing the normal form and the key directly, with no records.
+ * It covers what crawled links look like, already normal or a few ordinary aliases away:
+ *
+ *   - scheme and host case: `HTTP://WWW.Example.COM` → `http://www.example.com` (§6.2.2.1);
+ *   - a host that is not a plain lowercase domain (IDNA, IPv4 forms, `%41`) goes through the same
+ *     host parser as the ladder (UTS #46, §6.2.3), and only the host does;
+ *   - port: empty or default removed, leading zeros dropped (§6.2.3, §3.2.3);
+ *   - empty path → `/` (§6.2.3); `\` read as `/` in the path, as a browser reads it;
+ *   - percent-encoding: hex digits uppercased, unreserved characters decoded (§6.2.2.1, §6.2.2.2),
+ *     characters a component may not hold raw encoded as UTF-8 (§2.5), as the ladder's lenient mode;
+ *   - dot-segments removed (§6.2.2.3, §5.2.4), including `%2E` forms once decoded;
+ *   - fragment dropped (the scheme rung's default, §3.5).
+ *
+ * It declines — answers "take the full ladder", which then also produces every error — for
+ * userinfo, IP literals, control characters and surrounding whitespace (a browser strips them),
+ * a `%` that starts no escape, `\` in the authority's slashes, an over-long port, a host the host
+ * parser rejects. A differential test checks, on the whole benchmark corpus and on generated input,
+ * that whenever it answers, the answer is the ladder's.
+ *
+ * Default options only (scheme rung, no presets, fragment dropped, not strict); the callers check.
+ * The scan leaves its results in module variables (it is synchronous and not reentrant), so the
+ * common case allocates only the strings it returns.
+ */
+import { UrlError } from './errors.js';
+import { parseSpecialHost } from './host.js';
+import { hexValue, normalizePercentEncoding, percentEncodeCodePoint, REG_NAME } from './percent-encoding.js';
+import { removeDotSegments } from './remove-dot-segments.js';
+import { sortHost } from './sort-host.js';
+
+// ---- character classes ----------------------------------------------------------------------
+
+const C_BAIL = 0; // not handled here: control characters (a browser strips or rejects them)
+const C_PLAIN = 1; // stands raw, nothing to check
+const C_SLASH = 2;
+const C_PERCENT = 3;
+const C_QUESTION = 4;
+const C_HASH = 5;
+const C_ENCODE = 6; // printable, but the component may not hold it raw: "%XX" (§2.1)
+const C_BACKSLASH = 7; // "/" in a special URL's path (URL Standard, path state)
+
+/** Path characters (§3.3 pchar and "/"), with the ones the scan must look at singled out. */
+const PATH_CLASS = new Uint8Array(128);
+/** Query characters (§3.4: pchar, "/" and "?"). */
+const QUERY_CLASS = new Uint8Array(128);
+{
+  for (let c = 0x20; c < 0x7f; c++) {
+    PATH_CLASS[c] = C_ENCODE;
+    QUERY_CLASS[c] = C_ENCODE;
+  }
+  const plain = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@";
+  for (const ch of plain) {
+    PATH_CLASS[ch.charCodeAt(0)] = C_PLAIN;
+    QUERY_CLASS[ch.charCodeAt(0)] = C_PLAIN;
+  }
+  PATH_CLASS[0x2f] = C_SLASH;
+  PATH_CLASS[0x5c] = C_BACKSLASH;
+  PATH_CLASS[0x25] = C_PERCENT;
+  PATH_CLASS[0x3f] = C_QUESTION;
+  PATH_CLASS[0x23] = C_HASH;
+  QUERY_CLASS[0x2f] = C_PLAIN;
+  QUERY_CLASS[0x3f] = C_PLAIN;
+  QUERY_CLASS[0x25] = C_PERCENT;
+  QUERY_CLASS[0x23] = C_HASH;
+}
+
+/**
+ * Runs of characters that stand raw and need no look (the classes' C_PLAIN, and "/" in the path):
+ * a sticky regular expression skips them in compiled code, faster than a loop over char codes.
+ */
+const PATH_RUN = /[A-Za-z0-9\-._~!$&'()*+,;=:@/]*/y;
+const QUERY_RUN = /[A-Za-z0-9\-._~!$&'()*+,;=:@/?]*/y;
+
+const H_OTHER = 0; // for the host parser
+const H_LOWER = 1; // a-z 0-9 "-"
+const H_UPPER = 2; // A-Z
+const H_DOT = 3;
+const H_END = 4; // "/" "\\" "?" "#" — the authority ends
+const H_COLON = 5;
+const H_BAIL = 6; // "@" (userinfo), "[" (IP literal), controls and space
+
+/** Characters of a plain domain (§3.2.2 reg-name restricted to LDH labels) and what ends it. */
+const HOST_CLASS = new Uint8Array(128);
+{
+  for (let c = 0; c <= 0x20; c++) HOST_CLASS[c] = H_BAIL;
+  HOST_CLASS[0x7f] = H_BAIL;
+  HOST_CLASS[0x40] = H_BAIL;
+  HOST_CLASS[0x5b] = H_BAIL;
+  for (let c = 0x61; c <= 0x7a; c++) HOST_CLASS[c] = H_LOWER;
+  for (let c = 0x30; c <= 0x39; c++) HOST_CLASS[c] = H_LOWER;
+  HOST_CLASS[0x2d] = H_LOWER;
+  for (let c = 0x41; c <= 0x5a; c++) HOST_CLASS[c] = H_UPPER;
+  HOST_CLASS[0x2e] = H_DOT;
+  HOST_CLASS[0x2f] = H_END;
+  HOST_CLASS[0x5c] = H_END;
+  HOST_CLASS[0x3f] = H_END;
+  HOST_CLASS[0x23] = H_END;
+  HOST_CLASS[0x3a] = H_COLON;
+}
+
+/** Hex digit values, 255 for a non-hex character. */
+const HEX_VALUE = new Uint8Array(128).fill(255);
+for (let c = 0; c < 128; c++) {
+  const v = hexValue(c);
+  if (v >= 0) HEX_VALUE[c] = v;
+}
+
+/** §2.3 unreserved, by octet: the escapes §6.2.2.2 decodes. */
+const UNRESERVED_OCTET = new Uint8Array(256);
+for (const ch of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~') UNRESERVED_OCTET[ch.charCodeAt(0)] = 1;
+
+const OCTET_CHAR: string[] = [];
+for (let b = 0; b < 256; b++) OCTET_CHAR.push(String.fromCharCode(b));
+const UPPER_TRIPLET: string[] = [];
+for (let b = 0; b < 256; b++) UPPER_TRIPLET.push('%' + (b < 16 ? '0' : '') + b.toString(16).toUpperCase());
+
+// ---- the scan ---------------------------------------------------------------------------------
+
+/** Dots of a plain host, for reversing its labels in the key without another scan. */
+const MAX_LABELS = 32;
+const dots = new Int32Array(MAX_LABELS);
+/** Dots in `dots`, or -1 when the host came from the host parser (the key uses sortHost). */
+let dotCount = 0;
+
+/** Scheme and authority of a URL, as the ladder leaves them. */
+interface Authority {
+  /** The input up to the path, exactly as written: "HTTP://Example.COM:80". */
+  readonly prefix: string;
+  readonly https: boolean;
+  /** The host, as the scheme rung leaves it. */
+  readonly host: string;
+  /** "" or ":" port, canonical. */
+  readonly port: string;
+  /** The prefix is already in normal form. */
+  readonly same: boolean;
+  /** The prefix needed a browser's leniency (strict mode declines). */
+  readonly lenient: boolean;
+  /** Scheme, host and port as the normal form starts: "http://example.com". */
+  readonly normalHead: string;
+  /** The same as the key starts: "com,example)http://". */
+  readonly keyHead: string;
+}
+
+/**
+ * The authorities of the last URLs scanned, most recent first: a crawler's links come in runs from
+ * one page, so most URLs share the scheme, host and port of one of the last few and skip their scan.
+ * Only the exact prefix followed by the end of the authority is a hit, so the memo never changes
+ * an answer.
+ */
+const MEMO_SIZE = 4;
+const memo: Authority[] = [];
+/** The authority of the last successful scan. */
+let auth: Authority = { prefix: '', https: false, host: '', port: '', same: false, lenient: false, normalHead: '', keyHead: '' };
+
+// Results of the last successful `scan`.
+/** Path and query, normalized (from the first "/" up to the fragment). */
+let rRest = '';
+/** True when the normal form is the input up to `rEnd` unchanged. */
+let rSame = false;
+let rEnd = 0;
+/** True when the scan read the input as a browser does beyond RFC 3986 (strict mode declines). */
+let rLenient = false;
+
+/**
+ * Scan `u`. True when it is an http(s) URL this pass normalizes; its pieces are then in `auth`
+ * and the `r*` variables. False means only "take the full ladder".
+ */
+function scan(u: string): boolean {
+  const n = u.length;
+  // surrounding whitespace is stripped by a browser: the ladder's work
+  if (!(u.charCodeAt(n - 1) > 0x20)) return false;
+  for (let m = 0; m < memo.length; m++) {
+    const a = memo[m]!;
+    const i = a.prefix.length;
+    if (endsAuthority(u.charCodeAt(i)) && u.startsWith(a.prefix)) {
+      auth = a;
+      return scanRest(u, i);
+    }
+  }
+  const i = scanAuthority(u);
+  return i >= 0 && scanRest(u, i);
+}
+
+/** "/", "\\", "?", "#" or the end (NaN): what may follow an authority. */
+function endsAuthority(c: number): boolean {
+  return c === 0x2f || c === 0x3f || c === 0x23 || c === 0x5c || c !== c;
+}
+
+/** Scheme, "//" and authority (§3.1, §3.2) into `auth` and the memo; returns where the path starts, or -1. */
+function scanAuthority(u: string): number {
+  const n = u.length;
+  // scheme: "http" / "https", any case, then "://" (§3.1; §6.2.2.1 lowercases it)
+  const c0 = u.charCodeAt(0);
+  const c1 = u.charCodeAt(1);
+  const c2 = u.charCodeAt(2);
+  const c3 = u.charCodeAt(3);
+  if ((c0 | 0x20) !== 0x68 || (c1 | 0x20) !== 0x74 || (c2 | 0x20) !== 0x74 || (c3 | 0x20) !== 0x70) return -1;
+  let same = c0 === 0x68 && c1 === 0x74 && c2 === 0x74 && c3 === 0x70;
+  let i = 4;
+  let c = u.charCodeAt(4);
+  const https = (c | 0x20) === 0x73;
+  if (https) {
+    if (c !== 0x73) same = false;
+    c = u.charCodeAt(++i);
+  }
+  if (c !== 0x3a || u.charCodeAt(i + 1) !== 0x2f || u.charCodeAt(i + 2) !== 0x2f) return -1;
+  const hostStart = i + 3;
+
+  // host: a plain domain of letters, digits and "-" labels (§3.2.2) is lowercased here; anything
+  // else is the host parser's (IDNA, IPv4 forms, escapes), as on the ladder
+  let upper = false;
+  let lenient = false;
+  let plain = true;
+  let labelStart = hostStart;
+  let dotsSeen = 0;
+  for (i = hostStart; i < n; i++) {
+    c = u.charCodeAt(i);
+    const k = c < 128 ? HOST_CLASS[c]! : H_OTHER;
+    if (k === H_LOWER) continue;
+    if (k === H_UPPER) {
+      upper = true;
+      continue;
+    }
+    if (k === H_DOT) {
+      if (i === labelStart || isALabelStart(u, labelStart) || dotsSeen === MAX_LABELS) plain = false;
+      else dots[dotsSeen++] = i - hostStart;
+      labelStart = i + 1;
+      continue;
+    }
+    if (k === H_OTHER) {
+      plain = false;
+      if (c >= 128 || REG_NAME[c] !== 1) lenient = true;
+      continue;
+    }
+    if (k === H_BAIL) return -1;
+    break;
+  }
+  const hostEnd = i;
+  if (hostEnd === hostStart) return -1; // an empty host: the ladder's error (or leniency)
+  let host: string;
+  if (plain && i !== labelStart && !isALabelStart(u, labelStart) && !isDigit(u.charCodeAt(labelStart))) {
+    host = upper ? u.slice(hostStart, hostEnd).toLowerCase() : u.slice(hostStart, hostEnd);
+    dotCount = dotsSeen;
+    if (upper) same = false;
+  } else {
+    // an A-label, an empty label, a last label starting with a digit (an IPv4 form for the URL
+    // Standard), or characters beyond LDH: the ladder's host steps, in its order
+    const parsed = parsedHost(u, u.slice(hostStart, hostEnd));
+    if (parsed === undefined) return -1;
+    host = parsed;
+    dotCount = -1;
+    if (host.length !== hostEnd - hostStart || !u.startsWith(host, hostStart)) same = false;
+  }
+
+  // port (§3.2.3, §6.2.3): digits; empty or default removed, leading zeros dropped
+  let port = '';
+  if (i < n && c === 0x3a) {
+    const portStart = ++i;
+    let value = 0;
+    for (; i < n; i++) {
+      c = u.charCodeAt(i);
+      if (c < 0x30 || c > 0x39) break;
+      value = value * 10 + (c - 0x30);
+    }
+    const digits = i - portStart;
+    if (i < n && !(c === 0x2f || c === 0x5c || c === 0x3f || c === 0x23)) return -1;
+    if (digits > 5 || value > 65535) return -1; // the ladder reports ERR_INVALID_PORT or decides
+    if (digits === 0 || value === (https ? 443 : 80)) same = false;
+    else {
+      port = ':' + value;
+      if (u.charCodeAt(portStart) === 0x30) same = false;
+    }
+  }
+
+  auth = {
+    prefix: u.slice(0, i),
+    https,
+    host,
+    port,
+    same,
+    lenient,
+    normalHead: (https ? 'https://' : 'http://') + host + port,
+    keyHead: reversedHost(host) + (https ? ')https://' : ')http://') + port,
+  };
+  if (memo.length === MEMO_SIZE) memo.pop();
+  memo.unshift(auth);
+  return i;
+}
+
+/** Path, query and fragment (§3.3–3.5) from `i` (the end of the authority) into the `r*` results. */
+function scanRest(u: string, i: number): boolean {
+  const n = u.length;
+  let same = auth.same;
+  let lenient = auth.lenient;
+  let c = u.charCodeAt(i);
+  // path (§3.3): "/" segments; an empty path becomes "/" (§6.2.3)
+  let out = '';
+  let copied = i; // input from `copied` on is not in `out` yet; before it, `out` holds the output
+  let end = n;
+  const restStart = i;
+  let inQuery = false;
+  if (i < n && (c === 0x2f || c === 0x5c)) {
+    if (c === 0x5c) {
+      out = '/';
+      copied = i + 1;
+      same = false;
+      lenient = true;
+    }
+    const pathStart = i++;
+    // a literal dot-segment shows as "/."; after "\\" or a decoded %2E the segments are walked
+    let maybeDots = lenient;
+    for (;;) {
+      PATH_RUN.lastIndex = i;
+      PATH_RUN.test(u);
+      i = PATH_RUN.lastIndex;
+      if (i >= n) break;
+      c = u.charCodeAt(i);
+      const k = c < 128 ? PATH_CLASS[c]! : C_ENCODE;
+      if (k === C_BACKSLASH) {
+        out += u.slice(copied, i) + '/';
+        copied = ++i;
+        same = false;
+        lenient = true;
+        maybeDots = true;
+        continue;
+      }
+      if (k === C_PERCENT) {
+        const b = octetAt(u, i);
+        if (b < 0) return false; // a "%" that starts no escape: the ladder keeps it, with care
+        if (UNRESERVED_OCTET[b] === 1) {
+          out += u.slice(copied, i) + OCTET_CHAR[b]!;
+          copied = i + 3;
+          same = false;
+          if (b === 0x2e) maybeDots = true;
+        } else if (u.charCodeAt(i + 1) > 0x46 || u.charCodeAt(i + 2) > 0x46) {
+          out += u.slice(copied, i) + UPPER_TRIPLET[b]!;
+          copied = i + 3;
+          same = false;
+        }
+        i += 3;
+        continue;
+      }
+      if (k === C_QUESTION) {
+        inQuery = true;
+        break;
+      }
+      if (k === C_HASH) {
+        end = i;
+        break;
+      }
+      if (k === C_BAIL) return false;
+      // C_ENCODE: §2.1, UTF-8 for non-ASCII (§2.5)
+      const width = encodeAt(u, i, n);
+      out += u.slice(copied, i) + encodedChar;
+      i += width;
+      copied = i;
+      same = false;
+      lenient = true;
+    }
+    const dot = maybeDots ? pathStart : u.indexOf('/.', pathStart);
+    const dotSegments = dot !== -1 && dot < i && hasDotSegment(u, pathStart, i);
+    if (dotSegments) {
+      // §6.2.2.3 on the path as the syntax rung leaves it
+      out = removeDotSegments(out + u.slice(copied, i));
+      copied = i;
+      same = false;
+    }
+  } else {
+    same = false;
+    out = '/';
+    if (i < n && c === 0x3f) inQuery = true;
+    else if (i < n) end = i; // "#"
+  }
+
+  // query (§3.4): "/" and "?" stand raw too; "+" is not a space
+  if (inQuery) {
+    i++;
+    for (;;) {
+      QUERY_RUN.lastIndex = i;
+      QUERY_RUN.test(u);
+      i = QUERY_RUN.lastIndex;
+      if (i >= n) break;
+      c = u.charCodeAt(i);
+      const k = c < 128 ? QUERY_CLASS[c]! : C_ENCODE;
+      if (k === C_PERCENT) {
+        const b = octetAt(u, i);
+        if (b < 0) return false;
+        if (UNRESERVED_OCTET[b] === 1) {
+          out += u.slice(copied, i) + OCTET_CHAR[b]!;
+          copied = i + 3;
+          same = false;
+        } else if (u.charCodeAt(i + 1) > 0x46 || u.charCodeAt(i + 2) > 0x46) {
+          out += u.slice(copied, i) + UPPER_TRIPLET[b]!;
+          copied = i + 3;
+          same = false;
+        }
+        i += 3;
+        continue;
+      }
+      if (k === C_HASH) {
+        end = i;
+        break;
+      }
+      if (k === C_BAIL) return false;
+      const width = encodeAt(u, i, n);
+      out += u.slice(copied, i) + encodedChar;
+      i += width;
+      copied = i;
+      same = false;
+      lenient = true;
+    }
+  }
+  // the fragment (§3.5) is dropped; the lenient ladder never rejects one
+
+  rEnd = end;
+  rSame = same;
+  rLenient = lenient;
+  rRest = same ? u.slice(restStart, end) : copied < end ? out + u.slice(copied, end) : out;
+  return true;
+}
+
+/**
+ * Hosts already through the host parser, raw → result (`null`: it rejects them). IDNA mapping is
+ * the costliest step of all and a crawl sees the same few hosts again and again; the memo is
+ * emptied when it fills, so it stays small.
+ */
+const PARSED_HOSTS_MAX = 1024;
+const parsedHosts = new Map<string, string | null>();
+
+/** The host through the ladder's steps: §6.2.2 percent-encoding and case, then the URL Standard's host parser. */
+function parsedHost(u: string, raw: string): string | undefined {
+  let host = parsedHosts.get(raw);
+  if (host === undefined) {
+    try {
+      host = parseSpecialHost(normalizePercentEncoding(raw, REG_NAME, false, true, 'ERR_INVALID_HOST', u));
+    } catch (e) {
+      if (!(e instanceof UrlError)) throw e;
+      host = null; // the ladder reports it
+    }
+    if (parsedHosts.size === PARSED_HOSTS_MAX) parsedHosts.clear();
+    parsedHosts.set(raw, host);
+  }
+  return host ?? undefined;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
+/** True when the label at `i` starts with "xn--" (any case): an A-label, for UTS #46 to check. */
+function isALabelStart(u: string, i: number): boolean {
+  return (
+    (u.charCodeAt(i) | 0x20) === 0x78 &&
+    (u.charCodeAt(i + 1) | 0x20) === 0x6e &&
+    u.charCodeAt(i + 2) === 0x2d &&
+    u.charCodeAt(i + 3) === 0x2d
+  );
+}
+
+/** True when `%2E` (any case) is at `i`. */
+function isEncodedDot(u: string, i: number): boolean {
+  return u.charCodeAt(i) === 0x25 && u.charCodeAt(i + 1) === 0x32 && (u.charCodeAt(i + 2) | 0x20) === 0x65;
+}
+
+/** The segment [start, end) is "." or ".." once `%2E` is decoded (§6.2.2.2, then §6.2.2.3). */
+function isDotSegment(u: string, start: number, end: number): boolean {
+  switch (end - start) {
+    case 1:
+      return u.charCodeAt(start) === 0x2e;
+    case 2:
+      return u.charCodeAt(start) === 0x2e && u.charCodeAt(start + 1) === 0x2e;
+    case 3:
+      return isEncodedDot(u, start);
+    case 4:
+      return (u.charCodeAt(start) === 0x2e && isEncodedDot(u, start + 1)) || (isEncodedDot(u, start) && u.charCodeAt(start + 3) === 0x2e);
+    case 6:
+      return isEncodedDot(u, start) && isEncodedDot(u, start + 3);
+    default:
+      return false;
+  }
+}
+
+/** Some segment of the path [start, end), between "/" or "\\", is a dot-segment. */
+function hasDotSegment(u: string, start: number, end: number): boolean {
+  let segmentStart = start + 1;
+  for (let i = segmentStart; i <= end; i++) {
+    const c = i === end ? 0x2f : u.charCodeAt(i);
+    if (c !== 0x2f && c !== 0x5c) continue;
+    if (i - segmentStart <= 6 && isDotSegment(u, segmentStart, i)) return true;
+    segmentStart = i + 1;
+  }
+  return false;
+}
+
+/** The octet of the escape "%XX" at `i`, or -1 when it is not one (§2.1). */
+function octetAt(u: string, i: number): number {
+  const h1 = u.charCodeAt(i + 1);
+  const h2 = u.charCodeAt(i + 2);
+  if (!(h1 < 128 && h2 < 128)) return -1; // also NaN past the end
+  const v1 = HEX_VALUE[h1]!;
+  const v2 = HEX_VALUE[h2]!;
+  return v1 === 255 || v2 === 255 ? -1 : (v1 << 4) | v2;
+}
+
+/** Set by `encodeAt`: the escapes of the character at its index. */
+let encodedChar = '';
+
+/**
+ * Percent-encode the character at `i` (a code point; a lone surrogate is U+FFFD, as UTF-8 encoding
+ * does) into `encodedChar`; returns how many code units it took.
+ */
+function encodeAt(u: string, i: number, n: number): number {
+  const c = u.charCodeAt(i);
+  if (c < 0x80) {
+    encodedChar = UPPER_TRIPLET[c]!;
+    return 1;
+  }
+  if (c >= 0xd800 && c <= 0xdbff) {
+    const d = i + 1 < n ? u.charCodeAt(i + 1) : 0;
+    if (d >= 0xdc00 && d <= 0xdfff) {
+      encodedChar = percentEncodeCodePoint(0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00));
+      return 2;
+    }
+    encodedChar = percentEncodeCodePoint(0xfffd);
+    return 1;
+  }
+  encodedChar = percentEncodeCodePoint(c >= 0xdc00 && c <= 0xdfff ? 0xfffd : c);
+  return 1;
+}
+
+/**
+ * After a scan: the input is an RFC 3986 URI as written, with no leniency used and a fragment of
+ * characters §3.5 allows raw (strict mode rejects anything else, even in a dropped fragment).
+ */
+function isStrictlyValid(u: string): boolean {
+  if (rLenient) return false;
+  const n = u.length;
+  for (let i = rEnd + 1; i < n; i++) {
+    const c = u.charCodeAt(i);
+    const k = c < 128 ? QUERY_CLASS[c]! : C_ENCODE;
+    if (k === C_PLAIN) continue;
+    if (k !== C_PERCENT || octetAt(u, i) < 0) return false;
+    i += 2;
+  }
+  return true;
+}
+
+/** The key's sorthost: from the scan's dots for a plain host, else key.ts's general form. */
+function reversedHost(host: string): string {
+  if (dotCount < 0) return sortHost(host);
+  if (dotCount === 0) return host;
+  let out = host.slice(dots[dotCount - 1]! + 1);
+  for (let d = dotCount - 1; d > 0; d--) out += ',' + host.slice(dots[d - 1]! + 1, dots[d]!);
+  return out + ',' + host.slice(0, dots[0]!);
+}
+
+// ---- the answers --------------------------------------------------------------------------------
+
+/**
+ * The normal form of `url` at default options, or `undefined` when the full ladder must decide.
+ * `strict`: also decline input that only a browser's leniency reads (strict mode rejects it).
+ */
+export function singlePassNormal(url: string, strict = false): string | undefined {
+  if (!scan(url) || (strict && !isStrictlyValid(url))) return undefined;
+  if (rSame) return rEnd === url.length ? url : url.slice(0, rEnd);
+  return auth.normalHead + rRest;
+}
+
+/** The key (key.ts, format 1) of `url` at default options, or `undefined` for the full ladder. */
+export function singlePassKey(url: string, strict = false): string | undefined {
+  if (!scan(url) || (strict && !isStrictlyValid(url))) return undefined;
+  return auth.keyHead + rRest;
+}
+
+/** What the store needs of a URL the single pass handles: normal form, key, scheme and host[:port]. */
+export interface SinglePassIdentity {
+  readonly normal: string;
+  readonly key: string;
+  readonly scheme: 'http' | 'https';
+  /** host[:port], as the store groups its frontier. */
+  readonly hostPort: string;
+}
+
+/** Normal form, key, scheme and host[:port] of `url` at default options, or `undefined`. */
+export function singlePassIdentity(url: string, strict = false): SinglePassIdentity | undefined {
+  if (!scan(url) || (strict && !isStrictlyValid(url))) return undefined;
+  return {
+    normal: rSame ? (rEnd === url.length ? url : url.slice(0, rEnd)) : auth.normalHead + rRest,
+    key: auth.keyHead + rRest,
+    scheme: auth.https ? 'https' : 'http',
+    hostPort: auth.port === '' ? auth.host : auth.host + auth.port,
+  };
+}
