@@ -66,10 +66,11 @@ const QUERY_CLASS = new Uint8Array(128);
 }
 
 /**
- * Runs of characters that stand raw and need no look (the classes' C_PLAIN, and "/" in the path):
- * a sticky regular expression skips them in compiled code, faster than a loop over char codes.
+ * Runs of characters that stand raw and need no look (the classes' C_PLAIN, and "/" in the path
+ * unless a "." follows, which may start a dot-segment): a sticky regular expression skips them in
+ * compiled code, faster than a loop over char codes.
  */
-const PATH_RUN = /[A-Za-z0-9\-._~!$&'()*+,;=:@/]*/y;
+const PATH_RUN = /(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|\/(?!\.))*/y;
 const QUERY_RUN = /[A-Za-z0-9\-._~!$&'()*+,;=:@/?]*/y;
 
 const H_OTHER = 0; // for the host parser
@@ -307,8 +308,10 @@ function scanRest(u: string, i: number): boolean {
       same = false;
       lenient = true;
     }
-    const pathStart = i++;
-    // a literal dot-segment shows as "/."; after "\\" or a decoded %2E the segments are walked
+    const pathStart = i;
+    if (c === 0x5c) i++; // else the run starts at the "/", to see a "/." after it
+    // a literal dot-segment shows as "/." (where the run stops); after "\\" or a decoded %2E the
+    // segments are walked
     let maybeDots = lenient;
     for (;;) {
       PATH_RUN.lastIndex = i;
@@ -317,6 +320,11 @@ function scanRest(u: string, i: number): boolean {
       if (i >= n) break;
       c = u.charCodeAt(i);
       const k = c < 128 ? PATH_CLASS[c]! : C_ENCODE;
+      if (k === C_SLASH) {
+        maybeDots = true; // "/."
+        i++;
+        continue;
+      }
       if (k === C_BACKSLASH) {
         out += u.slice(copied, i) + '/';
         copied = ++i;
@@ -358,8 +366,7 @@ function scanRest(u: string, i: number): boolean {
       same = false;
       lenient = true;
     }
-    const dot = maybeDots ? pathStart : u.indexOf('/.', pathStart);
-    const dotSegments = dot !== -1 && dot < i && hasDotSegment(u, pathStart, i);
+    const dotSegments = maybeDots && hasDotSegment(u, pathStart, i);
     if (dotSegments) {
       // §6.2.2.3 on the path as the syntax rung leaves it
       out = removeDotSegments(out + u.slice(copied, i));
