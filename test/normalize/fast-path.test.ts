@@ -98,6 +98,17 @@ describe('single pass', () => {
     }
   });
 
+  it('reuses a remembered authority only for the exact same prefix', () => {
+    // each URL shares a prefix with the one before; the memo must not carry an answer across
+    const sequence = [
+      'http://a.b/x', 'http://a.bc/y', 'http://a.b:81/', 'http://a.b:8/', 'http://a.b', 'http://a.b?x', 'http://a.b#x',
+      'http://a.b\\x', 'http://a.b@c/', 'http://a.b.c/', 'http://a.b./', 'http://a.b:/', 'http://a.b:80/', 'http://a.b:080/',
+      'HTTP://a.b/', 'https://a.b/', 'http://a.b/', 'http://A.b/', 'http://a.b%41/', 'http://a.b-/', 'http://a.b1/', 'http://a.1/',
+      'http://a.b/', 'http://a.b/ ', 'http://a.b/\tx', 'http://xn--a.b/', 'http://a.b/',
+    ];
+    for (let round = 0; round < 3; round++) check(round === 1 ? [...sequence].reverse() : sequence);
+  });
+
   it('agrees with the ladder on every bench corpus URL', () => {
     const urls = readFileSync(CORPUS, 'utf8').split('\n').filter(Boolean);
     const answered = check(urls);
