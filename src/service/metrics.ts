@@ -125,8 +125,10 @@ export class ServiceMetrics {
     this.admitResults.inc([reason]);
   }
 
-  keyed(ok: boolean): void {
-    this.keyResults.inc([ok ? 'ok' : 'invalid']);
+  /** URLs keyed by `/v1/key`: `ok` with a key, `invalid` without (counted per request, not per URL). */
+  keyed(ok: number, invalid: number): void {
+    if (ok > 0) this.keyResults.inc(['ok'], ok);
+    if (invalid > 0) this.keyResults.inc(['invalid'], invalid);
   }
 
   evidenceRecorded(kind: 'redirect' | 'fetch', outcome: string): void {

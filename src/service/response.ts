@@ -53,25 +53,34 @@ export class ServiceError extends Error {
   }
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8';
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Replies longer than this are encoded once into a Buffer; shorter ones go out with their head in one string. */
+const ENCODE_ONCE_FROM = 16 * 1024;
 
 /** Write `body` as JSON, with its length (no chunked encoding: a client sees a short body as an error). */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
   sendText(res, status, JSON.stringify(body), JSON_TYPE, headers);
 }
 
-export function sendText(res: ServerResponse, status: number, text: string, contentType: string, headers: Readonly<Record<string, string>> = {}): void {
+/**
+ * Write `text` (or its UTF-8 bytes) with its `Content-Length` in one `end()`. A long text is
+ * encoded once and its bytes counted (`Buffer.byteLength` and a string write would each walk it,
+ * and node:http would first join it to the head); head and body then leave in one corked write.
+ */
+export function sendText(res: ServerResponse, status: number, text: string | Buffer, contentType: string, headers: Readonly<Record<string, string>> = {}): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
+  const body = typeof text === 'string' && text.length >= ENCODE_ONCE_FROM ? Buffer.from(text, 'utf8') : text;
   res.writeHead(status, {
     'content-type': contentType,
-    'content-length': Buffer.byteLength(text),
+    'content-length': typeof body === 'string' ? Buffer.byteLength(body) : body.length,
     'cache-control': 'no-store',
     ...headers,
   });
-  res.end(text);
+  res.end(body);
 }
 
 export function sendError(res: ServerResponse, error: ServiceError): void {

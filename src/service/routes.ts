@@ -12,9 +12,10 @@
  * A handler returns a `Reply` or throws a `ServiceError`; the server writes it.
  */
 import type { IncomingMessage } from 'node:http';
-import { fingerprint, urlFromKey, UrlError } from '../normalize/index.js';
+import { UrlError } from '../normalize/index.js';
 import type { AdmitOptions, AdmitResult, CanonicalFailure, CanonicalResult, FetchRecord, SeenStore } from '../store/index.js';
 import { readJsonBody } from './body.js';
+import { keyResultJson, Utf8Builder } from './json.js';
 import { folderBytes, type ServiceMetrics } from './metrics.js';
 import { overloaded, type Budget, type LookupQueue } from './overload.js';
 import { ServiceError } from './response.js';
@@ -40,6 +41,8 @@ export interface RouteContext {
 
 export type Reply =
   | { readonly status: number; readonly json: unknown }
+  /** JSON already written, as text or as its UTF-8 bytes (json.ts). */
+  | { readonly status: number; readonly jsonText: string | Buffer }
   | { readonly status: number; readonly text: string; readonly contentType: string };
 
 export interface Route {
@@ -52,7 +55,7 @@ export interface Route {
   handle(req: IncomingMessage, query: URLSearchParams, ctx: RouteContext, done: (release: () => void) => void): Promise<Reply>;
 }
 
-/** One result of `/v1/key`. */
+/** One result of `/v1/key` (written as text by json.ts; this type documents it). */
 export type KeyItem =
   | {
       readonly url: string;
@@ -89,53 +92,52 @@ function isStoreError(e: unknown): boolean {
   return e instanceof UrlError && e.code.startsWith('ERR_STORE_');
 }
 
-/** One result of `canonicalMany` as a `/v1/key` item. */
-function toKeyItem(url: string, c: CanonicalResult | CanonicalFailure, metrics: ServiceMetrics): KeyItem {
-  if ('ok' in c) {
-    metrics.keyed(false);
-    return { url, ok: false, code: c.code };
-  }
-  metrics.keyed(true);
-  const item: KeyItem = {
-    url,
-    ok: true,
-    normal: urlFromKey(c.key),
-    key: c.key,
-    canonicalKey: c.canonicalKey,
-    canonicalUrl: c.canonicalUrl,
-    fingerprint: fingerprint(c.canonicalKey),
-    state: c.state,
-  };
-  return c.via === undefined ? item : { ...item, via: c.via };
-}
-
 /** URLs per `canonicalMany` call of `POST /v1/key`. */
 const KEY_CHUNK = 1000;
 
+/** Bytes of one `/v1/key` result, a little over the usual (it sizes the reply's first Buffer; pages never written cost nothing). */
+const KEY_RESULT_BYTES = 480;
+
 /**
  * `POST /v1/key`: batch lookups (`canonicalMany`: the Bloom front, then one database read per
- * chunk), each chunk one slot of the shared lookup queue. Between chunks the event loop gets a
- * turn (`setImmediate`), so a large batch of URLs to normalize does not hold up health checks,
- * metrics and other requests.
+ * chunk), each chunk one slot of the shared lookup queue, and the reply `{"results": [...]}` as
+ * UTF-8 JSON (json.ts). Between chunks the event loop gets a turn (`setImmediate`), so a large
+ * batch of URLs to normalize does not hold up health checks, metrics and other requests.
  */
-async function keyItems(ctx: RouteContext, urls: readonly string[]): Promise<KeyItem[]> {
-  const out: KeyItem[] = [];
+async function keyResultsJson(ctx: RouteContext, urls: readonly string[]): Promise<Buffer> {
+  const out = new Utf8Builder(urls.length * KEY_RESULT_BYTES + 16);
+  out.append('{"results":[');
   for (let i = 0; i < urls.length; i += KEY_CHUNK) {
     if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    const chunk = urls.slice(i, i + KEY_CHUNK);
+    const chunk = urls.length <= KEY_CHUNK ? urls : urls.slice(i, i + KEY_CHUNK);
     const found = await ctx.lookups.run(() => ctx.store.canonicalMany(chunk));
-    for (let j = 0; j < chunk.length; j++) out.push(toKeyItem(chunk[j]!, found[j]!, ctx.metrics));
+    let invalid = 0;
+    for (let j = 0; j < chunk.length; j++) {
+      const c = found[j]!;
+      if ('ok' in c) invalid++;
+      out.append(i + j === 0 ? keyResultJson(chunk[j]!, c) : ',' + keyResultJson(chunk[j]!, c));
+    }
+    ctx.metrics.keyed(chunk.length - invalid, invalid);
   }
-  return out;
+  out.append(']}');
+  return out.bytes();
 }
 
-async function keyItem(store: SeenStore, url: string, metrics: ServiceMetrics): Promise<KeyItem> {
+/** `GET /v1/key`: one lookup; a URL the store cannot key is a 400. */
+async function keyResult(ctx: RouteContext, url: string): Promise<string> {
+  let c: CanonicalResult | CanonicalFailure;
   try {
-    return toKeyItem(url, await store.canonical(url), metrics);
+    c = await ctx.store.canonical(url);
   } catch (error) {
     if (!(error instanceof UrlError) || isStoreError(error)) throw error;
-    return toKeyItem(url, { ok: false, code: error.code, input: url }, metrics);
+    c = { ok: false, code: error.code, input: url };
   }
+  if ('ok' in c) {
+    ctx.metrics.keyed(0, 1);
+    throw new ServiceError(400, c.code, `not a URL the store can key: ${c.code}`, url);
+  }
+  ctx.metrics.keyed(1, 0);
+  return keyResultJson(url, c);
 }
 
 // ---- request bodies ---------------------------------------------------------------------------
@@ -266,9 +268,7 @@ export const routes: readonly Route[] = [
       const url = query.get('url');
       if (url === null) throw new ServiceError(400, 'ERR_MISSING_PARAMETER', 'give the URL as ?url=… (percent-encoded)', 'url');
       takeUrls(ctx, 1, done);
-      const item = await keyItem(ctx.store, url, ctx.metrics);
-      if (!item.ok) throw new ServiceError(400, item.code, `not a URL the store can key: ${item.code}`, url);
-      return { status: 200, json: item };
+      return { status: 200, jsonText: await keyResult(ctx, url) };
     },
   },
   {
@@ -279,8 +279,7 @@ export const routes: readonly Route[] = [
     async handle(req, _query, ctx, done) {
       const urls = urlList(await jsonBody(req, ctx, done), ctx.maxBatch);
       takeUrls(ctx, urls.length, done);
-      const results = await keyItems(ctx, urls);
-      return { status: 200, json: { results } };
+      return { status: 200, jsonText: await keyResultsJson(ctx, urls) };
     },
   },
   {

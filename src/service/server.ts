@@ -20,7 +20,7 @@ import { createBearerCheck, type BearerCheck } from './auth.js';
 import { ClientGoneError } from './body.js';
 import { ServiceMetrics } from './metrics.js';
 import { Budget, LookupQueue, overloaded } from './overload.js';
-import { sendError, sendJson, sendText, ServiceError } from './response.js';
+import { JSON_TYPE, sendError, sendJson, sendText, ServiceError } from './response.js';
 import { findRoute, type Reply, type RouteContext } from './routes.js';
 
 export interface ServiceOptions {
@@ -169,6 +169,7 @@ export async function startService(store: SeenStore, options: ServiceOptions = {
       const reply: Reply = await route.handle(req, query, ctx, (release) => releases.push(release));
       const headers = shuttingDown ? CLOSE : {};
       if ('json' in reply) sendJson(res, reply.status, reply.json, headers);
+      else if ('jsonText' in reply) sendText(res, reply.status, reply.jsonText, JSON_TYPE, headers);
       else sendText(res, reply.status, reply.text, reply.contentType, headers);
     } catch (error) {
       if (error instanceof ClientGoneError) {

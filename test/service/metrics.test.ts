@@ -1,6 +1,6 @@
 // GET /metrics parses as the Prometheus text format 0.0.4 and counts what happened: requests by
 // route and status, the latency histogram (cumulative, +Inf = count), admit results by reason,
-// pruned URLs by reason, store counts.
+// keyed URLs by outcome, pruned URLs by reason, store counts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Exposition } from '../../src/service/metrics.js';
 import { get, parsePrometheus, postJson, sampleValue, startHarness, type Harness } from './support.js';
@@ -19,6 +19,8 @@ describe('GET /metrics', () => {
     await postJson(`${h.url}/v1/admit`, ['https://m.example/a']);
     await get(`${h.url}/v1/key?url=${encodeURIComponent('https://m.example/b')}`);
     await get(`${h.url}/v1/key?url=${encodeURIComponent('http://[x')}`);
+    await postJson(`${h.url}/v1/key`, ['https://m.example/c', 'nope', 'https://m.example/a', 'http://x:99999/']);
+    await postJson(`${h.url}/v1/key`, Array.from({ length: 2100 }, (_, i) => (i % 3 === 0 ? 'nope' : `https://m.example/${i}`)));
     await get(`${h.url}/nowhere`);
     const a = await get(`${h.url}/metrics`);
     expect(a.status).toBe(200);
@@ -43,6 +45,9 @@ describe('GET /metrics', () => {
     expect(sampleValue(samples, 'urldedup_admit_results_total', { reason: 'duplicate-in-batch' })).toBe(1);
     expect(sampleValue(samples, 'urldedup_admit_results_total', { reason: 'invalid:ERR_RELATIVE_URL' })).toBe(1);
     expect(sampleValue(samples, 'urldedup_admit_results_total', { reason: 'seen' })).toBe(1);
+    // URLs keyed by GET and POST /v1/key, over several lookup chunks: 1 + 2 + 1400 with a key, 1 + 2 + 700 without
+    expect(sampleValue(samples, 'urldedup_key_results_total', { outcome: 'ok' })).toBe(1403);
+    expect(sampleValue(samples, 'urldedup_key_results_total', { outcome: 'invalid' })).toBe(703);
 
     const stats = await h.store.stats();
     expect(sampleValue(samples, 'urldedup_store_admitted')).toBe(stats.urls.admitted);
