@@ -41,8 +41,8 @@ async function subjects(): Promise<{ list: Subject[]; skipped: string[] }> {
   ];
   list.push(
     { name: 'urldedup normalize(u)', run: (u) => normalize(u), note: 'default options: syntax + scheme rungs.' },
-    { name: 'urldedup key(u)', run: (u) => key(u), note: 'normalize, then the SURT-ordered key.' },
-    { name: 'urldedup fingerprint(key(u))', run: (u) => fingerprint(key(u)), note: 'the full ladder with keys and the compact fingerprint.' },
+    { name: 'urldedup key(u)', run: (u) => key(u), note: 'the full ladder (syntax + scheme) with keys: the target subject.' },
+    { name: 'urldedup fingerprint(key(u))', run: (u) => fingerprint(key(u)), note: 'the key and its 64-bit fingerprint.' },
   );
   list.push(
     {
