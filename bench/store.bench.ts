@@ -6,6 +6,8 @@
 //     --lookups N     canonical() lookups after the stream (default 200000)
 //     --write-buffer M  LevelDB write buffer in MiB for the store (default: the store's default)
 //     --no-compression  LevelDB without Snappy for the store
+//     --cache-size N  the store's cacheSize (default: the store's default)
+//     --bloom-bits N  the store's bloomBitsPerKey (default: the store's default)
 //     --inflight N    admit() calls kept in flight by the store feed (default 4; a crawler has one per
 //                     page being processed); 1 makes it a plain sequential loop
 //     --subject S     store | leveldb | set | keys | all (default all; each runs in its own process,
@@ -52,6 +54,8 @@ interface Args {
   inflight: number;
   writeBufferMiB: number | undefined;
   compression: boolean | undefined;
+  cacheSize: number | undefined;
+  bloomBits: number | undefined;
   subject: SubjectName | 'all';
   presets: PresetName[];
   seed: number;
@@ -59,7 +63,7 @@ interface Args {
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const a: Args = { urls: 1_000_000, batch: 1000, lookups: 200_000, inflight: 4, writeBufferMiB: undefined, compression: undefined, subject: 'all', presets: [], seed: 0x75726c64, json: false };
+  const a: Args = { urls: 1_000_000, batch: 1000, lookups: 200_000, inflight: 4, writeBufferMiB: undefined, compression: undefined, cacheSize: undefined, bloomBits: undefined, subject: 'all', presets: [], seed: 0x75726c64, json: false };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = (): string => {
@@ -73,6 +77,8 @@ function parseArgs(argv: readonly string[]): Args {
     else if (flag === '--inflight') a.inflight = Number(value());
     else if (flag === '--write-buffer') a.writeBufferMiB = Number(value());
     else if (flag === '--no-compression') a.compression = false;
+    else if (flag === '--cache-size') a.cacheSize = Number(value());
+    else if (flag === '--bloom-bits') a.bloomBits = Number(value());
     else if (flag === '--subject') a.subject = value() as Args['subject'];
     else if (flag === '--presets') a.presets = value().split(',').filter(Boolean) as PresetName[];
     else if (flag === '--seed') a.seed = Number(value());
@@ -244,7 +250,8 @@ async function runStore(source: Source, a: Args): Promise<Result> {
   const dir = mkdtempSync(join(tmpdir(), 'urldedup-bench-'));
   try {
     const level = { ...(a.writeBufferMiB === undefined ? {} : { writeBufferSize: a.writeBufferMiB * 2 ** 20 }), ...(a.compression === undefined ? {} : { compression: a.compression }) };
-    let store = await openStore(dir, { presets: a.presets, level });
+    const options = { presets: a.presets, level, ...(a.cacheSize === undefined ? {} : { cacheSize: a.cacheSize }), ...(a.bloomBits === undefined ? {} : { bloomBitsPerKey: a.bloomBits }) };
+    let store = await openStore(dir, options);
     let ns = 0n;
     let admitted = 0;
     let done = 0;
@@ -293,7 +300,7 @@ async function runStore(source: Source, a: Args): Promise<Result> {
     await store.close();
     const heapUsedMiB = process.memoryUsage().heapUsed / 2 ** 20;
     const r0 = process.hrtime.bigint();
-    store = await openStore(dir, { presets: a.presets, level });
+    store = await openStore(dir, options);
     const reopenSeconds = Number(process.hrtime.bigint() - r0) / 1e9;
     await store.close();
     const seconds = Number(ns) / 1e9;

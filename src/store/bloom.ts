@@ -1,11 +1,12 @@
 /**
  * The in-memory front of the seen set: a Bloom filter that answers "certainly absent" without a
- * disk read, and a bounded cache of keys known present. The database stays the truth: a Bloom
- * "maybe" is always confirmed against it (or the cache), so the front can make the store faster
- * but never wrong. Both are rebuilt from the database at open.
+ * disk read, and a bounded cache of the entries of keys known present. The database stays the
+ * truth: a Bloom "maybe" is always confirmed against it or the cache (which compares whole keys),
+ * so the front can make the store faster but never wrong. The Bloom filter is rebuilt from the
+ * database at open; the cache starts empty and fills as entries are written and read.
  *
  * Bloom filter: Bloom, "Space/time trade-offs in hash coding with allowable errors" (CACM 1970),
- * with the k probe positions derived from two 32-bit hashes as h1 + i·h2 (Kirsch and
+ * blocked (see `BloomFilter`), the k probe positions derived from two 32-bit hashes (Kirsch and
  * Mitzenmacher, "Less hashing, same performance", 2006). The hashes are the key's 64-bit
  * fingerprint from src/normalize. When the filter has taken the number of keys it was sized for,
  * a new filter of twice the capacity is chained after it (Almeida et al., "Scalable Bloom
@@ -13,14 +14,21 @@
  */
 import { fingerprintWords } from '../normalize/index.js';
 
-/** One fixed-size Bloom filter over a power-of-two bit array. */
+/**
+ * One fixed-size Bloom filter over a power-of-two bit array, blocked: the k bits of a key lie in
+ * one 512-bit block (one 64-byte cache line) picked by `h1`, at positions a + i·b (mod 512) from
+ * `h2` (b odd: k distinct bits). One cache miss per probe instead of k (Putze, Sanders and Singler,
+ * "Cache-, hash- and space-efficient Bloom filters", 2007), for a slightly higher false-positive
+ * rate (≈ 1.2 % instead of ≈ 0.8 % at 10 bits per key).
+ */
 export class BloomFilter {
   readonly capacity: number;
   readonly hashes: number;
   readonly bits: number;
   count = 0;
   private readonly words: Uint32Array;
-  private readonly mask: number;
+  /** Blocks − 1 (the number of blocks is a power of two). */
+  private readonly blockMask: number;
 
   constructor(capacity: number, bitsPerKey: number) {
     if (!(capacity >= 1) || !(bitsPerKey >= 1)) throw new TypeError('BloomFilter: capacity and bitsPerKey must be >= 1');
@@ -29,29 +37,31 @@ export class BloomFilter {
     let bits = 1024;
     while (bits < this.capacity * bitsPerKey && bits < 2 ** 31) bits *= 2;
     this.bits = bits;
-    this.mask = bits - 1;
+    this.blockMask = (bits >>> 9) - 1;
     this.hashes = Math.max(1, Math.min(16, Math.round(bitsPerKey * Math.LN2)));
     this.words = new Uint32Array(bits >>> 5);
   }
 
   addHashes(h1: number, h2: number): void {
-    const step = (h2 | 1) >>> 0; // odd: visits k distinct positions of a power-of-two table
-    let h = h1 >>> 0;
+    const base = (h1 & this.blockMask) << 4; // first word of the block
+    const step = (h2 >>> 9) | 1; // odd: k distinct positions in the block
+    let bit = h2;
     for (let i = 0; i < this.hashes; i++) {
-      const bit = h & this.mask;
-      this.words[bit >>> 5]! |= 1 << (bit & 31);
-      h = (h + step) >>> 0;
+      const b = bit & 511;
+      this.words[base + (b >>> 5)]! |= 1 << (b & 31);
+      bit += step;
     }
     this.count++;
   }
 
   hasHashes(h1: number, h2: number): boolean {
-    const step = (h2 | 1) >>> 0;
-    let h = h1 >>> 0;
+    const base = (h1 & this.blockMask) << 4;
+    const step = (h2 >>> 9) | 1;
+    let bit = h2;
     for (let i = 0; i < this.hashes; i++) {
-      const bit = h & this.mask;
-      if ((this.words[bit >>> 5]! & (1 << (bit & 31))) === 0) return false;
-      h = (h + step) >>> 0;
+      const b = bit & 511;
+      if ((this.words[base + (b >>> 5)]! & (1 << (b & 31))) === 0) return false;
+      bit += step;
     }
     return true;
   }
@@ -111,39 +121,110 @@ export class ScalableBloom {
 }
 
 /**
- * A bounded cache of keys known present: two-way set-associative, the set picked by the
- * fingerprint the caller already computed; the newer key takes the first way and pushes the
- * older one to the second. Exact (a hit compares the whole key), O(1) with no hashing of its own
- * and no per-entry allocation, so it costs nothing on the common path where the Bloom front
- * already said "absent".
+ * A bounded cache of the `url` entries of keys known present: two-way set-associative, the set
+ * picked by the fingerprint the caller already computed; the newer key takes the first way and
+ * pushes the older one to the second. Exact (a hit compares the whole key), O(1) with no hashing
+ * of its own and no per-entry allocation, so it costs nothing on the common path where the Bloom
+ * front already said "absent".
+ *
+ * Each key carries a value: what the store keeps of the key's entry (its state, see engine.ts),
+ * so a present key can be answered without a read. The owner keeps it coherent: every write of an
+ * entry goes through `set`, and a value read from the database is only kept when no write can
+ * have overtaken the read.
  */
-export class KeyCache {
-  private readonly slots: (string | undefined)[];
-  private readonly mask: number;
+export class EntryCache {
+  private keys: (string | undefined)[];
+  private values: (string | undefined)[];
+  /** `h1` of each cached key, to place it again when the cache grows. */
+  private words: Int32Array;
+  private mask: number;
+  /** Slots at most: `size` rounded up to a power of two. */
+  private readonly maxSlots: number;
+  /** Keys put in since the last growth. */
+  private inserted = 0;
 
-  /** @param size keys held at most (rounded up to a power of two, at least 1024) */
+  /**
+   * @param size keys held at most (rounded up to a power of two, at least 1024). The cache starts
+   * smaller and doubles, up to that, each time half as many keys went in as it has slots: a small store
+   * pays for a small cache.
+   */
   constructor(size: number) {
     let n = 1024;
     while (n < size && n < 2 ** 26) n *= 2;
-    this.slots = new Array<string | undefined>(n).fill(undefined);
-    this.mask = (n >>> 1) - 1;
+    this.maxSlots = n;
+    const start = Math.min(n, 1 << 16);
+    this.keys = new Array<string | undefined>(start).fill(undefined);
+    this.values = new Array<string | undefined>(start).fill(undefined);
+    this.words = new Int32Array(start);
+    this.mask = (start >>> 1) - 1;
   }
 
-  /** `h1` is the key's first fingerprint word (`fingerprintWords(key)[0]`). */
+  /** The value of `key`, or `undefined` when it is not cached. `h1` is `fingerprintWords(key)[0]`. */
+  get(key: string, h1: number): string | undefined {
+    const i = ((h1 ^ (h1 >>> 15)) & this.mask) << 1;
+    if (this.keys[i] === key) return this.values[i];
+    if (this.keys[i + 1] === key) return this.values[i + 1];
+    return undefined;
+  }
+
   has(key: string, h1: number): boolean {
     const i = ((h1 ^ (h1 >>> 15)) & this.mask) << 1;
-    return this.slots[i] === key || this.slots[i + 1] === key;
+    return this.keys[i] === key || this.keys[i + 1] === key;
   }
 
-  add(key: string, h1: number): void {
+  /** Cache `key` with `value` (replacing its value when it is cached already). */
+  set(key: string, h1: number, value: string): void {
     const i = ((h1 ^ (h1 >>> 15)) & this.mask) << 1;
-    const first = this.slots[i];
-    if (first === key) return;
-    this.slots[i + 1] = first;
-    this.slots[i] = key;
+    const first = this.keys[i];
+    if (first === key) {
+      this.values[i] = value;
+      return;
+    }
+    if (this.keys[i + 1] !== key && ++this.inserted > this.keys.length >>> 1 && this.keys.length < this.maxSlots) {
+      this.grow();
+      this.set(key, h1, value);
+      return;
+    }
+    // the first way moves to the second (evicting it, or swapping when `key` was there)
+    this.keys[i + 1] = first;
+    this.values[i + 1] = this.values[i];
+    this.words[i + 1] = this.words[i]!;
+    this.keys[i] = key;
+    this.values[i] = value;
+    this.words[i] = h1;
+  }
+
+  delete(key: string, h1: number): void {
+    const i = ((h1 ^ (h1 >>> 15)) & this.mask) << 1;
+    if (this.keys[i] === key) {
+      this.keys[i] = this.keys[i + 1];
+      this.values[i] = this.values[i + 1];
+      this.words[i] = this.words[i + 1]!;
+    } else if (this.keys[i + 1] !== key) return;
+    this.keys[i + 1] = undefined;
+    this.values[i + 1] = undefined;
   }
 
   clear(): void {
-    this.slots.fill(undefined);
+    this.keys.fill(undefined);
+    this.values.fill(undefined);
+  }
+
+  /** Twice the slots; every key placed again, the older way first so recency order is kept. */
+  private grow(): void {
+    const { keys, values, words } = this;
+    const n = keys.length * 2;
+    this.keys = new Array<string | undefined>(n).fill(undefined);
+    this.values = new Array<string | undefined>(n).fill(undefined);
+    this.words = new Int32Array(n);
+    this.mask = (n >>> 1) - 1;
+    this.inserted = 0;
+    for (let way = 1; way >= 0; way--) {
+      for (let i = way; i < keys.length; i += 2) {
+        const k = keys[i];
+        if (k !== undefined) this.set(k, words[i]!, values[i]!);
+      }
+    }
+    this.inserted = 0;
   }
 }

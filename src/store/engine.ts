@@ -21,6 +21,7 @@ import {
   fingerprintWords,
   isNormalHttpUrl,
   keyFromNormal,
+  normalizeAndKey,
   isPresetName,
   keyFromRecord,
   KEY_FORMAT_VERSION,
@@ -33,7 +34,7 @@ import {
   type UriRecord,
   type UrlErrorCode,
 } from '../normalize/index.js';
-import { KeyCache, ScalableBloom } from './bloom.js';
+import { EntryCache, ScalableBloom } from './bloom.js';
 import { BLOCK_LINES, blockLine, Frontier, parseBlock } from './frontier.js';
 import {
   aliasRevKey,
@@ -208,8 +209,8 @@ class Txn {
   /** Rules withdrawn while active: their pruned URLs come back after the commit. */
   readonly withdrawnActive: string[] = [];
   /** Frontier blocks this batch writes: the open block per host, and the full ones. */
-  readonly blocks = new Map<string, { seq: number; lines: string[] }>();
-  readonly fullBlocks: { host: string; seq: number; lines: string[] }[] = [];
+  readonly blocks = new Map<string, Block>();
+  readonly fullBlocks: (Block & { host: string })[] = [];
   /** Live-line counts of existing blocks after this batch (0: the block is deleted). */
   readonly blockLive = new Map<string, number>();
   /** Keys queued by `queueNew` (counted into `admitted` and `state:queued` at submit). */
@@ -234,14 +235,19 @@ class Txn {
 
   /** Put a line into this batch's block for `host`; returns the block's sequence number. */
   place(host: string, line: string): number {
+    return this.blockFor(host, line).seq;
+  }
+
+  /** The block for `host` with room for one more line, with `line` in it. */
+  blockFor(host: string, line: string): Block {
     let b = this.blocks.get(host);
     if (b === undefined || b.lines.length >= BLOCK_LINES) {
       if (b !== undefined) this.fullBlocks.push({ host, ...b });
-      b = { seq: this.seq++, lines: [] };
+      b = { seq: this.seq++, lines: [], queued: 0, value: undefined, valueOf: undefined };
       this.blocks.set(host, b);
     }
     b.lines.push(line);
-    return b.seq;
+    return b;
   }
 
   /** A `url` entry for `key` is created by this batch. */
@@ -258,7 +264,30 @@ class Txn {
   }
 }
 
+/** A frontier block being written by a batch. */
+interface Block {
+  readonly seq: number;
+  readonly lines: string[];
+  /** Lines added by `queueNew` (their frontier count is added at submit). */
+  queued: number;
+  /**
+   * The `url` value of the entries `queueNew` queued at this block: every field of a new queued
+   * entry (depth, time, block, host, source) is the batch's or the block's, so they share one string.
+   */
+  value: string | undefined;
+  /** The depth, time and source `value` was made for. */
+  valueOf: readonly [number, number, string | undefined] | undefined;
+}
+
 const NEED: unique symbol = Symbol('need');
+/** One URL of `canonicalMany`: its identity key, the key after presets and rules, and its normal form when it is the input. */
+interface Lookup {
+  readonly i: number;
+  readonly k0: string;
+  readonly tKey: string;
+  readonly tVia: string | undefined;
+  readonly normal: string | undefined;
+}
 /** A read for `canonicalMany`: the value, `undefined` when absent, or `NEED` (asked for, read next round). */
 type Look = (space: 'url' | 'alias', key: string) => string | undefined | typeof NEED;
 
@@ -287,6 +316,41 @@ function makeEntry(e: UrlEntry, h: string | undefined, n: number | undefined): U
   return out;
 }
 
+/**
+ * What the cache keeps of a `url` value: all that lookups need (`canonical`: the state, and for a
+ * pruned entry its reason and target). The state letter, one shared string, for every state but
+ * pruned; the whole value for a pruned entry. `decodeUrlEntry` reads either.
+ */
+function entrySummary(value: string): string {
+  switch (value.charCodeAt(0)) {
+    case 0x71 /* q */: return 'q';
+    case 0x66 /* f */: return 'f';
+    case 0x72 /* r */: return 'r';
+    case 0x78 /* x */: return 'x';
+    default: return value;
+  }
+}
+
+const SUMMARY_LETTER: Readonly<Record<UrlState, string>> = { queued: 'q', fetched: 'f', redirected: 'r', pruned: 'p', failed: 'x' };
+
+/** Shared read-only entries for lookups, by state letter: all they use of an entry not pruned is its state. */
+const STATE_ONLY: Readonly<Record<string, Readonly<UrlEntry>>> = {
+  q: Object.freeze({ s: 'queued', d: 0, t: 0 }),
+  f: Object.freeze({ s: 'fetched', d: 0, t: 0 }),
+  r: Object.freeze({ s: 'redirected', d: 0, t: 0 }),
+  x: Object.freeze({ s: 'failed', d: 0, t: 0 }),
+};
+
+/** A `url` value (or its `entrySummary`) as lookups read it: the state, and reason and target when pruned. */
+function lookupEntry(value: string): Readonly<UrlEntry> {
+  return value.charCodeAt(0) === 0x70 /* p */ ? decodeUrlEntry(value) : (STATE_ONLY[value.charAt(0)] ?? decodeUrlEntry(value));
+}
+
+/** `entrySummary` of the value `e` is written as. */
+function summaryOf(e: UrlEntry): string {
+  return e.s === 'pruned' ? encodeUrlEntry(e) : SUMMARY_LETTER[e.s];
+}
+
 /** The record of a key's normal form. */
 function recordOfKey(key: string): UriRecord {
   return parseUri(urlFromKey(key), { maxLength: Number.MAX_SAFE_INTEGER });
@@ -306,6 +370,8 @@ export class StoreEngine implements SeenStore {
   private readonly committed = new Map<string, number>();
   /** Admit batches submitted and not yet written: their new keys count as present. */
   private readonly inflight = new Set<Txn>();
+  /** The keys those batches create (each by one batch: a later one finds it here). */
+  private readonly pendingKeys = new Set<string>();
   /** The write chain: batches are written one after another, in submission order. */
   private writes: Promise<void> = Promise.resolve();
   /** Bumped when a write fails; batches built in an earlier epoch are refused (they built on it). */
@@ -313,7 +379,10 @@ export class StoreEngine implements SeenStore {
   private failure: unknown;
   private front!: ScalableBloom;
   private aliasFront!: ScalableBloom;
-  private readonly cache: KeyCache;
+  /** The `url` entries of keys known present, as `entrySummary` keeps them (written state only). */
+  private readonly cache: EntryCache;
+  /** Bumped by every written batch that changed `url` entries: a read overtaken by one is not cached. */
+  private urlWrites = 0;
   private frontier: Frontier;
   /** Candidate and active rules by id, and the ids of withdrawn ones. */
   private readonly liveRules = new Map<string, RuleRecord>();
@@ -335,7 +404,7 @@ export class StoreEngine implements SeenStore {
     this.o = options;
     const n = options.normalize;
     this.normalizeOptions = Object.keys(n).every((k) => k === 'level') && (n.level ?? 'scheme') === 'scheme' ? undefined : n;
-    this.cache = new KeyCache(options.cacheSize);
+    this.cache = new EntryCache(options.cacheSize);
     this.frontier = new Frontier(kv);
   }
 
@@ -553,8 +622,14 @@ export class StoreEngine implements SeenStore {
   private submit(txn: Txn, epoch: number): Promise<void> {
     if (epoch !== this.epoch) return Promise.reject(this.failure);
     const ops = txn.ops;
-    for (const b of txn.fullBlocks) ops.push({ space: 'frontier', key: frontierKey(b.host, b.seq), value: b.lines.join('\n') });
-    for (const [host, b] of txn.blocks) ops.push({ space: 'frontier', key: frontierKey(host, b.seq), value: b.lines.join('\n') });
+    for (const b of txn.fullBlocks) {
+      ops.push({ space: 'frontier', key: frontierKey(b.host, b.seq), value: b.lines.join('\n') });
+      if (b.queued > 0) txn.frontier.set(b.host, (txn.frontier.get(b.host) ?? 0) + b.queued);
+    }
+    for (const [host, b] of txn.blocks) {
+      ops.push({ space: 'frontier', key: frontierKey(host, b.seq), value: b.lines.join('\n') });
+      if (b.queued > 0) txn.frontier.set(host, (txn.frontier.get(host) ?? 0) + b.queued);
+    }
     const changed: [string, number][] = [];
     if (txn.queuedNew > 0) {
       txn.count(counterNames.admitted, txn.queuedNew);
@@ -576,7 +651,10 @@ export class StoreEngine implements SeenStore {
     }
     const words = txn.newWords;
     for (let i = 0; i < txn.newKeys.length; i++) this.front.addWords(words[2 * i]!, words[2 * i + 1]!);
-    if (txn.newKeys.length > 0) this.inflight.add(txn);
+    if (txn.newKeys.length > 0) {
+      this.inflight.add(txn);
+      for (const k of txn.newKeys) this.pendingKeys.add(k);
+    }
     const sync = this.wantSync();
     this.unsyncedBatches = sync ? 0 : this.unsyncedBatches + 1;
     const done = this.writes.then(() => {
@@ -594,9 +672,21 @@ export class StoreEngine implements SeenStore {
       if (value === 0) this.committed.delete(name);
       else this.committed.set(name, value);
     }
-    this.inflight.delete(txn);
-    const words = txn.newWords;
-    for (let i = 0; i < txn.newKeys.length; i++) this.cache.add(txn.newKeys[i]!, words[2 * i]!);
+    if (this.inflight.delete(txn)) for (const k of txn.newKeys) this.pendingKeys.delete(k);
+    if (txn.newKeys.length > 0 || txn.urls.size > 0) {
+      // the cache follows every written entry: new queued keys (queueNew, not in `urls`), then
+      // every entry `setUrl` wrote
+      this.urlWrites++;
+      const keys = txn.newKeys;
+      const words = txn.newWords;
+      const others = txn.urls.size > 0;
+      for (let i = 0; i < keys.length; i++) if (!(others && txn.urls.has(keys[i]!))) this.cache.set(keys[i]!, words[2 * i]!, 'q');
+      for (const [k, e] of txn.urls) {
+        const h1 = fingerprintWords(k)[0];
+        if (e === null) this.cache.delete(k, h1);
+        else this.cache.set(k, h1, summaryOf(e));
+      }
+    }
     for (const k of txn.newAliasSources) this.aliasFront.add(k);
     for (const [host, delta] of txn.frontier) if (delta !== 0) this.frontier.adjust(host, delta);
     for (const [block, n] of txn.blockLive) this.frontier.setLive(block, n);
@@ -610,6 +700,7 @@ export class StoreEngine implements SeenStore {
     this.failure = error;
     this.counters = new Map(this.committed);
     this.inflight.clear();
+    this.pendingKeys.clear();
   }
 
   private noteWrite(synced: boolean): void {
@@ -735,17 +826,6 @@ export class StoreEngine implements SeenStore {
     return { rec, key: keyFromRecord(rec) };
   }
 
-  /**
-   * An input already in normal form (normalize's fast path; default normalize options): its key and
-   * host[:port] straight from the string, as `normalize` would give them, without building a record.
-   */
-  private fastIdentity(url: string): { key: string; host: string; scheme: string } | undefined {
-    if (this.normalizeOptions !== undefined || url.length > defaultLimits.maxLength || !isNormalHttpUrl(url)) return undefined;
-    const https = url.charCodeAt(4) === 0x73;
-    const start = https ? 8 : 7;
-    return { key: keyFromNormal(url), host: url.slice(start, url.indexOf('/', start)), scheme: https ? 'https' : 'http' };
-  }
-
   private inScope(rec: UriRecord, depth: number): boolean {
     if (depth > this.o.maxDepth) return false;
     if (!this.o.schemes.has(rec.scheme ?? '')) return false;
@@ -840,44 +920,83 @@ export class StoreEngine implements SeenStore {
     }
     const n = urls.length;
     const results: (AdmitResult | undefined)[] = new Array(n);
-    // phase 1 (synchronous): identity, scope, in-batch duplicates, presets and rules
-    interface Item {
-      readonly i: number;
-      readonly url: string;
-      /** Identity key, and host[:port] of the URL. */
-      readonly k0: string;
-      readonly host: string;
-      /** Key after presets and rules, with its record when they changed it. */
-      readonly tKey: string;
-      readonly tRec: UriRecord | undefined;
-      key: string;
-      via: string | undefined;
-      /** Fingerprint words of `key`. */
-      h1: number;
-      h2: number;
-      /** Presence of `key` and `k0`: 0 absent, 1 present, 2 asked of the database. */
-      kp: 0 | 1 | 2;
-      k0p: 0 | 1 | 2;
-    }
-    const items: Item[] = [];
-    const firstOf = new Map<string, number>();
-    const dupOf: [number, number][] = [];
-    let aliasWanted: string[] | undefined;
+    // phase 1 (synchronous): identity, scope, in-batch duplicates, presets and rules. The URLs
+    // that go on (items) are kept in columns, not one object each: the hot path allocates little
+    let m = 0;
+    const at = new Int32Array(n); // input index of item j
+    const k0s: string[] = new Array(n); // identity key
+    const hosts: string[] = new Array(n); // host[:port] of the URL
+    const keys: string[] = new Array(n); // key after presets, rules and aliases
+    const h1s = new Int32Array(n); // fingerprint words of keys[j]
+    const h2s = new Int32Array(n);
+    const g1s = new Int32Array(n); // fingerprint words of k0s[j]
+    const g2s = new Int32Array(n);
+    const kp = new Uint8Array(n); // presence of keys[j] and k0s[j]: 0 absent, 1 present, 2 asked of the database
+    const k0p = new Uint8Array(n);
+    /** Items that presets, rules or an alias map elsewhere: key after presets and rules, its record when they changed it, and the first step that changed it. */
+    let mapped: Map<number, { tKey: string; tRec: UriRecord | undefined; via: string | undefined }> | undefined;
+    // in-batch duplicates (same identity key): open addressing over the fingerprint the Bloom
+    // front needs anyway, each hit confirmed by comparing the keys (no Map hashing of each key)
+    let slots = 1024;
+    while (slots < 2 * n) slots *= 2;
+    const firstOf = new Int32Array(slots); // item + 1, 0: empty
+    const slotMask = slots - 1;
+    const dupOf: number[] = []; // pairs: input index, input index of its first occurrence
+    let aliasWanted: number[] | undefined;
+    // default normalize options: normalize's own single pass gives key and normal form (host[:port] from it)
+    const fast = this.normalizeOptions === undefined;
+    const maxLength = defaultLimits.maxLength;
+    const inDepth = depth <= this.o.maxDepth;
+    const httpIn = inDepth && this.o.schemes.has('http');
+    const httpsIn = inDepth && this.o.schemes.has('https');
+    const recordFree = this.o.presets.length === 0 && this.o.hosts === undefined && this.o.filter === undefined;
+    const aliasFront = this.aliasFront.count > 0 ? this.aliasFront : undefined;
     for (let i = 0; i < n; i++) {
       const url = urls[i]!;
       let k0: string;
       let host: string;
       let rec: UriRecord | undefined;
-      const fast = typeof url === 'string' ? this.fastIdentity(url) : undefined;
-      if (fast !== undefined) {
-        // already in normal form: no record unless a preset, a rule of its host or the scope needs one
-        k0 = fast.key;
-        host = fast.host;
-        if (!this.o.schemes.has(fast.scheme) || depth > this.o.maxDepth) {
+      if (fast && typeof url === 'string' && url.length <= maxLength && url.indexOf('@') === -1) {
+        // no userinfo, so no password to redact: normalize's own normal form and key (its single
+        // pass for http(s)); no record unless a preset, a rule of its host or the scope needs one
+        let nk: { readonly normal: string; readonly key: string };
+        try {
+          nk = normalizeAndKey(url);
+        } catch (e) {
+          if (!isUrlError(e)) throw e;
+          results[i] = { url, key: undefined, identityKey: undefined, admitted: false, reason: `invalid:${e.code as UrlErrorCode}` };
+          continue;
+        }
+        const normal = nk.normal;
+        k0 = nk.key;
+        const https = normal.startsWith('https://');
+        if (https || normal.startsWith('http://')) {
+          const start = https ? 8 : 7;
+          host = normal.slice(start, normal.indexOf('/', start));
+          if (!(https ? httpsIn : httpIn)) {
+            results[i] = { url, key: k0, identityKey: k0, admitted: false, reason: 'out-of-scope' };
+            continue;
+          }
+          if (!recordFree || this.activeByHost.has(host)) rec = parseUri(normal);
+        } else {
+          rec = parseUri(normal);
+          host = hostOf(rec);
+        }
+        if (rec !== undefined && !this.inScope(rec, depth)) {
           results[i] = { url, key: k0, identityKey: k0, admitted: false, reason: 'out-of-scope' };
           continue;
         }
-        if (this.o.presets.length > 0 || this.activeByHost.has(host) || this.o.hosts !== undefined || this.o.filter !== undefined) {
+      } else if (fast && typeof url === 'string' && url.length <= maxLength && isNormalHttpUrl(url)) {
+        // already in normal form (an "@" in the path or query): as above, from the string itself
+        const https = url.charCodeAt(4) === 0x73;
+        const start = https ? 8 : 7;
+        k0 = keyFromNormal(url);
+        host = url.slice(start, url.indexOf('/', start));
+        if (!(https ? httpsIn : httpIn)) {
+          results[i] = { url, key: k0, identityKey: k0, admitted: false, reason: 'out-of-scope' };
+          continue;
+        }
+        if (!recordFree || this.activeByHost.has(host)) {
           rec = parseUri(url);
           if (!this.inScope(rec, depth)) {
             results[i] = { url, key: k0, identityKey: k0, admitted: false, reason: 'out-of-scope' };
@@ -902,91 +1021,134 @@ export class StoreEngine implements SeenStore {
           continue;
         }
       }
-      const first = firstOf.get(k0);
-      if (first !== undefined) {
-        dupOf.push([i, first]);
+      const words = fingerprintWords(k0);
+      const g1 = words[0] | 0;
+      const g2 = words[1] | 0;
+      let slot = (g1 ^ (g1 >>> 16)) & slotMask;
+      let first = -1;
+      for (let s = firstOf[slot]!; s !== 0; s = firstOf[slot]!) {
+        if (k0s[s - 1] === k0) {
+          first = at[s - 1]!;
+          break;
+        }
+        slot = (slot + 1) & slotMask;
+      }
+      if (first !== -1) {
+        dupOf.push(i, first);
         continue;
       }
-      firstOf.set(k0, i);
-      const t = rec === undefined ? undefined : this.transform(rec, k0);
-      const tKey = t === undefined ? k0 : t.key;
-      const [h1, h2] = fingerprintWords(tKey);
-      items.push({ i, url, k0, host, tKey, tRec: t?.via === undefined ? undefined : t.rec, key: tKey, via: t?.via, h1, h2, kp: 0, k0p: 0 });
-      if (this.aliasFront.hasWords(h1, h2)) (aliasWanted ??= []).push(tKey);
+      const j = m++;
+      firstOf[slot] = j + 1;
+      at[j] = i;
+      k0s[j] = k0;
+      hosts[j] = host;
+      g1s[j] = g1;
+      g2s[j] = g2;
+      let key = k0;
+      let h1 = g1;
+      let h2 = g2;
+      if (rec !== undefined) {
+        const t = this.transform(rec, k0);
+        if (t.key !== k0 || t.via !== undefined) {
+          (mapped ??= new Map()).set(j, { tKey: t.key, tRec: t.via === undefined ? undefined : t.rec, via: t.via });
+          if (t.key !== k0) {
+            key = t.key;
+            const w = fingerprintWords(key);
+            h1 = w[0] | 0;
+            h2 = w[1] | 0;
+          }
+        }
+      }
+      keys[j] = key;
+      h1s[j] = h1;
+      h2s[j] = h2;
+      if (aliasFront?.hasWords(h1, h2) === true) (aliasWanted ??= []).push(j);
     }
     // phase 2: aliases (one read for all, only where the alias front says maybe)
     if (aliasWanted !== undefined) {
-      const unique = [...new Set(aliasWanted)];
+      const unique = [...new Set(aliasWanted.map((j) => keys[j]!))];
       const values = await this.kv.getMany('alias', unique);
       const aliases = new Map<string, string>();
-      for (let j = 0; j < unique.length; j++) {
-        const v = values[j];
-        if (v !== undefined) aliases.set(unique[j]!, decodeJson<AliasEntry>(v).to);
+      for (let q = 0; q < unique.length; q++) {
+        const v = values[q];
+        if (v !== undefined) aliases.set(unique[q]!, decodeJson<AliasEntry>(v).to);
       }
-      for (const it of items) {
-        const to = aliases.get(it.key);
+      for (const j of aliasWanted) {
+        const to = aliases.get(keys[j]!);
         if (to === undefined) continue;
-        if (to === it.k0) {
-          it.key = it.k0; // the transforms and the alias cancel out
-          it.via = undefined;
+        const mj = mapped?.get(j);
+        if (to === k0s[j]) {
+          // the transforms and the alias cancel out
+          keys[j] = to;
+          if (mj !== undefined) mj.via = undefined;
+          h1s[j] = g1s[j]!;
+          h2s[j] = g2s[j]!;
         } else {
-          it.key = to;
-          it.via ??= 'alias';
+          keys[j] = to;
+          if (mj === undefined) (mapped ??= new Map()).set(j, { tKey: k0s[j]!, tRec: undefined, via: 'alias' });
+          else mj.via ??= 'alias';
+          const w = fingerprintWords(to);
+          h1s[j] = w[0] | 0;
+          h2s[j] = w[1] | 0;
         }
-        [it.h1, it.h2] = fingerprintWords(it.key);
       }
     }
     // phase 3: the seen set. The Bloom front first: a "no" is certain and needs nothing more;
     // a "maybe" is settled by the cache, the batches still being written, or one database read
-    const queried = new Map<string, boolean>();
+    let queried: Map<string, number> | undefined; // key → its first fingerprint word
     const presence = (k: string, h1: number, h2: number): 0 | 1 | 2 => {
       if (!this.front.hasWords(h1, h2)) return 0;
       if (this.cache.has(k, h1)) return 1;
-      for (const t of this.inflight) if (t.creates(k)) return 1;
-      queried.set(k, false);
+      if (this.pendingKeys.has(k)) return 1;
+      (queried ??= new Map()).set(k, h1);
       return 2;
     };
-    for (const it of items) {
-      it.kp = presence(it.key, it.h1, it.h2);
-      if (it.key !== it.k0 && it.via !== 'alias') {
-        const [g1, g2] = fingerprintWords(it.k0);
-        it.k0p = presence(it.k0, g1, g2);
-      }
+    for (let j = 0; j < m; j++) {
+      kp[j] = presence(keys[j]!, h1s[j]!, h2s[j]!);
+      if (keys[j] !== k0s[j] && mapped?.get(j)?.via !== 'alias') k0p[j] = presence(k0s[j]!, g1s[j]!, g2s[j]!);
     }
-    if (queried.size > 0) {
+    let found: Set<string> | undefined;
+    if (queried !== undefined) {
       const query = [...queried.keys()];
       const values = await this.kv.getMany('url', query);
-      for (let j = 0; j < query.length; j++) {
-        if (values[j] === undefined) continue;
-        const k = query[j]!;
-        queried.set(k, true);
-        this.cache.add(k, fingerprintWords(k)[0]);
+      for (let q = 0; q < query.length; q++) {
+        const v = values[q];
+        if (v === undefined) continue;
+        const k = query[q]!;
+        (found ??= new Set()).add(k);
+        // the read is current: only batches of this queue are being written, and they create
+        // keys they found absent, never one that is present
+        this.cache.set(k, queried.get(k)!, entrySummary(v));
       }
     }
-    const isPresent = (k: string, p: 0 | 1 | 2): boolean => (p === 2 ? queried.get(k) === true : p === 1);
+    const isPresent = (k: string, p: number): boolean => (p === 2 ? found?.has(k) === true : p === 1);
     // phase 4: decisions, in input order, into one batch
     const txn = this.newTxn();
     // once a transform maps an input onto another key, inputs may collide with keys this batch created
     let transformed = false;
-    for (const it of items) {
-      const { i, url, k0, key } = it;
+    for (let j = 0; j < m; j++) {
+      const i = at[j]!;
+      const url = urls[i]!;
+      const k0 = k0s[j]!;
+      const key = keys[j]!;
       if (key === k0) {
         if (transformed && txn.creates(k0)) results[i] = { url, key, identityKey: k0, admitted: false, reason: 'duplicate-in-batch' };
-        else if (isPresent(k0, it.kp)) results[i] = { url, key, identityKey: k0, admitted: false, reason: 'seen' };
+        else if (isPresent(k0, kp[j]!)) results[i] = { url, key, identityKey: k0, admitted: false, reason: 'seen' };
         else {
-          this.queueNew(txn, k0, it.host, depth, now, src, it.h1, it.h2);
+          this.queueNew(txn, k0, hosts[j]!, depth, now, src, h1s[j]!, h2s[j]!);
           results[i] = { url, key, identityKey: k0, admitted: true, reason: 'new' };
         }
         continue;
       }
       transformed = true;
-      const via = it.via!;
+      const mj = mapped!.get(j)!;
+      const via = mj.via!;
       let admitted = false;
-      if (!isPresent(key, it.kp) && !txn.creates(key)) {
-        this.queueNew(txn, key, hostOf(key === it.tKey && it.tRec !== undefined ? it.tRec : recordOfKey(key)), depth, now, src, it.h1, it.h2);
+      if (!isPresent(key, kp[j]!) && !txn.creates(key)) {
+        this.queueNew(txn, key, hostOf(key === mj.tKey && mj.tRec !== undefined ? mj.tRec : recordOfKey(key)), depth, now, src, h1s[j]!, h2s[j]!);
         admitted = true;
       }
-      if (via !== 'alias' && !isPresent(k0, it.k0p) && !txn.creates(k0)) {
+      if (via !== 'alias' && !isPresent(k0, k0p[j]!) && !txn.creates(k0)) {
         const entry: UrlEntry = { s: 'pruned', d: depth, t: now, by: via, to: key };
         if (src !== undefined) entry.src = src;
         this.setUrl(txn, k0, undefined, entry);
@@ -995,8 +1157,9 @@ export class StoreEngine implements SeenStore {
         ? { url, key, identityKey: k0, admitted: true, reason: 'new', via }
         : { url, key, identityKey: k0, admitted: false, reason: via as AdmitReason };
     }
-    for (const [i, first] of dupOf) {
-      const r = results[first]!;
+    for (let q = 0; q < dupOf.length; q += 2) {
+      const i = dupOf[q]!;
+      const r = results[dupOf[q + 1]!]!;
       results[i] = { url: urls[i]!, key: r.key, identityKey: r.identityKey, admitted: false, reason: 'duplicate-in-batch' };
     }
     return { value: results as AdmitResult[], written: this.submit(txn, epoch) };
@@ -1004,12 +1167,16 @@ export class StoreEngine implements SeenStore {
 
   /** The hot path of `setUrl`: a key never seen, queued. */
   private queueNew(txn: Txn, key: string, h: string, depth: number, now: number, src: string | undefined, h1: number, h2: number): void {
-    const n = txn.place(h, blockLine(depth, key));
-    const entry: UrlEntry = src === undefined ? { s: 'queued', d: depth, t: now, h, n } : { s: 'queued', d: depth, t: now, h, n, src };
-    txn.frontier.set(h, (txn.frontier.get(h) ?? 0) + 1);
+    const b = txn.blockFor(h, blockLine(depth, key));
+    const of = b.valueOf;
+    if (b.value === undefined || of === undefined || of[0] !== depth || of[1] !== now || of[2] !== src) {
+      b.value = encodeUrlEntry(src === undefined ? { s: 'queued', d: depth, t: now, h, n: b.seq } : { s: 'queued', d: depth, t: now, h, n: b.seq, src });
+      b.valueOf = [depth, now, src];
+    }
+    b.queued++;
     txn.queuedNew++;
     txn.addNew(key, h1, h2);
-    txn.put('url', key, encodeUrlEntry(entry));
+    txn.put('url', key, b.value);
   }
 
   // ---- evidence: redirects and fetches ---------------------------------------------------------
@@ -1424,7 +1591,7 @@ export class StoreEngine implements SeenStore {
 
   async canonical(url: string): Promise<CanonicalResult> {
     const id = this.identity(url);
-    const own = await this.getUrl(undefined, id.key);
+    const own = await this.queryUrl(id.key);
     let key: string;
     let via: string | undefined;
     if (own?.s === 'pruned' && own.to !== undefined) {
@@ -1440,49 +1607,102 @@ export class StoreEngine implements SeenStore {
         via ??= 'alias';
       }
     }
-    let target = key === id.key ? own : await this.getUrl(undefined, key);
+    let target = key === id.key ? own : await this.queryUrl(key);
     if (target?.s === 'pruned' && target.to !== undefined && target.to !== id.key) {
       via ??= target.by;
       key = target.to;
-      target = await this.getUrl(undefined, key);
+      target = await this.queryUrl(key);
     }
     const state = own !== undefined ? own.s : target !== undefined ? 'seen' : 'unknown';
     const out: CanonicalResult = { key: id.key, canonicalKey: key, canonicalUrl: urlFromKey(key), state };
     return key !== id.key && via !== undefined ? { ...out, via } : out;
   }
 
+  /**
+   * A key's entry as lookups need it (state; reason and target when pruned), as written: the
+   * Bloom front's "absent", the cache, or a read (kept in the cache unless a write overtook it).
+   */
+  private async queryUrl(key: string): Promise<Readonly<UrlEntry> | undefined> {
+    const [h1, h2] = fingerprintWords(key);
+    if (!this.front.hasWords(h1, h2)) return undefined;
+    const cached = this.cache.get(key, h1);
+    if (cached !== undefined) return lookupEntry(cached);
+    const gen = this.urlWrites;
+    const v = await this.kv.get('url', key);
+    if (v === undefined) return undefined;
+    if (gen === this.urlWrites) this.cache.set(key, h1, entrySummary(v));
+    return lookupEntry(v);
+  }
+
   async canonicalMany(urls: readonly string[]): Promise<(CanonicalResult | CanonicalFailure)[]> {
     if (!Array.isArray(urls)) throw new TypeError('canonicalMany: urls must be an array of strings');
     const out = new Array<CanonicalResult | CanonicalFailure>(urls.length);
-    let pending: { i: number; id: Identity; t: Transformed }[] = [];
+    let pending: Lookup[] = [];
+    const fast = this.normalizeOptions === undefined;
+    const maxLength = defaultLimits.maxLength;
+    const noPresets = this.o.presets.length === 0;
     for (let i = 0; i < urls.length; i++) {
       const url = urls[i]!;
+      if (fast && typeof url === 'string' && url.length <= maxLength && url.indexOf('@') === -1) {
+        // no userinfo, so no password to redact: normalize's own normal form and key (its single
+        // pass for http(s)); no record unless a preset or an active rule of its host needs one
+        let nk: { readonly normal: string; readonly key: string };
+        try {
+          nk = normalizeAndKey(url);
+        } catch (e) {
+          if (!isUrlError(e)) throw e;
+          out[i] = { ok: false, code: e.code as UrlErrorCode, input: url };
+          continue;
+        }
+        const normal = nk.normal;
+        if (noPresets && this.activeByHost.size === 0) {
+          pending.push({ i, k0: nk.key, tKey: nk.key, tVia: undefined, normal });
+          continue;
+        }
+        const t = this.transform(parseUri(normal), nk.key);
+        pending.push({ i, k0: nk.key, tKey: t.key, tVia: t.via, normal });
+        continue;
+      }
       try {
         if (typeof url !== 'string') throw new UrlError('ERR_INVALID_URL', String(url), { detail: 'not a string' });
         const id = this.identity(url);
-        pending.push({ i, id, t: this.transform(id.rec, id.key) });
+        const t = this.transform(id.rec, id.key);
+        pending.push({ i, k0: id.key, tKey: t.key, tVia: t.via, normal: undefined });
       } catch (e) {
         if (!isUrlError(e) || e.code.startsWith('ERR_STORE_')) throw e;
         out[i] = { ok: false, code: e.code as UrlErrorCode, input: url };
       }
     }
-    // Resolve every URL against what has been read; what is missing is read for all of them at
-    // once. The Bloom fronts answer "absent" for sure (they hold every key submitted), so only
-    // their "maybe"s are read. Usually one read; aliases and pruned entries that point at a key
-    // not read yet take one more round (at most two).
+    // Resolve every URL against what is known; what is missing is read for all of them at once.
+    // The Bloom fronts answer "absent" for sure (they hold every key submitted) and the cache
+    // answers for keys it holds (their entries as written); only the rest is read. Usually one
+    // read or none; aliases and pruned entries that point at a key not read yet take one more
+    // round (at most two).
     const known = new Map<string, string | undefined>();
     let wanted = new Map<string, readonly [Space, string]>();
+    let lastKey: string | undefined;
+    let w1 = 0;
+    let w2 = 0;
     const look: Look = (space, key) => {
-      if (!(space === 'url' ? this.front : this.aliasFront).has(key)) return undefined;
+      if (space === 'alias' && this.aliasFront.count === 0) return undefined;
+      if (key !== lastKey) {
+        [w1, w2] = fingerprintWords(key);
+        lastKey = key;
+      }
+      if (space === 'url') {
+        if (!this.front.hasWords(w1, w2)) return undefined;
+        const cached = this.cache.get(key, w1);
+        if (cached !== undefined) return cached;
+      } else if (!this.aliasFront.hasWords(w1, w2)) return undefined;
       const mk = (space === 'url' ? 'u' : 'a') + key;
       if (known.has(mk)) return known.get(mk);
       wanted.set(mk, [space, key]);
       return NEED;
     };
     while (pending.length > 0) {
-      const again: typeof pending = [];
+      const again: Lookup[] = [];
       for (const p of pending) {
-        const r = this.resolveCanonical(p.id, p.t, look);
+        const r = this.resolveCanonical(p, look);
         if (r === NEED) again.push(p);
         else out[p.i] = r;
       }
@@ -1490,8 +1710,15 @@ export class StoreEngine implements SeenStore {
         const asked = [...wanted];
         wanted = new Map();
         const keys = asked.map(([, sk]) => sk);
+        const gen = this.urlWrites;
         const values = this.kv.getAcross !== undefined ? await this.kv.getAcross(keys) : await this.getAcrossFallback(keys);
-        for (let j = 0; j < asked.length; j++) known.set(asked[j]![0], values[j]);
+        const fill = gen === this.urlWrites; // no write overtook the read: its entries may be cached
+        for (let j = 0; j < asked.length; j++) {
+          const v = values[j];
+          known.set(asked[j]![0], v);
+          const [space, key] = asked[j]![1];
+          if (fill && v !== undefined && space === 'url') this.cache.set(key, fingerprintWords(key)[0], entrySummary(v));
+        }
       } else if (again.length > 0) {
         throw new Error('canonicalMany: no progress'); // cannot happen: NEED always asks for a key
       }
@@ -1518,43 +1745,45 @@ export class StoreEngine implements SeenStore {
   }
 
   /** `canonical` on values read so far; `NEED` when a key still has to be read (`look` asked for it). */
-  private resolveCanonical(id: Identity, t: Transformed, look: Look): CanonicalResult | typeof NEED {
+  private resolveCanonical(p: Lookup, look: Look): CanonicalResult | typeof NEED {
+    const k0 = p.k0;
     // ask for everything the usual path may need at once: the URL's own entry, its transform's alias and entry
-    const ownV = look('url', id.key);
-    const aliasV = look('alias', t.key);
-    const tV = t.key === id.key ? ownV : look('url', t.key);
+    const ownV = look('url', k0);
+    const aliasV = look('alias', p.tKey);
+    const tV = p.tKey === k0 ? ownV : look('url', p.tKey);
     if (ownV === NEED || aliasV === NEED || tV === NEED) return NEED;
-    const own = ownV === undefined ? undefined : decodeUrlEntry(ownV);
+    const own = ownV === undefined ? undefined : lookupEntry(ownV);
     let key: string;
     let via: string | undefined;
     if (own?.s === 'pruned' && own.to !== undefined) {
       key = own.to;
       via = own.by;
     } else {
-      key = t.key;
-      via = t.via;
+      key = p.tKey;
+      via = p.tVia;
       const alias = aliasV === undefined ? undefined : decodeJson<AliasEntry>(aliasV);
-      if (alias !== undefined && alias.to !== id.key) {
+      if (alias !== undefined && alias.to !== k0) {
         key = alias.to;
         via ??= 'alias';
       }
     }
     let target = own;
-    if (key !== id.key) {
+    if (key !== k0) {
       const v = look('url', key);
       if (v === NEED) return NEED;
-      target = v === undefined ? undefined : decodeUrlEntry(v);
+      target = v === undefined ? undefined : lookupEntry(v);
     }
-    if (target?.s === 'pruned' && target.to !== undefined && target.to !== id.key) {
+    if (target?.s === 'pruned' && target.to !== undefined && target.to !== k0) {
       via ??= target.by;
       key = target.to;
       const v = look('url', key);
       if (v === NEED) return NEED;
-      target = v === undefined ? undefined : decodeUrlEntry(v);
+      target = v === undefined ? undefined : lookupEntry(v);
     }
     const state = own !== undefined ? own.s : target !== undefined ? 'seen' : 'unknown';
-    const out: CanonicalResult = { key: id.key, canonicalKey: key, canonicalUrl: urlFromKey(key), state };
-    return key !== id.key && via !== undefined ? { ...out, via } : out;
+    // an input in normal form is the URL of its own key
+    const out: CanonicalResult = { key: k0, canonicalKey: key, canonicalUrl: key === k0 && p.normal !== undefined ? p.normal : urlFromKey(key), state };
+    return key !== k0 && via !== undefined ? { ...out, via } : out;
   }
 
   async stats(): Promise<StoreStats> {
@@ -1841,6 +2070,9 @@ export class StoreEngine implements SeenStore {
     for (const [name, n] of this.counters) if (name.startsWith(frontierPrefix)) hostCounts.set(name.slice(frontierPrefix.length), n);
     this.frontier = new Frontier(this.kv);
     this.frontier.load(hostCounts);
+    // entries were rewritten outside the batch path: the cache starts afresh
+    this.cache.clear();
+    this.urlWrites++;
     return { counters, blocks, placed: unplaced.length, indexEntries };
   }
 

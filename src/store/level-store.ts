@@ -30,7 +30,17 @@ export interface LevelDatabase {
 
 interface LevelRoot {
   getMany(keys: string[], options: { keyEncoding: 'utf8'; valueEncoding: 'utf8' }): Promise<(string | undefined)[]>;
-  batch(ops: { type: 'put' | 'del'; key: string; value?: string }[], options: { keyEncoding: 'utf8'; valueEncoding: 'utf8'; sync: boolean }): Promise<void>;
+  /** A chained batch (abstract-level): one atomic WriteBatch, like the array form. */
+  batch(): LevelChainedBatch;
+  keyEncoding(): { readonly name: string };
+  valueEncoding(): { readonly name: string };
+}
+
+interface LevelChainedBatch {
+  put(key: string, value: string, options?: { keyEncoding: 'utf8'; valueEncoding: 'utf8' }): unknown;
+  del(key: string, options?: { keyEncoding: 'utf8'; valueEncoding: 'utf8' }): unknown;
+  write(options: { sync: boolean }): Promise<void>;
+  close(): Promise<void>;
 }
 
 interface LevelSublevel {
@@ -81,6 +91,8 @@ class LevelKv implements Kv {
   private readonly subs: Record<Space, LevelSublevel>;
   private readonly prefixes: Record<Space, string>;
   private readonly root: LevelRoot;
+  /** Per-operation encodings for the root's batches: none when its defaults are utf8 already. */
+  private readonly opEncodings: typeof UTF8 | undefined;
 
   constructor(
     private readonly db: LevelDatabase,
@@ -96,6 +108,8 @@ class LevelKv implements Kv {
     this.subs = subs;
     this.prefixes = prefixes;
     this.root = subs.meta.db;
+    // per-operation options cost abstract-level several µs each (the op is cloned with them)
+    this.opEncodings = this.root.keyEncoding().name === 'utf8' && this.root.valueEncoding().name === 'utf8' ? undefined : UTF8;
   }
 
   async get(space: Space, key: string): Promise<string | undefined> {
@@ -145,16 +159,30 @@ class LevelKv implements Kv {
     }
   }
 
+  /**
+   * One chained batch: the same single atomic WriteBatch as `batch(array)`, but each operation
+   * goes to the native batch as it is added. The array form clones every operation and the
+   * binding then reads `type`, `key` and `value` back as properties: measured here at 2–7 µs per
+   * operation on the event loop, against 0.7 µs chained without per-operation options (both
+   * write the same bytes). The batch is made right before it is written, so it is short-lived:
+   * classic-level frees a chained batch's native memory only when its JavaScript object is
+   * garbage-collected.
+   */
   async write(ops: readonly KvOp[], options: { readonly sync: boolean }): Promise<void> {
-    const batch = new Array<{ type: 'put' | 'del'; key: string; value?: string }>(ops.length);
-    for (let i = 0; i < ops.length; i++) {
-      const op = ops[i]!;
-      const key = this.prefixes[op.space] + op.key;
-      batch[i] = op.value === undefined ? { type: 'del', key } : { type: 'put', key, value: op.value };
-    }
+    let batch: LevelChainedBatch | undefined;
     try {
-      await this.root.batch(batch, { ...UTF8, sync: options.sync });
+      batch = this.root.batch();
+      for (let i = 0; i < ops.length; i++) {
+        const op = ops[i]!;
+        const key = this.prefixes[op.space] + op.key;
+        if (op.value === undefined) batch.del(key, this.opEncodings);
+        else batch.put(key, op.value, this.opEncodings);
+      }
+      const written = batch.write({ sync: options.sync });
+      batch = undefined; // write() closes it
+      await written;
     } catch (e) {
+      if (batch !== undefined) await batch.close().catch(() => undefined);
       throw storeError(e, this.location);
     }
   }

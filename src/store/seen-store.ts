@@ -62,7 +62,12 @@ export interface StoreOptions {
   readonly defaultDocuments?: readonly string[];
   /** Bloom filter bits per key (≈ 1 % false positives at 10). @default 10 */
   readonly bloomBitsPerKey?: number;
-  /** Keys held in the cache of keys known present. @default 200000 */
+  /**
+   * Keys held at most in the cache of `url` entries (each present key with its state, and for a
+   * pruned one its reason and target; about 120 bytes of heap per key held, more in RSS while
+   * the garbage collector lags): a key it holds is answered without a read. It starts small and
+   * grows as keys come in. @default 200000
+   */
   readonly cacheSize?: number;
   /** Observations kept per rule in `evidence` (counts go on beyond it). @default 32 */
   readonly maxEvidencePerRule?: number;

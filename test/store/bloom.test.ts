@@ -1,7 +1,7 @@
 // The in-memory front: no false negatives ever, a bounded false-positive rate, an exact cache.
 import { describe, expect, it } from 'vitest';
 import { fingerprintWords } from '../../src/normalize/index.js';
-import { BloomFilter, KeyCache, ScalableBloom } from '../../src/store/bloom.js';
+import { BloomFilter, EntryCache, ScalableBloom } from '../../src/store/bloom.js';
 
 const keyOf = (i: number): string => `com,example,h${i % 97})https://p/${i}/page-${(i * 7919) % 10007}.html`;
 
@@ -27,12 +27,12 @@ describe('ScalableBloom', () => {
   });
 });
 
-describe('KeyCache', () => {
+describe('EntryCache', () => {
   it('is exact: a hit compares the whole key', () => {
-    const cache = new KeyCache(1024);
+    const cache = new EntryCache(1024);
     for (let i = 0; i < 5000; i++) {
       const k = keyOf(i);
-      cache.add(k, fingerprintWords(k)[0]);
+      cache.set(k, fingerprintWords(k)[0], 'q');
     }
     let hits = 0;
     for (let i = 0; i < 5000; i++) {
@@ -40,10 +40,58 @@ describe('KeyCache', () => {
       if (cache.has(k, fingerprintWords(k)[0])) hits++;
       // a different key in the same slot is never a hit
       expect(cache.has(k + 'x', fingerprintWords(k)[0])).toBe(false);
+      expect(cache.get(k + 'x', fingerprintWords(k)[0])).toBeUndefined();
     }
     expect(hits).toBeGreaterThan(500);
     expect(hits).toBeLessThanOrEqual(1024);
     const recent = keyOf(4999);
     expect(cache.has(recent, fingerprintWords(recent)[0])).toBe(true);
+  });
+
+  it('grows up to its size, keeping what it held and each value', () => {
+    const cache = new EntryCache(1 << 18);
+    const n = 150_000; // past the first size (65,536 slots): it doubles twice
+    for (let i = 0; i < n; i++) {
+      const k = keyOf(i);
+      cache.set(k, fingerprintWords(k)[0], i % 3 === 0 ? 'q' : `p d0 t0 Bx T${i}`);
+    }
+    let hits = 0;
+    for (let i = 0; i < n; i++) {
+      const k = keyOf(i);
+      const v = cache.get(k, fingerprintWords(k)[0]);
+      if (v === undefined) continue;
+      hits++;
+      expect(v).toBe(i % 3 === 0 ? 'q' : `p d0 t0 Bx T${i}`);
+    }
+    // 2^18 slots in sets of two at 57 % load: most of 150,000 keys stay (≈ 13 % are pushed out of
+    // a full set, a few more before a growth)
+    expect(hits).toBeGreaterThan(0.75 * n);
+    const last = keyOf(n - 1);
+    expect(cache.get(last, fingerprintWords(last)[0])).toBe(`p d0 t0 Bx T${n - 1}`);
+  });
+
+  it('carries each key\'s latest value, and forgets a deleted key', () => {
+    const cache = new EntryCache(1024);
+    const keys = [keyOf(1), keyOf(2), keyOf(3)];
+    // all three in one set (two ways): force it with the same h1
+    const h1 = 12345;
+    cache.set(keys[0]!, h1, 'q');
+    cache.set(keys[1]!, h1, 'f');
+    expect(cache.get(keys[0]!, h1)).toBe('q');
+    expect(cache.get(keys[1]!, h1)).toBe('f');
+    // an update in the second way swaps the pair and keeps both
+    cache.set(keys[0]!, h1, 'x');
+    expect(cache.get(keys[0]!, h1)).toBe('x');
+    expect(cache.get(keys[1]!, h1)).toBe('f');
+    // a third key evicts the older one
+    cache.set(keys[2]!, h1, 'r');
+    expect(cache.get(keys[2]!, h1)).toBe('r');
+    expect(cache.get(keys[0]!, h1)).toBe('x');
+    expect(cache.has(keys[1]!, h1)).toBe(false);
+    cache.delete(keys[2]!, h1);
+    expect(cache.has(keys[2]!, h1)).toBe(false);
+    expect(cache.get(keys[0]!, h1)).toBe('x');
+    cache.delete(keys[0]!, h1);
+    expect(cache.has(keys[0]!, h1)).toBe(false);
   });
 });
