@@ -19,8 +19,6 @@ import {
   applyPolicy,
   defaultLimits,
   fingerprintWords,
-  isNormalHttpUrl,
-  keyFromNormal,
   normalizeAndKey,
   isPresetName,
   keyFromRecord,
@@ -34,6 +32,7 @@ import {
   type UriRecord,
   type UrlErrorCode,
 } from '../normalize/index.js';
+import { singlePassIdentity } from '../normalize/single-pass.js';
 import { EntryCache, ScalableBloom } from './bloom.js';
 import { BLOCK_LINES, blockLine, Frontier, parseBlock } from './frontier.js';
 import {
@@ -943,7 +942,7 @@ export class StoreEngine implements SeenStore {
     const slotMask = slots - 1;
     const dupOf: number[] = []; // pairs: input index, input index of its first occurrence
     let aliasWanted: number[] | undefined;
-    // default normalize options: normalize's own single pass gives key and normal form (host[:port] from it)
+    // default normalize options: normalize's single pass gives key and host[:port] for http(s)
     const fast = this.normalizeOptions === undefined;
     const maxLength = defaultLimits.maxLength;
     const inDepth = depth <= this.o.maxDepth;
@@ -956,48 +955,19 @@ export class StoreEngine implements SeenStore {
       let k0: string;
       let host: string;
       let rec: UriRecord | undefined;
-      if (fast && typeof url === 'string' && url.length <= maxLength && url.indexOf('@') === -1) {
-        // no userinfo, so no password to redact: normalize's own normal form and key (its single
-        // pass for http(s)); no record unless a preset, a rule of its host or the scope needs one
-        let nk: { readonly normal: string; readonly key: string };
-        try {
-          nk = normalizeAndKey(url);
-        } catch (e) {
-          if (!isUrlError(e)) throw e;
-          results[i] = { url, key: undefined, identityKey: undefined, admitted: false, reason: `invalid:${e.code as UrlErrorCode}` };
-          continue;
-        }
-        const normal = nk.normal;
-        k0 = nk.key;
-        const https = normal.startsWith('https://');
-        if (https || normal.startsWith('http://')) {
-          const start = https ? 8 : 7;
-          host = normal.slice(start, normal.indexOf('/', start));
-          if (!(https ? httpsIn : httpIn)) {
-            results[i] = { url, key: k0, identityKey: k0, admitted: false, reason: 'out-of-scope' };
-            continue;
-          }
-          if (!recordFree || this.activeByHost.has(host)) rec = parseUri(normal);
-        } else {
-          rec = parseUri(normal);
-          host = hostOf(rec);
-        }
-        if (rec !== undefined && !this.inScope(rec, depth)) {
-          results[i] = { url, key: k0, identityKey: k0, admitted: false, reason: 'out-of-scope' };
-          continue;
-        }
-      } else if (fast && typeof url === 'string' && url.length <= maxLength && isNormalHttpUrl(url)) {
-        // already in normal form (an "@" in the path or query): as above, from the string itself
-        const https = url.charCodeAt(4) === 0x73;
-        const start = https ? 8 : 7;
-        k0 = keyFromNormal(url);
-        host = url.slice(start, url.indexOf('/', start));
-        if (!(https ? httpsIn : httpIn)) {
+      const sp = fast && typeof url === 'string' && url.length <= maxLength ? singlePassIdentity(url) : undefined;
+      if (sp !== undefined) {
+        // http(s) through normalize's single pass (it declines userinfo, so there is no password
+        // to redact): key and host[:port] with no record, unless a preset, a rule of its host or
+        // the scope needs one
+        k0 = sp.key;
+        host = sp.hostPort;
+        if (!(sp.scheme === 'https' ? httpsIn : httpIn)) {
           results[i] = { url, key: k0, identityKey: k0, admitted: false, reason: 'out-of-scope' };
           continue;
         }
         if (!recordFree || this.activeByHost.has(host)) {
-          rec = parseUri(url);
+          rec = parseUri(sp.normal);
           if (!this.inScope(rec, depth)) {
             results[i] = { url, key: k0, identityKey: k0, admitted: false, reason: 'out-of-scope' };
             continue;
