@@ -292,90 +292,62 @@ function scanAuthority(u: string): number {
 /** Path, query and fragment (§3.3–3.5) from `i` (the end of the authority) into the `r*` results. */
 function scanRest(u: string, i: number): boolean {
   const n = u.length;
-  let same = auth.same;
   let lenient = auth.lenient;
   let c = u.charCodeAt(i);
   // path (§3.3): "/" segments; an empty path becomes "/" (§6.2.3)
-  let out = '';
-  let copied = i; // input from `copied` on is not in `out` yet; before it, `out` holds the output
+  out = '';
+  copied = i;
+  rewrote = false;
   let end = n;
   const restStart = i;
   let inQuery = false;
   if (i < n && (c === 0x2f || c === 0x5c)) {
-    if (c === 0x5c) {
-      out = '/';
-      copied = i + 1;
-      same = false;
-      lenient = true;
-    }
     const pathStart = i;
-    if (c === 0x5c) i++; // else the run starts at the "/", to see a "/." after it
-    // a literal dot-segment shows as "/." (where the run stops); after "\\" or a decoded %2E the
+    if (c === 0x5c) {
+      emit(u, i++, 1, '/');
+      lenient = true;
+    } // else the run starts at the "/", to see a "/." after it
+    // a literal dot-segment shows as "/." (where the run stops); after "\" or a decoded %2E the
     // segments are walked
     let maybeDots = lenient;
     for (;;) {
-      PATH_RUN.lastIndex = i;
-      PATH_RUN.test(u);
-      i = PATH_RUN.lastIndex;
+      i = afterRun(PATH_RUN, u, i);
       if (i >= n) break;
-      c = u.charCodeAt(i);
-      const k = c < 128 ? PATH_CLASS[c]! : C_ENCODE;
+      const k = classOf(PATH_CLASS, u.charCodeAt(i));
       if (k === C_SLASH) {
         maybeDots = true; // "/."
         i++;
-        continue;
-      }
-      if (k === C_BACKSLASH) {
-        out += u.slice(copied, i) + '/';
-        copied = ++i;
-        same = false;
+      } else if (k === C_BACKSLASH) {
+        emit(u, i++, 1, '/');
         lenient = true;
         maybeDots = true;
-        continue;
-      }
-      if (k === C_PERCENT) {
-        const b = octetAt(u, i);
+      } else if (k === C_PERCENT) {
+        const b = normalizeEscapeAt(u, i);
         if (b < 0) return false; // a "%" that starts no escape: the ladder keeps it, with care
-        if (UNRESERVED_OCTET[b] === 1) {
-          out += u.slice(copied, i) + OCTET_CHAR[b]!;
-          copied = i + 3;
-          same = false;
-          if (b === 0x2e) maybeDots = true;
-        } else if (u.charCodeAt(i + 1) > 0x46 || u.charCodeAt(i + 2) > 0x46) {
-          out += u.slice(copied, i) + UPPER_TRIPLET[b]!;
-          copied = i + 3;
-          same = false;
-        }
+        if (b === 0x2e) maybeDots = true;
         i += 3;
-        continue;
-      }
-      if (k === C_QUESTION) {
+      } else if (k === C_QUESTION) {
         inQuery = true;
         break;
-      }
-      if (k === C_HASH) {
+      } else if (k === C_HASH) {
         end = i;
         break;
+      } else if (k === C_BAIL) {
+        return false;
+      } else {
+        i = encodeAt(u, i, n);
+        lenient = true;
       }
-      if (k === C_BAIL) return false;
-      // C_ENCODE: §2.1, UTF-8 for non-ASCII (§2.5)
-      const width = encodeAt(u, i, n);
-      out += u.slice(copied, i) + encodedChar;
-      i += width;
-      copied = i;
-      same = false;
-      lenient = true;
     }
-    const dotSegments = maybeDots && hasDotSegment(u, pathStart, i);
-    if (dotSegments) {
+    if (maybeDots && hasDotSegment(u, pathStart, i)) {
       // §6.2.2.3 on the path as the syntax rung leaves it
       out = removeDotSegments(out + u.slice(copied, i));
       copied = i;
-      same = false;
+      rewrote = true;
     }
   } else {
-    same = false;
     out = '/';
+    rewrote = true;
     if (i < n && c === 0x3f) inQuery = true;
     else if (i < n) end = i; // "#"
   }
@@ -384,47 +356,68 @@ function scanRest(u: string, i: number): boolean {
   if (inQuery) {
     i++;
     for (;;) {
-      QUERY_RUN.lastIndex = i;
-      QUERY_RUN.test(u);
-      i = QUERY_RUN.lastIndex;
+      i = afterRun(QUERY_RUN, u, i);
       if (i >= n) break;
-      c = u.charCodeAt(i);
-      const k = c < 128 ? QUERY_CLASS[c]! : C_ENCODE;
+      const k = classOf(QUERY_CLASS, u.charCodeAt(i));
       if (k === C_PERCENT) {
-        const b = octetAt(u, i);
-        if (b < 0) return false;
-        if (UNRESERVED_OCTET[b] === 1) {
-          out += u.slice(copied, i) + OCTET_CHAR[b]!;
-          copied = i + 3;
-          same = false;
-        } else if (u.charCodeAt(i + 1) > 0x46 || u.charCodeAt(i + 2) > 0x46) {
-          out += u.slice(copied, i) + UPPER_TRIPLET[b]!;
-          copied = i + 3;
-          same = false;
-        }
+        if (normalizeEscapeAt(u, i) < 0) return false;
         i += 3;
-        continue;
-      }
-      if (k === C_HASH) {
+      } else if (k === C_HASH) {
         end = i;
         break;
+      } else if (k === C_BAIL) {
+        return false;
+      } else {
+        i = encodeAt(u, i, n);
+        lenient = true;
       }
-      if (k === C_BAIL) return false;
-      const width = encodeAt(u, i, n);
-      out += u.slice(copied, i) + encodedChar;
-      i += width;
-      copied = i;
-      same = false;
-      lenient = true;
     }
   }
   // the fragment (§3.5) is dropped; the lenient ladder never rejects one
 
+  const same = auth.same && !rewrote;
   rEnd = end;
   rSame = same;
   rLenient = lenient;
   rRest = same ? u.slice(restStart, end) : copied < end ? out + u.slice(copied, end) : out;
   return true;
+}
+
+/** Where the run of `run`'s characters from `i` ends. */
+function afterRun(run: RegExp, u: string, i: number): number {
+  run.lastIndex = i;
+  run.test(u);
+  return run.lastIndex;
+}
+
+/** The class of `c` in a component's table; every non-ASCII character is encoded. */
+function classOf(table: Uint8Array, c: number): number {
+  return c < 128 ? table[c]! : C_ENCODE;
+}
+
+// The path and query being rewritten (module state, like the results): the input before `copied`
+// is in `out` as it is to be written; `rewrote` says `out` differs from the input.
+let out = '';
+let copied = 0;
+let rewrote = false;
+
+/** Write `text` in place of the `width` input characters at `i`. */
+function emit(u: string, i: number, width: number, text: string): void {
+  out += u.slice(copied, i) + text;
+  copied = i + width;
+  rewrote = true;
+}
+
+/**
+ * §6.2.2.1–2 on the escape at `i`: an unreserved character is decoded, hex digits are uppercased;
+ * returns its octet, or -1 for a "%" that starts no escape.
+ */
+function normalizeEscapeAt(u: string, i: number): number {
+  const b = octetAt(u, i);
+  if (b < 0) return -1;
+  if (UNRESERVED_OCTET[b] === 1) emit(u, i, 3, OCTET_CHAR[b]!);
+  else if (u.charCodeAt(i + 1) > 0x46 || u.charCodeAt(i + 2) > 0x46) emit(u, i, 3, UPPER_TRIPLET[b]!);
+  return b;
 }
 
 /**
@@ -510,30 +503,25 @@ function octetAt(u: string, i: number): number {
   return v1 === 255 || v2 === 255 ? -1 : (v1 << 4) | v2;
 }
 
-/** Set by `encodeAt`: the escapes of the character at its index. */
-let encodedChar = '';
-
 /**
- * Percent-encode the character at `i` (a code point; a lone surrogate is U+FFFD, as UTF-8 encoding
- * does) into `encodedChar`; returns how many code units it took.
+ * Percent-encode the character at `i` as UTF-8 (§2.1, §2.5; a lone surrogate is U+FFFD, as UTF-8
+ * encoding makes it) into the output; returns the index after it (a surrogate pair is two).
  */
 function encodeAt(u: string, i: number, n: number): number {
   const c = u.charCodeAt(i);
   if (c < 0x80) {
-    encodedChar = UPPER_TRIPLET[c]!;
-    return 1;
+    emit(u, i, 1, UPPER_TRIPLET[c]!);
+    return i + 1;
   }
   if (c >= 0xd800 && c <= 0xdbff) {
     const d = i + 1 < n ? u.charCodeAt(i + 1) : 0;
     if (d >= 0xdc00 && d <= 0xdfff) {
-      encodedChar = percentEncodeCodePoint(0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00));
-      return 2;
+      emit(u, i, 2, percentEncodeCodePoint(0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00)));
+      return i + 2;
     }
-    encodedChar = percentEncodeCodePoint(0xfffd);
-    return 1;
   }
-  encodedChar = percentEncodeCodePoint(c >= 0xdc00 && c <= 0xdfff ? 0xfffd : c);
-  return 1;
+  emit(u, i, 1, percentEncodeCodePoint(c >= 0xd800 && c <= 0xdfff ? 0xfffd : c));
+  return i + 1;
 }
 
 /**
