@@ -1,8 +1,9 @@
 // Differential property test: random sequences of admits, fetches, redirects, frontier calls and
 // give-backs run on the memory and the LevelDB backend must answer identically, and the store's
 // invariants (verify: frontier ⇔ queued, acyclic compressed aliases, counters = recount,
-// conservation, no Bloom false negative) must hold after every sequence. Time-boxed; the seed is
-// printed (replay with URLDEDUP_SEED=<seed>).
+// conservation, no Bloom false negative) must hold after every sequence; and what the LevelDB
+// store answers with its warm entry cache equals what it answers after a reopen, cache empty
+// (the cache follows the database). Time-boxed; the seed is printed (replay with URLDEDUP_SEED=<seed>).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,6 +73,20 @@ async function run(store: SeenStore, c: Command): Promise<unknown> {
   }
 }
 
+/** Every URL a command names. */
+function urlsOf(commands: readonly Command[]): string[] {
+  const out = new Set<string>();
+  for (const c of commands) {
+    if (c.op === 'admit') for (const u of c.urls) out.add(u);
+    else if (c.op === 'fetch' || c.op === 'canonical') out.add(c.url);
+    else if (c.op === 'redirect') {
+      out.add(c.from);
+      out.add(c.to);
+    }
+  }
+  return [...out];
+}
+
 async function snapshot(store: SeenStore): Promise<unknown> {
   const rules = [];
   for await (const r of store.rules()) rules.push({ id: r.id, state: r.state, for: r.for, against: r.against });
@@ -93,7 +108,7 @@ describe('store model (memory ≡ LevelDB, invariants hold)', () => {
         runs++;
         const dir = mkdtempSync(join(tmpdir(), 'urldedup-'));
         const mem = await openMemoryStore(options);
-        const lvl = await openStore(dir, options);
+        let lvl = await openStore(dir, options);
         try {
           for (const c of commands) expect(await run(lvl, c), JSON.stringify(c)).toEqual(await run(mem, c));
           for (const s of [mem, lvl]) {
@@ -101,6 +116,13 @@ describe('store model (memory ≡ LevelDB, invariants hold)', () => {
             expect(report.problems).toEqual([]);
           }
           expect(await snapshot(lvl)).toEqual(await snapshot(mem));
+          // the warm entry cache answers as the database does: the same lookups after a reopen
+          const all = urlsOf(commands);
+          const warm = [await lvl.canonicalMany(all), await Promise.all(all.map((u) => run(lvl, { op: 'canonical', url: u })))];
+          await lvl.close();
+          lvl = await openStore(dir, options);
+          const cold = [await lvl.canonicalMany(all), await Promise.all(all.map((u) => run(lvl, { op: 'canonical', url: u })))];
+          expect(warm).toEqual(cold);
           const st = await mem.stats();
           if (st.rules.active > 0) reached.activeRules++;
           if (st.rules.withdrawn > 0) reached.withdrawnRules++;
