@@ -63,6 +63,8 @@ import {
 import type { Kv, KvOp } from './kv.js';
 import {
   applies,
+  isParameterRule,
+  pathParameterNames,
   apply,
   applyRules,
   compareForApply,
@@ -1355,7 +1357,7 @@ export class StoreEngine implements SeenStore {
     //    shows the two URLs equal
     for (const rule of this.liveRulesOf(txn, host)) {
       const parsed = parseRuleId(rule.id);
-      if (parsed === undefined || parsed.spec.kind === 'query-parameter' || !applies(parsed.spec, u.rec)) continue;
+      if (parsed === undefined || isParameterRule(parsed.spec) || !applies(parsed.spec, u.rec)) continue;
       const other = this.keyOf(apply(parsed.spec, u.rec));
       const otherHash = hash === undefined ? undefined : await this.contentOf(txn, other);
       if (otherHash !== undefined) {
@@ -1378,28 +1380,33 @@ export class StoreEngine implements SeenStore {
         pairs.push({ variant: this.keyOf({ ...u.rec, path: path + name }), base: u.key, spec: { kind: 'default-document', name }, baseHash: hash });
       }
     }
-    // 3. content pairs: a query parameter and the URL without it, or with another value of it
-    const names = new Set((u.rec.query ?? '').split('&').filter((f) => f !== '').map((f) => (f.indexOf('=') === -1 ? f : f.slice(0, f.indexOf('=')))));
-    for (const name of names) {
-      const spec: RuleSpec = { kind: 'query-parameter', name };
-      const base = this.keyOf(apply(spec, u.rec));
-      this.putEvidence(txn, evidenceKeys.content(base, name, u.key), hash);
-      pairs.push({ variant: u.key, base, spec, variantHash: hash });
-      let n = 0;
-      for await (const [k, h] of this.kv.entries('evidence', { ...prefixRange(evidenceKeys.contentPrefix(base, name)), limit: 16 })) {
-        const other = k.slice(k.lastIndexOf(SEP) + 1);
-        if (other === u.key) continue;
-        pairs.push({ variant: u.key, base: other, spec, variantHash: hash, baseHash: h });
-        if (++n >= 8) break;
+    // 3. content pairs: a query or path parameter and the URL without it, or with another value of it
+    const queryNames = new Set((u.rec.query ?? '').split('&').filter((f) => f !== '').map((f) => (f.indexOf('=') === -1 ? f : f.slice(0, f.indexOf('=')))));
+    const parameters: { kind: 'query-parameter' | 'path-parameter'; names: Iterable<string>; content: typeof evidenceKeys.content; prefix: typeof evidenceKeys.contentPrefix }[] = [
+      { kind: 'query-parameter', names: queryNames, content: evidenceKeys.content, prefix: evidenceKeys.contentPrefix },
+      { kind: 'path-parameter', names: pathParameterNames(u.rec.path), content: evidenceKeys.pathContent, prefix: evidenceKeys.pathContentPrefix },
+    ];
+    for (const { kind, names, content, prefix } of parameters) {
+      for (const name of names) {
+        const spec: RuleSpec = { kind, name };
+        const base = this.keyOf(apply(spec, u.rec));
+        this.putEvidence(txn, content(base, name, u.key), hash);
+        pairs.push({ variant: u.key, base, spec, variantHash: hash });
+        let n = 0;
+        for await (const [k, h] of this.kv.entries('evidence', { ...prefixRange(prefix(base, name)), limit: 16 })) {
+          const other = k.slice(k.lastIndexOf(SEP) + 1);
+          if (other === u.key) continue;
+          pairs.push({ variant: u.key, base: other, spec, variantHash: hash, baseHash: h });
+          if (++n >= 8) break;
+        }
       }
-    }
-    // `u` as the base of variants fetched before it
-    let n = 0;
-    for await (const [k, h] of this.kv.entries('evidence', { ...prefixRange(evidenceKeys.contentPrefix(u.key)), limit: 64 })) {
-      const rest = k.slice(evidenceKeys.contentPrefix(u.key).length);
-      const [name, variant] = splitPair(rest);
-      pairs.push({ variant, base: u.key, spec: { kind: 'query-parameter', name }, variantHash: h, baseHash: hash });
-      if (++n >= 64) break;
+      // `u` as the base of variants fetched before it
+      let n = 0;
+      for await (const [k, h] of this.kv.entries('evidence', { ...prefixRange(prefix(u.key)), limit: 64 })) {
+        const [name, variant] = splitPair(k.slice(prefix(u.key).length));
+        pairs.push({ variant, base: u.key, spec: { kind, name }, variantHash: h, baseHash: hash });
+        if (++n >= 64) break;
+      }
     }
     for (const p of pairs) {
       const vh = p.variantHash ?? (await this.contentOf(txn, p.variant));

@@ -206,6 +206,9 @@ export const evidenceKeys = {
   loop: (source: string): string => 'l' + SEP + source,
   content: (base: string, param: string, key: string): string => 'c' + SEP + base + SEP + param + SEP + key,
   contentPrefix: (base: string, param?: string): string => 'c' + SEP + base + SEP + (param === undefined ? '' : param + SEP),
+  /** The same for path parameters (`path-parameter` rules), apart so a name never means both. */
+  pathContent: (base: string, param: string, key: string): string => 'p' + SEP + base + SEP + param + SEP + key,
+  pathContentPrefix: (base: string, param?: string): string => 'p' + SEP + base + SEP + (param === undefined ? '' : param + SEP),
 } as const;
 
 /** The range of every key starting with `prefix` (which should end in `SEP`). */

@@ -16,6 +16,7 @@
  * | `default-document:<name>`     | `/a/index.html` → `/a/`         | paths whose last segment is `<name>`             |
  * | `path-prefix:<from>><to>`     | `/old/x` → `/x`                 | paths starting with `<from>` (segment boundary)  |
  * | `query-parameter:<name>`      | `?sid=1&a=2` → `?a=2`           | queries with a field named `<name>`              |
+ * | `path-parameter:<name>`       | `/a;jsessionid=1` → `/a`        | paths with a `;<name>` parameter in a segment    |
  *
  * Observations:
  * - **for**: a redirect `u → v` (301/308; also 302/303/307 with `temporaryRedirectsMerge`) that is
@@ -25,8 +26,8 @@
  * - **against**: a redirect (of any status) from a URL in `R`'s domain that changes `R`'s component
  *   to something other than `R` would; a redirect `u → v` where `R(v) = u` (the host maps the other
  *   way); a final answer (2xx, or 4xx other than 408/429) for a URL in `R`'s domain, unless content
- *   hashes show `u` and `R(u)` equal; different content hashes of `u` and `R(u)`. Query-parameter
- *   rules are judged on content only.
+ *   hashes show `u` and `R(u)` equal; different content hashes of `u` and `R(u)`. Query- and
+ *   path-parameter rules are judged on content only.
  *
  * A rule is a candidate from its first observation for, becomes active after `threshold` (default
  * 3) observations for from distinct source URLs and none against, and is withdrawn for good by the
@@ -42,7 +43,9 @@ export type RuleSpec =
   | { readonly kind: 'slash-remove' }
   | { readonly kind: 'default-document'; readonly name: string }
   | { readonly kind: 'path-prefix'; readonly from: string; readonly to: string }
-  | { readonly kind: 'query-parameter'; readonly name: string };
+  | { readonly kind: 'query-parameter'; readonly name: string }
+  /** RFC 3986 §3.3: a segment's parameters follow ";" (`/a;jsessionid=1`), as servlet containers write session ids. */
+  | { readonly kind: 'path-parameter'; readonly name: string };
 
 export type RuleKind = RuleSpec['kind'];
 export type RuleComponent = 'scheme' | 'host' | 'path' | 'query';
@@ -102,6 +105,7 @@ export function formatSpec(spec: RuleSpec): string {
   switch (spec.kind) {
     case 'default-document':
     case 'query-parameter':
+    case 'path-parameter':
       return `${spec.kind}:${spec.name}`;
     case 'path-prefix':
       return `path-prefix:${spec.from}>${spec.to}`;
@@ -123,6 +127,7 @@ export function parseSpec(text: string): RuleSpec | undefined {
       return colon === -1 ? { kind } : undefined;
     case 'default-document':
     case 'query-parameter':
+    case 'path-parameter':
       return arg === '' ? undefined : { kind, name: arg };
     case 'path-prefix': {
       // a normal-form path holds no raw ">" (it is percent-encoded), so the first ">" splits
@@ -165,6 +170,7 @@ const APPLY_ORDER: Readonly<Record<RuleKind, number>> = {
   https: 0,
   'www-add': 1,
   'www-remove': 1,
+  'path-parameter': 2,
   'default-document': 2,
   'slash-remove': 3,
   'slash-add': 4,
@@ -214,6 +220,37 @@ function removeParameters(query: string | undefined, names: ReadonlySet<string>)
   return rest === '' ? undefined : rest;
 }
 
+/**
+ * Names of the parameters of the path's segments (RFC 3986 §3.3: `;` and what follows it in a
+ * segment, `name=value` or `name`), each once. An encoded `%3B` is data, not a delimiter.
+ */
+export function pathParameterNames(path: string): string[] {
+  if (path.indexOf(';') === -1) return [];
+  const names = new Set<string>();
+  for (const segment of path.split('/')) {
+    const parts = segment.split(';');
+    for (let i = 1; i < parts.length; i++) names.add(fieldName(parts[i]!));
+  }
+  return [...names];
+}
+
+/** The path without the parameters named `name` in any segment. */
+function removePathParameter(path: string, name: string): string {
+  return path
+    .split('/')
+    .map((segment) => {
+      if (segment.indexOf(';') === -1) return segment;
+      const parts = segment.split(';');
+      return [parts[0]!, ...parts.slice(1).filter((p) => fieldName(p) !== name)].join(';');
+    })
+    .join('/');
+}
+
+/** Rules judged on content alone: a server may serve a URL with or without the parameter. */
+export function isParameterRule(spec: RuleSpec): boolean {
+  return spec.kind === 'query-parameter' || spec.kind === 'path-parameter';
+}
+
 /** True when `spec` maps `rec` onto a different URL. */
 export function applies(spec: RuleSpec, rec: UriRecord): boolean {
   if (rec.host === undefined) return false;
@@ -237,6 +274,8 @@ export function applies(spec: RuleSpec, rec: UriRecord): boolean {
       return rec.path.startsWith(spec.from);
     case 'query-parameter':
       return queryNames(rec.query).includes(spec.name);
+    case 'path-parameter':
+      return pathParameterNames(rec.path).includes(spec.name);
   }
 }
 
@@ -259,6 +298,8 @@ export function apply(spec: RuleSpec, rec: UriRecord): UriRecord {
       return { ...rec, path: spec.to + rec.path.slice(spec.from.length) };
     case 'query-parameter':
       return { ...rec, query: removeParameters(rec.query, new Set([spec.name])) };
+    case 'path-parameter':
+      return { ...rec, path: removePathParameter(rec.path, spec.name) };
   }
 }
 
@@ -355,14 +396,14 @@ export function judgeRedirect(spec: RuleSpec, host: string, u: UriRecord, v: Uri
   const text = formatSpec(spec);
   if (hostOf(u) === host && applies(spec, u)) {
     if (explained?.some((t) => formatSpec(t) === text)) return 'for';
-    // query parameters are judged on content: a server may rewrite one parameter and keep another
-    if (spec.kind === 'query-parameter') return undefined;
+    // parameters are judged on content: a server may rewrite one parameter and keep another
+    if (isParameterRule(spec)) return undefined;
     const c = componentOf(spec);
     // unchanged: the host may take this step on a later hop
     if (componentValue(u, c) === componentValue(v, c)) return undefined;
     return 'against';
   }
-  if (hostOf(v) === host && applies(spec, v) && spec.kind !== 'query-parameter' && withoutFragment(apply(spec, v)) === withoutFragment(u)) {
+  if (hostOf(v) === host && applies(spec, v) && !isParameterRule(spec) && withoutFragment(apply(spec, v)) === withoutFragment(u)) {
     return 'against'; // the host maps the other way
   }
   return undefined;

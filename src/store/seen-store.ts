@@ -127,7 +127,7 @@ export interface AdmitResult {
 export interface FetchRecord {
   /** HTTP status of the final response; 0 when there was none (network error, timeout). */
   readonly status: number;
-  /** A hash of the response body, to compare URLs by content (query-parameter rules). */
+  /** A hash of the response body, to compare URLs by content (query- and path-parameter, default-document rules). */
   readonly contentHash?: string;
   /** Where redirects (followed by the fetcher) ended, when not `url` itself. */
   readonly finalUrl?: string;

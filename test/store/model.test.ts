@@ -15,7 +15,7 @@ const LONG = process.env['URLDEDUP_LONG'] === '1';
 const SEED = process.env['URLDEDUP_SEED'] !== undefined ? Number(process.env['URLDEDUP_SEED']) : Math.floor(Math.random() * 2 ** 31);
 
 const hosts = ['a.example', 'www.a.example', 'b.example'];
-const paths = ['/', '/x', '/x/', '/y', '/d/', '/d/index.html', '/old/x', '/x.html', '/p1', '/p2', '/p3', '/p1/', '/p2/index.html'];
+const paths = ['/', '/x', '/x/', '/y', '/d/', '/d/index.html', '/old/x', '/x.html', '/p1', '/p2', '/p3', '/p1/', '/p2/index.html', '/p1;jsessionid=1', '/p2;jsessionid=2', '/x;v=1'];
 const queries = ['', '?sid=1', '?sid=2', '?utm_source=m', '?id=1', '?id=1&sid=3'];
 const url = fc
   .record({ scheme: fc.constantFrom('http', 'https', 'HTTP'), host: fc.constantFrom(...hosts), path: fc.constantFrom(...paths), query: fc.constantFrom(...queries), frag: fc.constantFrom('', '#f') })

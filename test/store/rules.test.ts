@@ -68,8 +68,10 @@ describe('judgeRedirect', () => {
     expect(judge({ kind: 'slash-add' }, 'a.example', 'http://a.example/x/', 'http://a.example/x')).toBe('against');
     expect(judge({ kind: 'www-add' }, 'a.example', 'http://www.a.example/x', 'http://a.example/x')).toBe('against');
   });
-  it('leaves query parameters to content evidence', () => {
+  it('leaves query and path parameters to content evidence', () => {
     expect(judge({ kind: 'query-parameter', name: 'sid' }, 'a.example', 'http://a.example/x?sid=1', 'http://a.example/y?sid=1')).toBeUndefined();
+    expect(judge({ kind: 'path-parameter', name: 'jsessionid' }, 'a.example', 'http://a.example/x;jsessionid=1', 'http://a.example/login')).toBeUndefined();
+    expect(judge({ kind: 'path-parameter', name: 'jsessionid' }, 'a.example', 'http://a.example/x', 'http://a.example/x;jsessionid=1')).toBeUndefined();
   });
 });
 
@@ -82,6 +84,14 @@ describe('applying rules', () => {
     expect(applies({ kind: 'www-add' }, rec('http://192.0.2.1/'))).toBe(false);
     expect(apply({ kind: 'query-parameter', name: 'sid' }, rec('http://a.example/?sid=1')).query).toBeUndefined();
     expect(apply({ kind: 'query-parameter', name: 'sid' }, rec('http://a.example/?a=1&sid=2&b=3')).query).toBe('a=1&b=3');
+    const jsid: RuleSpec = { kind: 'path-parameter', name: 'jsessionid' };
+    expect(applies(jsid, rec('http://a.example/x;jsessionid=1'))).toBe(true);
+    expect(applies(jsid, rec('http://a.example/x%3Bjsessionid=1'))).toBe(false); // an encoded ";" is data
+    expect(applies(jsid, rec('http://a.example/x;JSESSIONID=1'))).toBe(false); // names are case-sensitive
+    expect(applies(jsid, rec('http://a.example/x?jsessionid=1'))).toBe(false);
+    expect(apply(jsid, rec('http://a.example/x;jsessionid=1?q')).path).toBe('/x');
+    expect(apply(jsid, rec('http://a.example/a;v=1;jsessionid=2/b;jsessionid=3')).path).toBe('/a;v=1/b');
+    expect(apply(jsid, rec('http://a.example/a;jsessionid')).path).toBe('/a');
   });
 
   it('chains rules across hosts and stops at a cycle', () => {
@@ -102,7 +112,7 @@ describe('applying rules', () => {
   });
 
   it('round-trips specs and rule ids', () => {
-    for (const text of ['https', 'www-add', 'slash-remove', 'default-document:index.php', 'path-prefix:/old/>/', 'query-parameter:utm=x']) {
+    for (const text of ['https', 'www-add', 'slash-remove', 'default-document:index.php', 'path-prefix:/old/>/', 'query-parameter:utm=x', 'path-parameter:jsessionid']) {
       expect(formatSpec(parseSpec(text)!)).toBe(text);
     }
     expect(parseRuleId('a.example:8080/path-prefix:/a/>/b/')).toEqual({ host: 'a.example:8080', spec: { kind: 'path-prefix', from: '/a/', to: '/b/' } });

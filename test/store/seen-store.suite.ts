@@ -316,6 +316,31 @@ export function seenStoreSuite(name: string, factory: Factory): void {
         await verified(store);
       });
 
+      it('learns a path parameter (;jsessionid=) that never changes the response from content hashes, and gives back on a contradiction', async () => {
+        const { store } = await make();
+        await store.recordFetch('http://j.example/a', { status: 200, contentHash: 'A' });
+        await store.recordFetch('http://j.example/a;jsessionid=1', { status: 200, contentHash: 'A' });
+        await store.recordFetch('http://j.example/b;jsessionid=2', { status: 200, contentHash: 'B' });
+        await store.recordFetch('http://j.example/b', { status: 200, contentHash: 'B' });
+        await store.recordFetch('http://j.example/c/d;jsessionid=3', { status: 200, contentHash: 'D' });
+        await store.recordFetch('http://j.example/c/d;jsessionid=4', { status: 200, contentHash: 'D' });
+        const rule = (await collect(store.rules())).find((r) => r.id === 'j.example/path-parameter:jsessionid');
+        expect(rule).toMatchObject({ state: 'active', against: 0 });
+        // a URL with the parameter is admitted as the URL without it; other parameters stay
+        const r = await store.admit(['http://j.example/e;jsessionid=9', 'http://j.example/e', 'http://j.example/f;v=2']);
+        expect(r[0]).toMatchObject({ admitted: true, via: 'rule:j.example/path-parameter:jsessionid', key: key('http://j.example/e') });
+        expect(r[1]).toMatchObject({ admitted: false, reason: 'duplicate-in-batch' });
+        expect(r[2]).toMatchObject({ admitted: true, key: key('http://j.example/f;v=2') });
+        expect(r[2]!.via).toBeUndefined();
+        // a response that differs withdraws it, and what it pruned comes back
+        await store.recordFetch('http://j.example/g', { status: 200, contentHash: 'G' });
+        await store.recordFetch('http://j.example/g;jsessionid=5', { status: 200, contentHash: 'G-other' });
+        const after = (await collect(store.rules())).find((x) => x.id === 'j.example/path-parameter:jsessionid');
+        expect(after).toMatchObject({ state: 'withdrawn' });
+        expect((await store.canonical('http://j.example/e;jsessionid=9')).canonicalKey).toBe(key('http://j.example/e;jsessionid=9'));
+        await verified(store);
+      });
+
       it('withdraws a content-learned rule when content differs', async () => {
         const { store } = await make();
         await store.recordFetch('http://v.example/a', { status: 200, contentHash: 'A' });
