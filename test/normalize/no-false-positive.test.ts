@@ -10,7 +10,7 @@ const BUDGET_MS = LONG ? 60_000 : 4_000;
 
 /** The oracle: bytes of a component, with only unreserved %XX decoded and hex case ignored. */
 function oracleComponent(s: string): string {
-  return s.replace(/%([0-9A-Fa-f]{2})/g, (m, h: string) => {
+  return s.replace(/%([0-9A-Fa-f]{2})/g, (_m, h: string) => {
     const ch = String.fromCharCode(parseInt(h, 16));
     return /[A-Za-z0-9\-._~]/.test(ch) ? ch : '%' + h.toUpperCase();
   });

@@ -39,10 +39,6 @@ function record(uri: string): UriRecord {
 }
 
 
-/** Apply one preset to a URI written as a string. */
-function apply(name: PresetName, uri: string): string {
-  return recompose(presets[name].apply(record(uri)));
-}
 function policy(names: readonly PresetName[], uri: string): string {
   return recompose(applyPolicy(record(uri), names).record);
 }
