@@ -22,6 +22,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Parser } from 'htmlparser2';
 import { findRepoRoot } from './harness.js';
+import { mulberry32 } from './mulberry32.js';
 
 const DEFAULT_HTML_DIR = '/usr/share/doc/postgresql-doc-15/html';
 const SOURCE_PACKAGE = 'postgresql-doc-15';
@@ -60,18 +61,6 @@ type LineKind = 'as-extracted' | VariantKind;
 
 // ---------------------------------------------------------------------------------------------
 // Deterministic randomness
-
-/** mulberry32: a 32-bit PRNG, enough for shuffling and picking; identical on every platform. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class Random {
   readonly #next: () => number;

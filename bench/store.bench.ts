@@ -43,6 +43,7 @@ import { key as keyOf } from '../src/normalize/index.js';
 import { openStore } from '../src/store/index.js';
 import type { PresetName } from '../src/normalize/index.js';
 import { environment, findRepoRoot } from './harness.js';
+import { mulberry32 } from './mulberry32.js';
 
 type SubjectName = 'store' | 'leveldb' | 'leveldb+key' | 'set' | 'keys';
 const SUBJECTS: readonly SubjectName[] = ['store', 'leveldb', 'leveldb+key', 'set', 'keys'];
@@ -90,17 +91,6 @@ function parseArgs(argv: readonly string[]): Args {
 }
 
 // ---- the stream -------------------------------------------------------------------------------
-
-function mulberry32(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function hash32(n: number): number {
   let h = Math.imul(n ^ 0x9e3779b9, 0x85ebca6b);
