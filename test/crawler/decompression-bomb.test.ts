@@ -15,16 +15,15 @@
  * warm-up crawl and a full GC, which must stay under 100 MB; bytes decoded; server bytes sent;
  * each URL's terminal state and code.
  */
-import type { ServerResponse } from 'node:http';
 import { pipeline, Readable, type Transform } from 'node:stream';
 import { brotliCompressSync, constants, createBrotliCompress, createDeflate, createGzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { brotliWindowBits } from '../../src/crawler/content-coding.js';
 import { runCrawl } from '../../src/crawler/crawl.js';
 import { defaultFetchOptions } from '../../src/crawler/fetch.js';
-import { collectGarbage, measureRss, mib, MiB } from '../support/rss-sampler.js';
+import { measureRss, mib, MiB } from '../support/rss-sampler.js';
 import { auditStore, describeAudit } from '../support/store-audit.js';
-import { html, httpServer, tempDir, type TestServer } from './support.js';
+import { countWrites, html, httpServer, rssBaselineAfterWarmUp, tempDir, type TestServer } from './support.js';
 
 const RSS_LIMIT = 100 * MiB;
 const ZEROS = Buffer.alloc(MiB);
@@ -67,15 +66,6 @@ const sent = new Map<string, number>();
 /** RSS after the warm-up and a full GC: every case is measured against it (RSS does not shrink back). */
 let baseline = 0;
 
-function counted(res: ServerResponse, path: string): ServerResponse {
-  const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
-  res.write = ((chunk: unknown, ...rest: unknown[]) => {
-    if (Buffer.isBuffer(chunk)) sent.set(path, (sent.get(path) ?? 0) + chunk.length);
-    return write(chunk, ...rest);
-  }) as typeof res.write;
-  return res;
-}
-
 beforeAll(async () => {
   site = await httpServer((req, res) => {
     const p = req.url ?? '/';
@@ -96,17 +86,9 @@ beforeAll(async () => {
     const bomb = BOMBS[p.split('?')[0]!];
     if (bomb === undefined) return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': bomb[0] });
-    pipeline([zeros(10 * 1024 * MiB), ...bomb[1](), counted(res, p)], () => undefined);
+    pipeline([zeros(10 * 1024 * MiB), ...bomb[1](), countWrites(res, p, sent)], () => undefined);
   });
-  // warm-up: the first LevelDB open, module loads and the zlib and undici set-up are not measured
-  const db = tempDir();
-  try {
-    await runCrawl({ store: db.path, seeds: [`${site.origin}/warm-up`], allow: site.allow });
-  } finally {
-    db.remove();
-  }
-  collectGarbage();
-  baseline = process.memoryUsage.rss();
+  baseline = await rssBaselineAfterWarmUp(site);
 });
 
 afterAll(async () => site.close());

@@ -11,14 +11,13 @@
  * GC (every case against the first baseline, since RSS does not shrink back), under 100 MB.
  */
 import { pipeline, Readable } from 'node:stream';
-import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl, runCrawl } from '../../src/crawler/crawl.js';
 import { defaultExtractOptions } from '../../src/crawler/extract.js';
 import { defaultFetchOptions } from '../../src/crawler/fetch.js';
-import { collectGarbage, measureRss, mib, MiB } from '../support/rss-sampler.js';
+import { measureRss, mib, MiB } from '../support/rss-sampler.js';
 import { auditStore, describeAudit } from '../support/store-audit.js';
-import { html, httpServer, tempDir, type TestServer } from './support.js';
+import { countWrites, html, httpServer, rssBaselineAfterWarmUp, tempDir, type TestServer } from './support.js';
 
 const RSS_LIMIT = 100 * MiB;
 const HUGE_PAGE = 200 * 1000 * 1000;
@@ -27,16 +26,6 @@ let site: TestServer;
 const sent = new Map<string, number>();
 /** RSS after the warm-up and a GC: every case is measured against it. */
 let baseline = 0;
-
-function counted(res: ServerResponse, path: string): ServerResponse {
-  const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
-  res.write = ((chunk: unknown, ...rest: unknown[]) => {
-    const n = Buffer.isBuffer(chunk) ? chunk.length : typeof chunk === 'string' ? Buffer.byteLength(chunk) : 0;
-    sent.set(path, (sent.get(path) ?? 0) + n);
-    return write(chunk, ...rest);
-  }) as typeof res.write;
-  return res;
-}
 
 /** `HUGE_PAGE` bytes of `<a href="/l/N">x</a>` (about 24 bytes each), every N distinct. */
 function linksPage(): Readable {
@@ -77,18 +66,11 @@ beforeAll(async () => {
     if (p === '/robots.txt') return void res.writeHead(404).end();
     if (p === '/huge-links' || p === '/endless-attribute') {
       res.writeHead(200, { 'content-type': 'text/html' });
-      return void pipeline(p === '/huge-links' ? linksPage() : endlessAttribute(), counted(res, p), () => undefined);
+      return void pipeline(p === '/huge-links' ? linksPage() : endlessAttribute(), countWrites(res, p, sent), () => undefined);
     }
     res.writeHead(200, { 'content-type': 'text/html' }).end(html('<a href="/a">a</a><a href="/b">b</a>'));
   });
-  const db = tempDir();
-  try {
-    await runCrawl({ store: db.path, seeds: [`${site.origin}/warm-up`], allow: site.allow });
-  } finally {
-    db.remove();
-  }
-  collectGarbage();
-  baseline = process.memoryUsage.rss();
+  baseline = await rssBaselineAfterWarmUp(site);
 });
 
 afterAll(async () => site.close());

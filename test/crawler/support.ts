@@ -4,7 +4,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runCrawl } from '../../src/crawler/crawl.js';
 import type { AllowedEndpoint } from '../../src/crawler/guard.js';
+import { collectGarbage } from '../support/rss-sampler.js';
 
 export interface TestServer {
   readonly port: number;
@@ -84,4 +86,31 @@ export function tempDir(prefix = 'urldedup-crawl-'): { path: string; remove(): v
 
 export function html(body: string): string {
   return `<!doctype html><html><head><meta charset="utf-8"><title>t</title></head><body>${body}</body></html>`;
+}
+
+/** Counts the body bytes written to `res` into `sent` under `path` (what went on the wire, after any compression). */
+export function countWrites(res: ServerResponse, path: string, sent: Map<string, number>): ServerResponse {
+  const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  res.write = ((chunk: unknown, ...rest: unknown[]) => {
+    const n = Buffer.isBuffer(chunk) ? chunk.length : typeof chunk === 'string' ? Buffer.byteLength(chunk) : 0;
+    sent.set(path, (sent.get(path) ?? 0) + n);
+    return write(chunk, ...rest);
+  }) as typeof res.write;
+  return res;
+}
+
+/**
+ * The RSS the memory tests measure against: a crawl of `site`'s `/warm-up` in a throwaway store
+ * first (the first LevelDB open, module loads, zlib and undici set-up are not the case's), then a
+ * full GC. RSS does not shrink back, so every case is measured against this.
+ */
+export async function rssBaselineAfterWarmUp(site: TestServer): Promise<number> {
+  const db = tempDir();
+  try {
+    await runCrawl({ store: db.path, seeds: [`${site.origin}/warm-up`], allow: site.allow });
+  } finally {
+    db.remove();
+  }
+  collectGarbage();
+  return process.memoryUsage.rss();
 }
