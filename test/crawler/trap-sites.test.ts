@@ -20,12 +20,34 @@
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { runCrawl } from '../../src/crawler/crawl.js';
+import { runCrawl, type CrawlOptions } from '../../src/crawler/crawl.js';
 import { defaultTrapOptions } from '../../src/crawler/traps.js';
-import { auditStore, describeAudit } from '../support/store-audit.js';
-import { html, httpServer, tempDir } from './support.js';
+import { auditStore, describeAudit, type Audit, type AuditOptions } from '../support/store-audit.js';
+import { html, httpServer, tempDir, type TestServer } from './support.js';
 
 const links = (hrefs: readonly string[]): string => html(hrefs.map((h) => `<a href="${h}">x</a>`).join(''));
+
+/**
+ * One crawl of `site` into a fresh store: its report and the store's audit, with what every case
+ * asserts checked here (no problem in the store, nothing lost); store and site are gone after.
+ */
+async function crawlSite(
+  site: TestServer,
+  options: Omit<CrawlOptions, 'store' | 'allow'>,
+  auditOptions?: AuditOptions,
+): Promise<{ report: Awaited<ReturnType<typeof runCrawl>>; audit: Audit }> {
+  const db = tempDir();
+  try {
+    const report = await runCrawl({ ...options, store: db.path, allow: site.allow });
+    const audit = await auditStore(db.path, auditOptions);
+    expect(audit.problems).toEqual([]);
+    expect(audit.conservationGap).toBe(0);
+    return { report, audit };
+  } finally {
+    db.remove();
+    await site.close();
+  }
+}
 
 /** The report's link refusals by a trap rule (the depth limit is counted, not stored: see below). */
 function trapRefusals(refused: Readonly<Record<string, number>>): Record<string, number> {
@@ -121,47 +143,29 @@ describe('fresh session ids on every link', () => {
 
   it('with the session-ids preset: every variant collapses onto its page; real parameters stay distinct', async () => {
     const site = await sessionSite();
-    const db = tempDir();
-    try {
-      const report = await runCrawl({ store: db.path, seeds: [`${site.origin}/p/0`], allow: site.allow, presets: ['session-ids'] });
-      const audit = await auditStore(db.path, { presets: ['session-ids'] });
-      const fetched = site.requests.filter((r) => r !== '/robots.txt');
-      const canonical = audit.entries.filter((e) => e.entry.s === 'fetched').map((e) => e.key);
-      console.log(`session ids, preset on: ${fetched.length} requests, ${canonical.length} distinct pages fetched, pruned ${JSON.stringify(audit.stats.pruned)}; ${describeAudit(audit)}`);
-      expect(report.stoppedBecause).toBe('done');
-      // one request per real page: /p/0 … /p/9, and the four real /item pages
-      expect(fetched.filter((r) => r.startsWith('/p/')).sort()).toEqual(Array.from({ length: REAL }, (_, k) => `/p/${k}`).sort());
-      expect(fetched.filter((r) => r.startsWith('/item')).sort()).toEqual(['/item?id=1', '/item?id=2', '/item?sid=12', '/item?sid=13']);
-      expect(canonical).toHaveLength(REAL + 4);
-      expect(fetched).toHaveLength(REAL + 4);
-      expect(audit.stats.pruned['preset:session-ids']).toBeGreaterThan(0);
-      expect(audit.open).toEqual([]);
-      expect(audit.problems).toEqual([]);
-      expect(audit.conservationGap).toBe(0);
-    } finally {
-      db.remove();
-      await site.close();
-    }
+    const { report, audit } = await crawlSite(site, { seeds: [`${site.origin}/p/0`], presets: ['session-ids'] }, { presets: ['session-ids'] });
+    const fetched = site.requests.filter((r) => r !== '/robots.txt');
+    const canonical = audit.entries.filter((e) => e.entry.s === 'fetched').map((e) => e.key);
+    console.log(`session ids, preset on: ${fetched.length} requests, ${canonical.length} distinct pages fetched, pruned ${JSON.stringify(audit.stats.pruned)}; ${describeAudit(audit)}`);
+    expect(report.stoppedBecause).toBe('done');
+    // one request per real page: /p/0 … /p/9, and the four real /item pages
+    expect(fetched.filter((r) => r.startsWith('/p/')).sort()).toEqual(Array.from({ length: REAL }, (_, k) => `/p/${k}`).sort());
+    expect(fetched.filter((r) => r.startsWith('/item')).sort()).toEqual(['/item?id=1', '/item?id=2', '/item?sid=12', '/item?sid=13']);
+    expect(canonical).toHaveLength(REAL + 4);
+    expect(fetched).toHaveLength(REAL + 4);
+    expect(audit.stats.pruned['preset:session-ids']).toBeGreaterThan(0);
+    expect(audit.open).toEqual([]);
   }, 30_000);
 
   it('without it: the per-host budget holds', async () => {
     const BUDGET = 40;
     const site = await sessionSite();
-    const db = tempDir();
-    try {
-      const report = await runCrawl({ store: db.path, seeds: [`${site.origin}/p/0`], allow: site.allow, traps: { maxPagesPerHost: BUDGET } });
-      const audit = await auditStore(db.path);
-      const fetched = site.requests.filter((r) => r !== '/robots.txt');
-      console.log(`session ids, preset off: ${fetched.length} requests; deferred ${JSON.stringify(report.deferred)}; ${describeAudit(audit)}`);
-      expect(fetched).toHaveLength(BUDGET);
-      expect(report.stoppedBecause).toBe('deferred');
-      expect(report.deferred['trap:host-budget']).toBeGreaterThan(0);
-      expect(audit.problems).toEqual([]);
-      expect(audit.conservationGap).toBe(0);
-    } finally {
-      db.remove();
-      await site.close();
-    }
+    const { report, audit } = await crawlSite(site, { seeds: [`${site.origin}/p/0`], traps: { maxPagesPerHost: BUDGET } });
+    const fetched = site.requests.filter((r) => r !== '/robots.txt');
+    console.log(`session ids, preset off: ${fetched.length} requests; deferred ${JSON.stringify(report.deferred)}; ${describeAudit(audit)}`);
+    expect(fetched).toHaveLength(BUDGET);
+    expect(report.stoppedBecause).toBe('deferred');
+    expect(report.deferred['trap:host-budget']).toBeGreaterThan(0);
   }, 30_000);
 });
 
@@ -174,31 +178,22 @@ describe('ever-deepening relative links', () => {
       const hrefs = path.startsWith('/ab') ? ['a/b/'] : path.startsWith('/next') ? ['next/'] : [`s${depth}/`];
       res.writeHead(200, { 'content-type': 'text/html' }).end(links(hrefs));
     });
-    const db = tempDir();
-    try {
-      const report = await runCrawl({ store: db.path, seeds: [`${site.origin}/ab/`, `${site.origin}/next/`, `${site.origin}/deep/`], allow: site.allow, concurrency: 4 });
-      const audit = await auditStore(db.path);
-      const paths = site.requests.filter((r) => r !== '/robots.txt');
-      const depthOf = (p: string): number => p.split('/').filter((s) => s !== '').length;
-      const deepest = (prefix: string): number => Math.max(...paths.filter((p) => p.startsWith(prefix)).map(depthOf));
-      console.log(`deepening: ${paths.length} requests; deepest /ab ${deepest('/ab/')}, /next ${deepest('/next/')}, /deep ${deepest('/deep/')}; refused ${JSON.stringify(report.links.refused)}`);
-      expect(report.stoppedBecause).toBe('done');
-      expect(paths.filter((p) => p.startsWith('/ab/')).sort()).toEqual(['/ab/', '/ab/a/b/', '/ab/a/b/a/b/']);
-      expect(paths.filter((p) => p.startsWith('/next/')).sort()).toEqual(['/next/', '/next/next/']);
-      expect(deepest('/deep/')).toBe(defaultTrapOptions.maxPathDepth);
-      expect(report.links.refused['trap:repeated-segments']).toBe(2);
-      expect(report.links.refused['trap:path-depth']).toBe(1);
-      // every refused URL recorded with its reason, as many as the report counts
-      expect(audit.stats.pruned).toEqual({ 'trap:path-depth': 1, 'trap:repeated-segments': 2 });
-      expect(prunedBy(audit.stats.pruned, isTrap)).toEqual(trapRefusals(report.links.refused));
-      expect(audit.stats.urls.pruned).toBe(3);
-      expect(audit.open).toEqual([]);
-      expect(audit.problems).toEqual([]);
-      expect(audit.conservationGap).toBe(0);
-    } finally {
-      db.remove();
-      await site.close();
-    }
+    const { report, audit } = await crawlSite(site, { seeds: [`${site.origin}/ab/`, `${site.origin}/next/`, `${site.origin}/deep/`], concurrency: 4 });
+    const paths = site.requests.filter((r) => r !== '/robots.txt');
+    const depthOf = (p: string): number => p.split('/').filter((s) => s !== '').length;
+    const deepest = (prefix: string): number => Math.max(...paths.filter((p) => p.startsWith(prefix)).map(depthOf));
+    console.log(`deepening: ${paths.length} requests; deepest /ab ${deepest('/ab/')}, /next ${deepest('/next/')}, /deep ${deepest('/deep/')}; refused ${JSON.stringify(report.links.refused)}`);
+    expect(report.stoppedBecause).toBe('done');
+    expect(paths.filter((p) => p.startsWith('/ab/')).sort()).toEqual(['/ab/', '/ab/a/b/', '/ab/a/b/a/b/']);
+    expect(paths.filter((p) => p.startsWith('/next/')).sort()).toEqual(['/next/', '/next/next/']);
+    expect(deepest('/deep/')).toBe(defaultTrapOptions.maxPathDepth);
+    expect(report.links.refused['trap:repeated-segments']).toBe(2);
+    expect(report.links.refused['trap:path-depth']).toBe(1);
+    // every refused URL recorded with its reason, as many as the report counts
+    expect(audit.stats.pruned).toEqual({ 'trap:path-depth': 1, 'trap:repeated-segments': 2 });
+    expect(prunedBy(audit.stats.pruned, isTrap)).toEqual(trapRefusals(report.links.refused));
+    expect(audit.stats.urls.pruned).toBe(3);
+    expect(audit.open).toEqual([]);
   }, 30_000);
 
   it('links past --max-depth are counted but not stored, so a shallower page can still admit them', async () => {
@@ -208,21 +203,12 @@ describe('ever-deepening relative links', () => {
       const depth = path.split('/').filter((s) => s !== '').length;
       res.writeHead(200, { 'content-type': 'text/html' }).end(links([`s${depth}/`, `t${depth}/`]));
     });
-    const db = tempDir();
-    try {
-      const report = await runCrawl({ store: db.path, seeds: [`${site.origin}/deep/`], allow: site.allow, maxDepth: 2 });
-      const audit = await auditStore(db.path);
-      console.log(`max-depth: refused ${JSON.stringify(report.links.refused)}; pruned ${JSON.stringify(audit.stats.pruned)}`);
-      expect(report.stoppedBecause).toBe('done');
-      expect(report.links.refused['depth']).toBe(8);
-      expect(audit.stats.pruned).toEqual({});
-      expect(prunedBy(audit.stats.pruned, isTrap)).toEqual(trapRefusals(report.links.refused));
-      expect(audit.problems).toEqual([]);
-      expect(audit.conservationGap).toBe(0);
-    } finally {
-      db.remove();
-      await site.close();
-    }
+    const { report, audit } = await crawlSite(site, { seeds: [`${site.origin}/deep/`], maxDepth: 2 });
+    console.log(`max-depth: refused ${JSON.stringify(report.links.refused)}; pruned ${JSON.stringify(audit.stats.pruned)}`);
+    expect(report.stoppedBecause).toBe('done');
+    expect(report.links.refused['depth']).toBe(8);
+    expect(audit.stats.pruned).toEqual({});
+    expect(prunedBy(audit.stats.pruned, isTrap)).toEqual(trapRefusals(report.links.refused));
   }, 30_000);
 });
 
@@ -234,35 +220,26 @@ describe('a soft-404 wildcard host', () => {
       if (req.url === '/robots.txt') return res.writeHead(404).end();
       res.writeHead(200, { 'content-type': 'text/html' }).end(body);
     });
-    const db = tempDir();
-    try {
-      const report = await runCrawl({ store: db.path, seeds: [`${site.origin}/`], allow: site.allow, traps: { maxPagesPerHost: BUDGET } });
-      const audit = await auditStore(db.path);
-      const fetched = audit.entries.filter((e) => e.entry.s === 'fetched');
-      const hashes = new Set(fetched.map((e) => e.entry.c));
-      console.log(`soft-404: ${site.requests.length - 1} requests, ${report.pagesOk} ok, ${report.documents} document(s), ${hashes.size} content hash(es) over ${fetched.length} fetched entries, aliases ${audit.stats.aliases}, rules ${JSON.stringify(audit.stats.rules)}`);
-      expect(site.requests.filter((r) => r !== '/robots.txt')).toHaveLength(BUDGET);
-      expect(report.pagesOk).toBe(BUDGET);
-      expect(report.documents).toBe(1);
-      expect(fetched).toHaveLength(BUDGET);
-      expect(hashes.size).toBe(1);
-      expect([...hashes][0]).toMatch(/^[0-9a-f]{32}$/);
-      expect(audit.stats.aliases).toBe(0);
-      // nothing merged: the only pruned URLs are the trap refusals, recorded once per URL (the
-      // report counts links, and `/a/a/` and `/a/a/missing.html` both link `/a/a/a/`)
-      expect(prunedBy(audit.stats.pruned, (r) => !isTrap(r))).toEqual({});
-      const refusals = trapRefusals(report.links.refused);
-      expect(Object.keys(prunedBy(audit.stats.pruned, isTrap)).sort()).toEqual(Object.keys(refusals).sort());
-      for (const [reason, n] of Object.entries(refusals)) {
-        expect(audit.stats.pruned[reason]).toBeGreaterThan(0);
-        expect(audit.stats.pruned[reason]).toBeLessThanOrEqual(n);
-      }
-      expect(report.deferred['trap:host-budget']).toBeGreaterThan(0);
-      expect(audit.problems).toEqual([]);
-      expect(audit.conservationGap).toBe(0);
-    } finally {
-      db.remove();
-      await site.close();
+    const { report, audit } = await crawlSite(site, { seeds: [`${site.origin}/`], traps: { maxPagesPerHost: BUDGET } });
+    const fetched = audit.entries.filter((e) => e.entry.s === 'fetched');
+    const hashes = new Set(fetched.map((e) => e.entry.c));
+    console.log(`soft-404: ${site.requests.length - 1} requests, ${report.pagesOk} ok, ${report.documents} document(s), ${hashes.size} content hash(es) over ${fetched.length} fetched entries, aliases ${audit.stats.aliases}, rules ${JSON.stringify(audit.stats.rules)}`);
+    expect(site.requests.filter((r) => r !== '/robots.txt')).toHaveLength(BUDGET);
+    expect(report.pagesOk).toBe(BUDGET);
+    expect(report.documents).toBe(1);
+    expect(fetched).toHaveLength(BUDGET);
+    expect(hashes.size).toBe(1);
+    expect([...hashes][0]).toMatch(/^[0-9a-f]{32}$/);
+    expect(audit.stats.aliases).toBe(0);
+    // nothing merged: the only pruned URLs are the trap refusals, recorded once per URL (the
+    // report counts links, and `/a/a/` and `/a/a/missing.html` both link `/a/a/a/`)
+    expect(prunedBy(audit.stats.pruned, (r) => !isTrap(r))).toEqual({});
+    const refusals = trapRefusals(report.links.refused);
+    expect(Object.keys(prunedBy(audit.stats.pruned, isTrap)).sort()).toEqual(Object.keys(refusals).sort());
+    for (const [reason, n] of Object.entries(refusals)) {
+      expect(audit.stats.pruned[reason]).toBeGreaterThan(0);
+      expect(audit.stats.pruned[reason]).toBeLessThanOrEqual(n);
     }
+    expect(report.deferred['trap:host-budget']).toBeGreaterThan(0);
   }, 30_000);
 });
