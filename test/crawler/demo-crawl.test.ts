@@ -6,9 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl, type CrawledPage } from '../../src/crawler/crawl.js';
 import { startDemoSite, type DemoSite } from '../../src/crawler/demo-site.js';
+import type { AllowedEndpoint } from '../../src/crawler/guard.js';
 import type { CrawlReport } from '../../src/crawler/report.js';
 import { openStore } from '../../src/store/index.js';
-import { tempDir } from './support.js';
+import { loopbackAllow, tempDir } from './support.js';
 
 let site: DemoSite;
 beforeAll(async () => {
@@ -16,10 +17,7 @@ beforeAll(async () => {
 });
 afterAll(async () => site.close());
 
-const allow = (): { address: string; port: number }[] => [
-  { address: '127.0.0.1', port: site.port },
-  { address: '::1', port: site.port },
-];
+const allow = (): AllowedEndpoint[] => loopbackAllow(site.port);
 
 /** Crawl the demo site into a fresh store; the server's request log of this crawl. */
 async function crawlDemo(presets: ('tracking' | 'session-ids')[]): Promise<{ report: CrawlReport; requests: DemoSite['requests']; pages: CrawledPage[]; verify: readonly string[] }> {

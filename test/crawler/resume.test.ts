@@ -5,8 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl, runCrawl } from '../../src/crawler/crawl.js';
 import { startDemoSite, type DemoSite } from '../../src/crawler/demo-site.js';
+import type { AllowedEndpoint } from '../../src/crawler/guard.js';
 import { openStore } from '../../src/store/index.js';
-import { html, httpServer, tempDir } from './support.js';
+import { html, httpServer, loopbackAllow, tempDir } from './support.js';
 
 let site: DemoSite;
 beforeAll(async () => {
@@ -14,10 +15,7 @@ beforeAll(async () => {
 });
 afterAll(async () => site.close());
 
-const allow = (): { address: string; port: number }[] => [
-  { address: '127.0.0.1', port: site.port },
-  { address: '::1', port: site.port },
-];
+const allow = (): AllowedEndpoint[] => loopbackAllow(site.port);
 
 describe('resume', () => {
   it('max-pages, then a second run without seeds: the site completes, no request repeated', async () => {

@@ -114,3 +114,11 @@ export async function rssBaselineAfterWarmUp(site: TestServer): Promise<number> 
   collectGarbage();
   return process.memoryUsage.rss();
 }
+
+/** The guard allowance for a loopback site on `port` (both address families, that port only). */
+export function loopbackAllow(port: number): AllowedEndpoint[] {
+  return [
+    { address: '127.0.0.1', port },
+    { address: '::1', port },
+  ];
+}
