@@ -1566,49 +1566,14 @@ export class StoreEngine implements SeenStore {
 
   // ---- queries ---------------------------------------------------------------------------------
 
+  /** `canonicalMany` for one URL; a URL the store cannot key throws the ladder's `UrlError`. */
   async canonical(url: string): Promise<CanonicalResult> {
-    const id = this.identity(url);
-    const own = await this.queryUrl(id.key);
-    let key: string;
-    let via: string | undefined;
-    if (own?.s === 'pruned' && own.to !== undefined) {
-      key = own.to;
-      via = own.by;
-    } else {
-      const t = this.transform(id.rec, id.key);
-      key = t.key;
-      via = t.via;
-      const alias = await this.getAlias(undefined, key);
-      if (alias !== undefined && alias.to !== id.key) {
-        key = alias.to;
-        via ??= 'alias';
-      }
+    const r = (await this.canonicalMany([url]))[0]!;
+    if ('ok' in r) {
+      this.identity(url); // throws the error itself, with its detail
+      throw new UrlError(r.code, r.input);
     }
-    let target = key === id.key ? own : await this.queryUrl(key);
-    if (target?.s === 'pruned' && target.to !== undefined && target.to !== id.key) {
-      via ??= target.by;
-      key = target.to;
-      target = await this.queryUrl(key);
-    }
-    const state = own !== undefined ? own.s : target !== undefined ? 'seen' : 'unknown';
-    const out: CanonicalResult = { key: id.key, canonicalKey: key, canonicalUrl: urlFromKey(key), state };
-    return key !== id.key && via !== undefined ? { ...out, via } : out;
-  }
-
-  /**
-   * A key's entry as lookups need it (state; reason and target when pruned), as written: the
-   * Bloom front's "absent", the cache, or a read (kept in the cache unless a write overtook it).
-   */
-  private async queryUrl(key: string): Promise<Readonly<UrlEntry> | undefined> {
-    const [h1, h2] = fingerprintWords(key);
-    if (!this.front.hasWords(h1, h2)) return undefined;
-    const cached = this.cache.get(key, h1);
-    if (cached !== undefined) return lookupEntry(cached);
-    const gen = this.urlWrites;
-    const v = await this.kv.get('url', key);
-    if (v === undefined) return undefined;
-    if (gen === this.urlWrites) this.cache.set(key, h1, entrySummary(v));
-    return lookupEntry(v);
+    return r;
   }
 
   async canonicalMany(urls: readonly string[]): Promise<(CanonicalResult | CanonicalFailure)[]> {
