@@ -6,8 +6,19 @@
  * Deterministic: the same key gives the same fingerprint on every run and machine.
  */
 
+const scratch = new Int32Array(2);
+
 /** The fingerprint as two unsigned 32-bit words `[high, low]`. */
 export function fingerprintWords(key: string): readonly [number, number] {
+  fingerprintInto(key, scratch);
+  return [scratch[0]! >>> 0, scratch[1]! >>> 0];
+}
+
+/**
+ * The fingerprint's words `[high, low]` written into `out[0]` and `out[1]` as signed 32-bit
+ * integers (the same bits as `fingerprintWords`), with no array made per call: for hot loops.
+ */
+export function fingerprintInto(key: string, out: Int32Array): void {
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
   for (let i = 0; i < key.length; i++) {
@@ -19,7 +30,8 @@ export function fingerprintWords(key: string): readonly [number, number] {
   h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507);
   h2 ^= Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return [h2 >>> 0, h1 >>> 0];
+  out[0] = h2;
+  out[1] = h1;
 }
 
 const HEX_BYTE: string[] = [];

@@ -19,6 +19,6 @@ export { schemeNormalize } from './ladder/scheme.js';
 export { applyPolicy, presets, isPresetName, type PresetName, type Preset } from './ladder/policy.js';
 export { schemeRule, knownSchemes, type SchemeRule } from './schemes/registry.js';
 export { key, keyFromRecord, keyFromNormal, urlFromKey, normalizeAndKey, sortHost, KEY_FORMAT_VERSION } from './key.js';
-export { fingerprint, fingerprintWords } from './fingerprint.js';
+export { fingerprint, fingerprintInto, fingerprintWords } from './fingerprint.js';
 export { toSurt, hostToSurt, defaultSurtOptions, type SurtOptions } from './surt.js';
 export { isNormalHttpUrl } from './fast-path.js';

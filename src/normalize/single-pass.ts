@@ -141,6 +141,8 @@ interface Authority {
   readonly normalHead: string;
   /** The same as the key starts: "com,example)http://". */
   readonly keyHead: string;
+  /** host[:port], as the store groups its frontier. */
+  readonly hostPort: string;
 }
 
 /**
@@ -152,7 +154,7 @@ interface Authority {
 const MEMO_SIZE = 4;
 const memo: Authority[] = [];
 /** The authority of the last successful scan. */
-let auth: Authority = { prefix: '', https: false, host: '', port: '', same: false, lenient: false, normalHead: '', keyHead: '' };
+let auth: Authority = { prefix: '', https: false, host: '', port: '', same: false, lenient: false, normalHead: '', keyHead: '', hostPort: '' };
 
 // Results of the last successful `scan`.
 /** Path and query, normalized (from the first "/" up to the fragment). */
@@ -179,8 +181,44 @@ function scan(u: string): boolean {
       return scanRest(u, i);
     }
   }
+  // not one of the last few: the table of authorities seen, by the exact text up to the path
+  const end = authorityEnd(u);
+  if (end > 0) {
+    const a = authorities.get(u.slice(0, end));
+    if (a !== undefined) {
+      auth = a;
+      remember(a);
+      return scanRest(u, end);
+    }
+  }
   const i = scanAuthority(u);
   return i >= 0 && scanRest(u, i);
+}
+
+/**
+ * Authorities scanned before, by their exact prefix (`Authority.prefix`), beyond the few in
+ * `memo`: a crawl's links interleave a few dozen hosts and spellings, more than a short list
+ * holds. A hit needs the whole prefix and the end of the authority after it, as in `memo`, so the
+ * table never changes an answer. Emptied when full, so it stays small.
+ */
+const AUTHORITIES_MAX = 1024;
+const authorities = new Map<string, Authority>();
+
+/** Runs to the end of an authority ("/", "\\", "?", "#" or the end of the input). */
+const AUTHORITY_RUN = /[^/\\?#]*/y;
+
+/** Where the authority of an "http://" or "https://" URL (any case) ends, or -1 for any other input. */
+function authorityEnd(u: string): number {
+  const c = u.charCodeAt(4);
+  const start = c === 0x3a ? 7 : c === 0x73 || c === 0x53 ? (u.charCodeAt(5) === 0x3a ? 8 : -1) : -1;
+  if (start < 0) return -1;
+  return afterRun(AUTHORITY_RUN, u, start);
+}
+
+/** `a` goes first in the memo of the last few authorities. */
+function remember(a: Authority): void {
+  if (memo.length === MEMO_SIZE) memo.pop();
+  memo.unshift(a);
 }
 
 /** "/", "\\", "?", "#" or the end (NaN): what may follow an authority. */
@@ -283,9 +321,11 @@ function scanAuthority(u: string): number {
     lenient,
     normalHead: (https ? 'https://' : 'http://') + host + port,
     keyHead: reversedHost(host) + (https ? ')https://' : ')http://') + port,
+    hostPort: host + port,
   };
-  if (memo.length === MEMO_SIZE) memo.pop();
-  memo.unshift(auth);
+  remember(auth);
+  if (authorities.size === AUTHORITIES_MAX) authorities.clear();
+  authorities.set(auth.prefix, auth);
   return i;
 }
 
@@ -558,8 +598,7 @@ function reversedHost(host: string): string {
  */
 export function singlePassNormal(url: string, strict = false): string | undefined {
   if (!scan(url) || (strict && !isStrictlyValid(url))) return undefined;
-  if (rSame) return rEnd === url.length ? url : url.slice(0, rEnd);
-  return auth.normalHead + rRest;
+  return scannedNormal(url);
 }
 
 /** The key (key.ts, format 1) of `url` at default options, or `undefined` for the full ladder. */
@@ -579,11 +618,26 @@ export interface SinglePassIdentity {
 
 /** Normal form, key, scheme and host[:port] of `url` at default options, or `undefined`. */
 export function singlePassIdentity(url: string, strict = false): SinglePassIdentity | undefined {
-  if (!scan(url) || (strict && !isStrictlyValid(url))) return undefined;
-  return {
-    normal: rSame ? (rEnd === url.length ? url : url.slice(0, rEnd)) : auth.normalHead + rRest,
-    key: auth.keyHead + rRest,
-    scheme: auth.https ? 'https' : 'http',
-    hostPort: auth.port === '' ? auth.host : auth.host + auth.port,
-  };
+  const key = singlePassKey(url, strict);
+  if (key === undefined) return undefined;
+  return { normal: scannedNormal(url), key, scheme: scannedHttps() ? 'https' : 'http', hostPort: scannedHostPort() };
+}
+
+// The rest of the last scan that gave a key (`singlePassKey`), read without building an identity
+// object: the store's admit loop takes only what it needs, per URL, from these.
+
+/** host[:port] of the URL of the last `singlePassKey` that gave a key. */
+export function scannedHostPort(): string {
+  return auth.hostPort;
+}
+
+/** True when that URL is https (else http). */
+export function scannedHttps(): boolean {
+  return auth.https;
+}
+
+/** The normal form of that URL; `url` is the input it was given. */
+export function scannedNormal(url: string): string {
+  if (rSame) return rEnd === url.length ? url : url.slice(0, rEnd);
+  return auth.normalHead + rRest;
 }

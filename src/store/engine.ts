@@ -18,6 +18,7 @@
 import {
   applyPolicy,
   defaultLimits,
+  fingerprintInto,
   fingerprintWords,
   normalizeAndKey,
   isPresetName,
@@ -32,7 +33,7 @@ import {
   type UriRecord,
   type UrlErrorCode,
 } from '../normalize/index.js';
-import { singlePassIdentity } from '../normalize/single-pass.js';
+import { scannedHostPort, scannedHttps, scannedNormal, singlePassKey } from '../normalize/single-pass.js';
 import { EntryCache, ScalableBloom } from './bloom.js';
 import { BLOCK_LINES, blockLine, Frontier, parseBlock } from './frontier.js';
 import {
@@ -952,24 +953,25 @@ export class StoreEngine implements SeenStore {
     const httpsIn = inDepth && this.o.schemes.has('https');
     const recordFree = this.o.presets.length === 0 && this.o.hosts === undefined && this.o.filter === undefined;
     const aliasFront = this.aliasFront.count > 0 ? this.aliasFront : undefined;
+    const fw = new Int32Array(2); // fingerprint words of the key at hand
     for (let i = 0; i < n; i++) {
       const url = urls[i]!;
       let k0: string;
       let host: string;
       let rec: UriRecord | undefined;
-      const sp = fast && typeof url === 'string' && url.length <= maxLength ? singlePassIdentity(url) : undefined;
+      const sp = fast && typeof url === 'string' && url.length <= maxLength ? singlePassKey(url) : undefined;
       if (sp !== undefined) {
         // http(s) through normalize's single pass (it declines userinfo, so there is no password
         // to redact): key and host[:port] with no record, unless a preset, a rule of its host or
         // the scope needs one
-        k0 = sp.key;
-        host = sp.hostPort;
-        if (!(sp.scheme === 'https' ? httpsIn : httpIn)) {
+        k0 = sp;
+        host = scannedHostPort();
+        if (!(scannedHttps() ? httpsIn : httpIn)) {
           results[i] = { url, key: k0, identityKey: k0, admitted: false, reason: 'out-of-scope' };
           continue;
         }
         if (!recordFree || this.activeByHost.has(host)) {
-          rec = parseUri(sp.normal);
+          rec = parseUri(scannedNormal(url));
           if (!this.inScope(rec, depth)) {
             results[i] = { url, key: k0, identityKey: k0, admitted: false, reason: 'out-of-scope' };
             continue;
@@ -993,9 +995,9 @@ export class StoreEngine implements SeenStore {
           continue;
         }
       }
-      const words = fingerprintWords(k0);
-      const g1 = words[0] | 0;
-      const g2 = words[1] | 0;
+      fingerprintInto(k0, fw);
+      const g1 = fw[0]!;
+      const g2 = fw[1]!;
       let slot = (g1 ^ (g1 >>> 16)) & slotMask;
       let first = -1;
       for (let s = firstOf[slot]!; s !== 0; s = firstOf[slot]!) {
@@ -1025,9 +1027,9 @@ export class StoreEngine implements SeenStore {
           (mapped ??= new Map()).set(j, { tKey: t.key, tRec: t.via === undefined ? undefined : t.rec, via: t.via });
           if (t.key !== k0) {
             key = t.key;
-            const w = fingerprintWords(key);
-            h1 = w[0] | 0;
-            h2 = w[1] | 0;
+            fingerprintInto(key, fw);
+            h1 = fw[0]!;
+            h2 = fw[1]!;
           }
         }
       }

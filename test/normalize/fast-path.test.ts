@@ -99,7 +99,8 @@ describe('single pass', () => {
   });
 
   it('reuses a remembered authority only for the exact same prefix', () => {
-    // each URL shares a prefix with the one before; the memo must not carry an answer across
+    // each URL shares a prefix with the one before; neither the memo of the last few authorities
+    // nor the table of all of them (rounds 2 and 3 come back to each prefix) may carry an answer across
     const sequence = [
       'http://a.b/x', 'http://a.bc/y', 'http://a.b:81/', 'http://a.b:8/', 'http://a.b', 'http://a.b?x', 'http://a.b#x',
       'http://a.b\\x', 'http://a.b@c/', 'http://a.b.c/', 'http://a.b./', 'http://a.b:/', 'http://a.b:80/', 'http://a.b:080/',
