@@ -7,6 +7,8 @@
  */
 
 const scratch = new Int32Array(2);
+const SEED_1 = 0xdeadbeef | 0;
+const SEED_2 = 0x41c6ce57;
 
 /** The fingerprint as two unsigned 32-bit words `[high, low]`. */
 export function fingerprintWords(key: string): readonly [number, number] {
@@ -19,10 +21,30 @@ export function fingerprintWords(key: string): readonly [number, number] {
  * integers (the same bits as `fingerprintWords`), with no array made per call: for hot loops.
  */
 export function fingerprintInto(key: string, out: Int32Array): void {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i);
+  fingerprintFrom(SEED_1, SEED_2, key, out);
+}
+
+/**
+ * The two lanes after the code units of `head` (before the final mix): a key that starts with
+ * `head` is then fingerprinted from them by `fingerprintFrom(lanes[0], lanes[1], rest, out)`
+ * without reading `head` again, with the same result as `fingerprintInto(head + rest, out)`.
+ */
+export function fingerprintLanes(head: string, lanes: Int32Array): void {
+  let h1 = SEED_1;
+  let h2 = SEED_2;
+  for (let i = 0; i < head.length; i++) {
+    const c = head.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  lanes[0] = h1;
+  lanes[1] = h2;
+}
+
+/** The fingerprint's words (as `fingerprintInto`) of a key whose head left the lanes `h1`, `h2`, followed by `rest`. */
+export function fingerprintFrom(h1: number, h2: number, rest: string, out: Int32Array): void {
+  for (let i = 0; i < rest.length; i++) {
+    const c = rest.charCodeAt(i);
     h1 = Math.imul(h1 ^ c, 2654435761);
     h2 = Math.imul(h2 ^ c, 1597334677);
   }

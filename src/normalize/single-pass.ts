@@ -24,6 +24,7 @@
  * common case allocates only the strings it returns.
  */
 import { UrlError } from './errors.js';
+import { fingerprintFrom, fingerprintLanes } from './fingerprint.js';
 import { parseSpecialHost } from './host.js';
 import { hexValue, normalizePercentEncoding, percentEncodeCodePoint, REG_NAME } from './percent-encoding.js';
 import { removeDotSegments } from './remove-dot-segments.js';
@@ -143,6 +144,9 @@ interface Authority {
   readonly keyHead: string;
   /** host[:port], as the store groups its frontier. */
   readonly hostPort: string;
+  /** The fingerprint lanes after `keyHead` (fingerprint.ts), so a key's fingerprint reads only the rest. */
+  readonly keyLane1: number;
+  readonly keyLane2: number;
 }
 
 /**
@@ -152,9 +156,11 @@ interface Authority {
  * an answer.
  */
 const MEMO_SIZE = 4;
+/** Scratch for `fingerprintLanes`. */
+const lanes = new Int32Array(2);
 const memo: Authority[] = [];
 /** The authority of the last successful scan. */
-let auth: Authority = { prefix: '', https: false, host: '', port: '', same: false, lenient: false, normalHead: '', keyHead: '', hostPort: '' };
+let auth: Authority = { prefix: '', https: false, host: '', port: '', same: false, lenient: false, normalHead: '', keyHead: '', hostPort: '', keyLane1: 0, keyLane2: 0 };
 
 // Results of the last successful `scan`.
 /** Path and query, normalized (from the first "/" up to the fragment). */
@@ -312,6 +318,8 @@ function scanAuthority(u: string): number {
     }
   }
 
+  const keyHead = reversedHost(host) + (https ? ')https://' : ')http://') + port;
+  fingerprintLanes(keyHead, lanes);
   auth = {
     prefix: u.slice(0, i),
     https,
@@ -320,8 +328,10 @@ function scanAuthority(u: string): number {
     same,
     lenient,
     normalHead: (https ? 'https://' : 'http://') + host + port,
-    keyHead: reversedHost(host) + (https ? ')https://' : ')http://') + port,
+    keyHead,
     hostPort: host + port,
+    keyLane1: lanes[0]!,
+    keyLane2: lanes[1]!,
   };
   remember(auth);
   if (authorities.size === AUTHORITIES_MAX) authorities.clear();
@@ -634,6 +644,14 @@ export function scannedHostPort(): string {
 /** True when that URL is https (else http). */
 export function scannedHttps(): boolean {
   return auth.https;
+}
+
+/**
+ * The fingerprint words of that URL's key into `out` (as `fingerprintInto(key, out)`), from the
+ * lanes its authority left: only the path and query are read, and the key is not flattened.
+ */
+export function scannedKeyFingerprint(out: Int32Array): void {
+  fingerprintFrom(auth.keyLane1, auth.keyLane2, rRest, out);
 }
 
 /** The normal form of that URL; `url` is the input it was given. */

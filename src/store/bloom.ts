@@ -228,3 +228,75 @@ export class EntryCache {
     this.inserted = 0;
   }
 }
+
+/**
+ * An exact set of keys indexed by the fingerprint word the caller already has (`h1`): open
+ * addressing with linear probing, backward-shift deletion (no tombstones), doubling at half load.
+ * For the keys of batches being written: a few thousand that come and go every batch, where a
+ * JavaScript `Set` would hash each key string again on add, lookup and delete.
+ */
+export class KeyTable {
+  private keys: (string | undefined)[] = new Array<string | undefined>(1024).fill(undefined);
+  private words = new Int32Array(1024);
+  private mask = 1023;
+  size = 0;
+
+  /** `h1`: `fingerprintWords(key)[0]`, signed or not (compared as a 32-bit integer). */
+  has(key: string, h1: number): boolean {
+    h1 |= 0;
+    for (let i = this.home(h1); ; i = (i + 1) & this.mask) {
+      const k = this.keys[i];
+      if (k === undefined) return false;
+      if (this.words[i] === h1 && k === key) return true;
+    }
+  }
+
+  add(key: string, h1: number): void {
+    h1 |= 0;
+    if (2 * (this.size + 1) > this.keys.length) this.grow();
+    let i = this.home(h1);
+    for (; this.keys[i] !== undefined; i = (i + 1) & this.mask) if (this.words[i] === h1 && this.keys[i] === key) return;
+    this.keys[i] = key;
+    this.words[i] = h1;
+    this.size++;
+  }
+
+  delete(key: string, h1: number): void {
+    h1 |= 0;
+    let i = this.home(h1);
+    for (; ; i = (i + 1) & this.mask) {
+      const k = this.keys[i];
+      if (k === undefined) return;
+      if (this.words[i] === h1 && k === key) break;
+    }
+    this.size--;
+    // backward shift: move up every later entry of the run whose home is not in (i, j]
+    for (let j = (i + 1) & this.mask; this.keys[j] !== undefined; j = (j + 1) & this.mask) {
+      const home = this.home(this.words[j]!);
+      if (((j - home) & this.mask) >= ((j - i) & this.mask)) {
+        this.keys[i] = this.keys[j];
+        this.words[i] = this.words[j]!;
+        i = j;
+      }
+    }
+    this.keys[i] = undefined;
+  }
+
+  clear(): void {
+    this.keys.fill(undefined);
+    this.size = 0;
+  }
+
+  private home(h1: number): number {
+    return (h1 ^ (h1 >>> 15)) & this.mask;
+  }
+
+  private grow(): void {
+    const { keys, words } = this;
+    this.keys = new Array<string | undefined>(keys.length * 2).fill(undefined);
+    this.words = new Int32Array(keys.length * 2);
+    this.mask = keys.length * 2 - 1;
+    this.size = 0;
+    for (let i = 0; i < keys.length; i++) if (keys[i] !== undefined) this.add(keys[i]!, words[i]!);
+  }
+}

@@ -33,8 +33,8 @@ import {
   type UriRecord,
   type UrlErrorCode,
 } from '../normalize/index.js';
-import { scannedHostPort, scannedHttps, scannedNormal, singlePassKey } from '../normalize/single-pass.js';
-import { EntryCache, ScalableBloom } from './bloom.js';
+import { scannedHostPort, scannedHttps, scannedKeyFingerprint, scannedNormal, singlePassKey } from '../normalize/single-pass.js';
+import { EntryCache, KeyTable, ScalableBloom } from './bloom.js';
 import { BLOCK_LINES, blockLine, Frontier, parseBlock } from './frontier.js';
 import {
   aliasRevKey,
@@ -372,8 +372,8 @@ export class StoreEngine implements SeenStore {
   private readonly committed = new Map<string, number>();
   /** Admit batches submitted and not yet written: their new keys count as present. */
   private readonly inflight = new Set<Txn>();
-  /** The keys those batches create (each by one batch: a later one finds it here). */
-  private readonly pendingKeys = new Set<string>();
+  /** The keys those batches create (each by one batch: a later one finds it here), by fingerprint word. */
+  private readonly pendingKeys = new KeyTable();
   /** The write chain: batches are written one after another, in submission order. */
   private writes: Promise<void> = Promise.resolve();
   /** Bumped when a write fails; batches built in an earlier epoch are refused (they built on it). */
@@ -655,7 +655,7 @@ export class StoreEngine implements SeenStore {
     for (let i = 0; i < txn.newKeys.length; i++) this.front.addWords(words[2 * i]!, words[2 * i + 1]!);
     if (txn.newKeys.length > 0) {
       this.inflight.add(txn);
-      for (const k of txn.newKeys) this.pendingKeys.add(k);
+      for (let i = 0; i < txn.newKeys.length; i++) this.pendingKeys.add(txn.newKeys[i]!, words[2 * i]!);
     }
     const sync = this.wantSync();
     this.unsyncedBatches = sync ? 0 : this.unsyncedBatches + 1;
@@ -674,7 +674,7 @@ export class StoreEngine implements SeenStore {
       if (value === 0) this.committed.delete(name);
       else this.committed.set(name, value);
     }
-    if (this.inflight.delete(txn)) for (const k of txn.newKeys) this.pendingKeys.delete(k);
+    if (this.inflight.delete(txn)) for (let i = 0; i < txn.newKeys.length; i++) this.pendingKeys.delete(txn.newKeys[i]!, txn.newWords[2 * i]!);
     if (txn.newKeys.length > 0 || txn.urls.size > 0) {
       // the cache follows every written entry: new queued keys (queueNew, not in `urls`), then
       // every entry `setUrl` wrote
@@ -995,7 +995,8 @@ export class StoreEngine implements SeenStore {
           continue;
         }
       }
-      fingerprintInto(k0, fw);
+      if (sp !== undefined) scannedKeyFingerprint(fw); // the same words, without reading the key's head again
+      else fingerprintInto(k0, fw);
       const g1 = fw[0]!;
       const g2 = fw[1]!;
       let slot = (g1 ^ (g1 >>> 16)) & slotMask;
@@ -1073,7 +1074,7 @@ export class StoreEngine implements SeenStore {
     const presence = (k: string, h1: number, h2: number): 0 | 1 | 2 => {
       if (!this.front.hasWords(h1, h2)) return 0;
       if (this.cache.has(k, h1)) return 1;
-      if (this.pendingKeys.has(k)) return 1;
+      if (this.pendingKeys.has(k, h1)) return 1;
       (queried ??= new Map()).set(k, h1);
       return 2;
     };

@@ -4,9 +4,9 @@
 // from the characters where the two could part ways.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { isNormalHttpUrl, keyFromRecord, recompose, UrlError, key, normalize, normalizeAndKey } from '../../src/normalize/index.js';
+import { fingerprintWords, isNormalHttpUrl, keyFromRecord, recompose, UrlError, key, normalize, normalizeAndKey } from '../../src/normalize/index.js';
 import { normalizeWith, resolveNormalizeOptions } from '../../src/normalize/normalize.js';
-import { singlePassIdentity, singlePassKey, singlePassNormal } from '../../src/normalize/single-pass.js';
+import { scannedKeyFingerprint, singlePassIdentity, singlePassKey, singlePassNormal } from '../../src/normalize/single-pass.js';
 import { seededRandom } from '../support/seeded-random.js';
 
 const CORPUS = new URL('../../bench/corpus/urls.txt', import.meta.url);
@@ -31,6 +31,9 @@ function check(urls: readonly string[]): number {
     const normal = singlePassNormal(u);
     const k = singlePassKey(u);
     const id = singlePassIdentity(u);
+    // the key's fingerprint from the lanes its authority left (what the store's admit uses)
+    const fp = new Int32Array(2);
+    if (id !== undefined) scannedKeyFingerprint(fp);
     expect(k === undefined, u).toBe(normal === undefined);
     expect(id === undefined, u).toBe(normal === undefined);
     if (normal === undefined) continue;
@@ -40,6 +43,7 @@ function check(urls: readonly string[]): number {
     expect(normal, u).toBe(l!.normal);
     expect(k, u).toBe(l!.key);
     expect(id, u).toEqual({ normal: l!.normal, key: l!.key, scheme: l!.normal.startsWith('https:') ? 'https' : 'http', hostPort: l!.hostPort });
+    expect([fp[0]! >>> 0, fp[1]! >>> 0], u).toEqual(fingerprintWords(l!.key));
     // and the public entry points give the same
     expect(normalize(u), u).toBe(normal);
     expect(key(u), u).toBe(k);

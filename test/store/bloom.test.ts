@@ -1,7 +1,8 @@
 // The in-memory front: no false negatives ever, a bounded false-positive rate, an exact cache.
 import { describe, expect, it } from 'vitest';
 import { fingerprintWords } from '../../src/normalize/index.js';
-import { BloomFilter, EntryCache, ScalableBloom } from '../../src/store/bloom.js';
+import { BloomFilter, EntryCache, KeyTable, ScalableBloom } from '../../src/store/bloom.js';
+import { seededRandom } from '../support/seeded-random.js';
 
 const keyOf = (i: number): string => `com,example,h${i % 97})https://p/${i}/page-${(i * 7919) % 10007}.html`;
 
@@ -93,5 +94,46 @@ describe('EntryCache', () => {
     expect(cache.get(keys[0]!, h1)).toBe('x');
     cache.delete(keys[0]!, h1);
     expect(cache.has(keys[0]!, h1)).toBe(false);
+  });
+});
+
+describe('KeyTable', () => {
+  it('agrees with a Set through random adds and deletes, with colliding words and wrap-around', () => {
+    const rnd = seededRandom(0x7ab1e);
+    const table = new KeyTable();
+    const model = new Set<string>();
+    // few distinct words, so runs collide and wrap past the end of the slots; signed and unsigned
+    // forms of one word are the same word
+    const wordOf = (k: string): number => {
+      const w = fingerprintWords(k)[0] % 5000;
+      return w % 2 === 0 ? w : (w | 0x80000000) >>> 0;
+    };
+    for (let step = 0; step < 200_000; step++) {
+      const k = `k${rnd.int(0, 3000)}`;
+      const w = wordOf(k);
+      const r = rnd.next();
+      if (r < 0.5) {
+        table.add(k, r < 0.25 ? w : w | 0);
+        model.add(k);
+      } else if (r < 0.9) {
+        table.delete(k, w);
+        model.delete(k);
+      } else {
+        expect(table.has(k, w), k).toBe(model.has(k));
+      }
+      expect(table.size).toBe(model.size);
+    }
+    for (let i = 0; i <= 3000; i++) expect(table.has(`k${i}`, wordOf(`k${i}`)), `k${i}`).toBe(model.has(`k${i}`));
+    table.clear();
+    expect(table.size).toBe(0);
+    for (let i = 0; i <= 3000; i++) expect(table.has(`k${i}`, wordOf(`k${i}`))).toBe(false);
+  });
+
+  it('grows past half load and keeps every key', () => {
+    const table = new KeyTable();
+    for (let i = 0; i < 100_000; i++) table.add(keyOf(i), fingerprintWords(keyOf(i))[0]);
+    expect(table.size).toBe(100_000);
+    for (let i = 0; i < 100_000; i += 3) expect(table.has(keyOf(i), fingerprintWords(keyOf(i))[0])).toBe(true);
+    expect(table.has(keyOf(100_001), fingerprintWords(keyOf(100_001))[0])).toBe(false);
   });
 });
