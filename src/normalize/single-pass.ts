@@ -641,6 +641,16 @@ export function scannedHostPort(): string {
   return auth.hostPort;
 }
 
+/** That URL's key is `scannedKeyHead() + scannedKeyRest()`: scheme, host and port as the key starts. */
+export function scannedKeyHead(): string {
+  return auth.keyHead;
+}
+
+/** The rest of that key: its path and query. */
+export function scannedKeyRest(): string {
+  return rRest;
+}
+
 /** True when that URL is https (else http). */
 export function scannedHttps(): boolean {
   return auth.https;

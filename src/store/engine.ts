@@ -33,9 +33,9 @@ import {
   type UriRecord,
   type UrlErrorCode,
 } from '../normalize/index.js';
-import { scannedHostPort, scannedHttps, scannedKeyFingerprint, scannedNormal, singlePassKey } from '../normalize/single-pass.js';
+import { scannedHostPort, scannedHttps, scannedKeyFingerprint, scannedKeyHead, scannedKeyRest, scannedNormal, singlePassKey } from '../normalize/single-pass.js';
 import { EntryCache, KeyTable, ScalableBloom } from './bloom.js';
-import { BLOCK_LINES, blockLine, Frontier, parseBlock } from './frontier.js';
+import { BLOCK_LINES, blockLine, Frontier, headLine, parseBlock, wholeLines } from './frontier.js';
 import {
   aliasRevKey,
   counterNames,
@@ -52,6 +52,7 @@ import {
   SEP_END,
   splitPair,
   STORE_FORMAT_VERSION,
+  STORE_FORMATS_READ,
   URL_STATES,
   type AdmitReason,
   type AliasEntry,
@@ -235,20 +236,27 @@ class Txn {
     this.counters.set(name, (this.counters.get(name) ?? 0) + delta);
   }
 
-  /** Put a line into this batch's block for `host`; returns the block's sequence number. */
-  place(host: string, line: string): number {
-    return this.blockFor(host, line).seq;
+  /** Put `key` at `depth` into this batch's block for `host`; returns the block's sequence number. */
+  place(host: string, depth: number, key: string): number {
+    return this.blockFor(host, depth, '', key).seq;
   }
 
-  /** The block for `host` with room for one more line, with `line` in it. */
-  blockFor(host: string, line: string): Block {
+  /**
+   * The block for `host` with room for one more line, with the key `head + rest` at `depth` in it:
+   * a head line first when `head` is not the block's current head (frontier.ts), then the line.
+   */
+  blockFor(host: string, depth: number, head: string, rest: string): Block {
     let b = this.blocks.get(host);
-    if (b === undefined || b.lines.length >= BLOCK_LINES) {
+    if (b === undefined || b.lines.length >= BLOCK_LINES - 1) {
       if (b !== undefined) this.fullBlocks.push({ host, ...b });
-      b = { seq: this.seq++, lines: [], queued: 0, value: undefined, valueOf: undefined };
+      b = { seq: this.seq++, lines: [], head: '', queued: 0, value: undefined, valueOf: undefined };
       this.blocks.set(host, b);
     }
-    b.lines.push(line);
+    if (b.head !== head) {
+      b.lines.push(headLine(head));
+      b.head = head;
+    }
+    b.lines.push(blockLine(depth, rest));
     return b;
   }
 
@@ -270,6 +278,8 @@ class Txn {
 interface Block {
   readonly seq: number;
   readonly lines: string[];
+  /** The head the block's next line is written under (frontier.ts: `@head` lines). */
+  head: string;
   /** Lines added by `queueNew` (their frontier count is added at submit). */
   queued: number;
   /**
@@ -451,8 +461,8 @@ export class StoreEngine implements SeenStore {
       );
     } else {
       const f = decodeJson<{ store: number; key: number }>(format);
-      if (f.store !== STORE_FORMAT_VERSION) {
-        throw this.incompatible(`layout version ${f.store}, this build reads ${STORE_FORMAT_VERSION}`);
+      if (!STORE_FORMATS_READ.includes(f.store)) {
+        throw this.incompatible(`layout version ${f.store}, this build reads ${STORE_FORMATS_READ.join(' and ')}`);
       }
       if (f.key !== KEY_FORMAT_VERSION) {
         throw this.incompatible(`key format version ${f.key}, this build writes ${KEY_FORMAT_VERSION}; rebuild the store from its URLs`);
@@ -495,6 +505,8 @@ export class StoreEngine implements SeenStore {
     for await (const k of this.kv.keys('alias')) this.aliasFront.add(k);
 
     if (this.o.readOnly) return;
+    // an older layout is marked current before anything is written in the current one
+    await this.kv.write([{ space: 'meta', key: 'format', value: encodeJson({ store: STORE_FORMAT_VERSION, key: KEY_FORMAT_VERSION }) }], { sync: false });
     await this.reconcilePruned();
     await this.kv.write([{ space: 'meta', key: 'presets', value: encodeJson(this.o.presets) }], { sync: false });
   }
@@ -800,7 +812,7 @@ export class StoreEngine implements SeenStore {
         n = place.n;
       } else {
         h = hostOf(rec ?? recordOfKey(key));
-        n = txn.place(h, blockLine(next.d, key));
+        n = txn.place(h, next.d, key);
         txn.frontier.set(h, (txn.frontier.get(h) ?? 0) + 1);
       }
     }
@@ -928,6 +940,8 @@ export class StoreEngine implements SeenStore {
     const at = new Int32Array(n); // input index of item j
     const k0s: string[] = new Array(n); // identity key
     const hosts: string[] = new Array(n); // host[:port] of the URL
+    const heads: string[] = new Array(n); // k0s[j] is heads[j] + rests[j] (the single pass's parts, or '' + the key)
+    const rests: string[] = new Array(n);
     const keys: string[] = new Array(n); // key after presets, rules and aliases
     const h1s = new Int32Array(n); // fingerprint words of keys[j]
     const h2s = new Int32Array(n);
@@ -959,12 +973,16 @@ export class StoreEngine implements SeenStore {
       let k0: string;
       let host: string;
       let rec: UriRecord | undefined;
+      let head = '';
+      let rest: string;
       const sp = fast && typeof url === 'string' && url.length <= maxLength ? singlePassKey(url) : undefined;
       if (sp !== undefined) {
         // http(s) through normalize's single pass (it declines userinfo, so there is no password
         // to redact): key and host[:port] with no record, unless a preset, a rule of its host or
         // the scope needs one
         k0 = sp;
+        head = scannedKeyHead();
+        rest = scannedKeyRest();
         host = scannedHostPort();
         if (!(scannedHttps() ? httpsIn : httpIn)) {
           results[i] = { url, key: k0, identityKey: k0, admitted: false, reason: 'out-of-scope' };
@@ -988,6 +1006,7 @@ export class StoreEngine implements SeenStore {
           continue;
         }
         k0 = id.key;
+        rest = k0;
         rec = id.rec;
         host = hostOf(rec);
         if (!this.inScope(rec, depth)) {
@@ -1017,6 +1036,8 @@ export class StoreEngine implements SeenStore {
       at[j] = i;
       k0s[j] = k0;
       hosts[j] = host;
+      heads[j] = head;
+      rests[j] = rest;
       g1s[j] = g1;
       g2s[j] = g2;
       let key = k0;
@@ -1110,7 +1131,7 @@ export class StoreEngine implements SeenStore {
         if (transformed && txn.creates(k0)) results[i] = { url, key, identityKey: k0, admitted: false, reason: 'duplicate-in-batch' };
         else if (isPresent(k0, kp[j]!)) results[i] = { url, key, identityKey: k0, admitted: false, reason: 'seen' };
         else {
-          this.queueNew(txn, k0, hosts[j]!, depth, now, src, h1s[j]!, h2s[j]!);
+          this.queueNew(txn, k0, hosts[j]!, depth, now, src, h1s[j]!, h2s[j]!, heads[j]!, rests[j]!);
           results[i] = { url, key, identityKey: k0, admitted: true, reason: 'new' };
         }
         continue;
@@ -1141,8 +1162,8 @@ export class StoreEngine implements SeenStore {
   }
 
   /** The hot path of `setUrl`: a key never seen, queued. */
-  private queueNew(txn: Txn, key: string, h: string, depth: number, now: number, src: string | undefined, h1: number, h2: number): void {
-    const b = txn.blockFor(h, blockLine(depth, key));
+  private queueNew(txn: Txn, key: string, h: string, depth: number, now: number, src: string | undefined, h1: number, h2: number, head = '', rest = key): void {
+    const b = txn.blockFor(h, depth, head, rest);
     const of = b.valueOf;
     if (b.value === undefined || of === undefined || of[0] !== depth || of[1] !== now || of[2] !== src) {
       b.value = encodeUrlEntry(src === undefined ? { s: 'queued', d: depth, t: now, h, n: b.seq } : { s: 'queued', d: depth, t: now, h, n: b.seq, src });
@@ -1922,7 +1943,7 @@ export class StoreEngine implements SeenStore {
       }
       for (const line of lines.values()) kept.push(line);
       const next = kept.join('\n');
-      if (next !== value) {
+      if (next !== wholeLines(value)) {
         await put('frontier', block, next);
         blocks++;
       }

@@ -30,8 +30,20 @@ export function lineSeq(blockSeq: number, line: number): number {
   return blockSeq * BLOCK_LINES + line;
 }
 
+/** A key's line: `depth SP key`, or `depth SP rest` under a head line (the key is head + rest). */
 export function blockLine(depth: number, key: string): string {
   return depth + ' ' + key;
+}
+
+/**
+ * A head line, `@head`: the keys on the lines after it in the block (up to the next head line)
+ * are `head` followed by what their line holds. A host's keys share their first characters
+ * (reversed host, scheme, port: "org,example)https://"), so admit writes them once per block;
+ * `@` alone goes back to whole keys. A depth never starts with "@", so the two kinds of line
+ * cannot be confused, and a block with no head line (store layout 1) reads the same.
+ */
+export function headLine(head: string): string {
+  return '@' + head;
 }
 
 interface Line {
@@ -39,13 +51,27 @@ interface Line {
   readonly key: string;
 }
 
-function parseLine(text: string): Line {
+function parseLine(text: string, head: string): Line {
   const sp = text.indexOf(' ');
-  return { depth: Number(text.slice(0, sp)), key: text.slice(sp + 1) };
+  return { depth: Number(text.slice(0, sp)), key: head + text.slice(sp + 1) };
 }
 
 export function parseBlock(value: string): Line[] {
-  return value === '' ? [] : value.split('\n').map(parseLine);
+  if (value === '') return [];
+  const out: Line[] = [];
+  let head = '';
+  for (const text of value.split('\n')) {
+    if (text.charCodeAt(0) === 0x40 /* @ */) head = text.slice(1);
+    else out.push(parseLine(text, head));
+  }
+  return out;
+}
+
+/** A block's lines as whole-key lines (no head lines): what two blocks are compared by. */
+export function wholeLines(value: string): string {
+  return parseBlock(value)
+    .map((l) => blockLine(l.depth, l.key))
+    .join('\n');
 }
 
 interface Cursor {

@@ -22,14 +22,20 @@
  * |            | `t` SEP source key                    | JSON `TemporaryRedirect` (302/303/307 evidence)   |
  * |            | `l` SEP source key                    | JSON `LoopRecord` (a redirect that closes a cycle) |
  * |            | `c` SEP base key SEP param SEP key    | content hash of `key`, a variant of `base` with `param` |
- * | `frontier` | host SEP seq (12 hex digits)          | a block: lines `depth SP key`, in queue order (frontier.ts) |
+ * | `frontier` | host SEP seq (12 hex digits)          | a block: lines `depth SP key`, in queue order, and `@head` lines (frontier.ts) |
  * | `pruned`   | reason SEP key                        | target key (`reason` = `rule:<id>` or `preset:<name>`) |
  * | `counter`  | counter name                          | decimal integer                                   |
  */
 import type { UrlErrorCode } from '../normalize/index.js';
 
-/** Bumped when a sublevel's layout or a value's shape changes incompatibly. */
-export const STORE_FORMAT_VERSION = 1;
+/**
+ * Bumped when a sublevel's layout or a value's shape changes incompatibly. 2: frontier blocks may
+ * hold head lines (frontier.ts). A layout-1 store reads as layout 2 (its blocks have no head lines)
+ * and is marked 2 when opened for writing, since an older build would misread a head line.
+ */
+export const STORE_FORMAT_VERSION = 2;
+/** The older layouts this build reads (and upgrades in place, see STORE_FORMAT_VERSION). */
+export const STORE_FORMATS_READ: readonly number[] = [1, 2];
 
 export const SEP = '\u0000';
 /** The first string after every string that starts with `prefix + SEP`. */

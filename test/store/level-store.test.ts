@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PresetName } from '../../src/normalize/index.js';
-import { openMemoryStore, openStore, type StoreOptions } from '../../src/store/index.js';
+import { openMemoryStore, openStore, STORE_FORMAT_VERSION, type StoreOptions } from '../../src/store/index.js';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -51,6 +51,35 @@ describe('LevelDB store', () => {
     const raw = new ClassicLevel(dir);
     await raw.open();
     await raw.close();
+  });
+
+  it('reads a layout-1 store and marks it layout 2 when it opens it for writing; refuses an unknown layout', async () => {
+    const dir = tempDir();
+    const first = await openStore(dir);
+    await first.admit(['http://a.example/1', 'http://a.example/2']);
+    await first.close();
+    const getRaw = async (key: string): Promise<string | undefined> => {
+      const db = new ClassicLevel<string, string>(dir);
+      await db.open();
+      const v = await db.get(key);
+      await db.close();
+      return v;
+    };
+    const format = JSON.parse((await getRaw('!meta!format'))!) as { store: number; key: number };
+    expect(format.store).toBe(STORE_FORMAT_VERSION);
+    await putRaw(dir, '!meta!format', JSON.stringify({ ...format, store: 1 }));
+    // read-only: read as it is, not marked
+    const ro = await openStore(dir, { readOnly: true });
+    expect((await ro.canonical('http://a.example/1')).state).toBe('queued');
+    await ro.close();
+    expect(JSON.parse((await getRaw('!meta!format'))!)).toEqual({ ...format, store: 1 });
+    const again = await openStore(dir);
+    expect((await again.admit(['http://a.example/2', 'http://a.example/3'])).map((r) => r.reason)).toEqual(['seen', 'new']);
+    expect((await again.next({ host: 'a.example', limit: 10 })).map((e) => e.url)).toEqual(['http://a.example/1', 'http://a.example/2', 'http://a.example/3']);
+    await again.close();
+    expect(JSON.parse((await getRaw('!meta!format'))!)).toEqual(format);
+    await putRaw(dir, '!meta!format', JSON.stringify({ ...format, store: 99 }));
+    await expect(openStore(dir)).rejects.toThrow(/incompatible store: layout version 99, this build reads 1 and 2/);
   });
 
   it('refuses normalization options that would change the keys', async () => {
