@@ -172,6 +172,21 @@ export class EntryCache {
     return this.keys[i] === key || this.keys[i + 1] === key;
   }
 
+  /**
+   * `has(head + rest, h1)` without that key being built or flattened: a cached key is compared by
+   * its fingerprint word first, then by its two parts.
+   */
+  hasSplit(head: string, rest: string, h1: number): boolean {
+    h1 |= 0;
+    const i = ((h1 ^ (h1 >>> 15)) & this.mask) << 1;
+    return this.holds(i, head, rest, h1) || this.holds(i + 1, head, rest, h1);
+  }
+
+  private holds(i: number, head: string, rest: string, h1: number): boolean {
+    const k = this.keys[i];
+    return k !== undefined && this.words[i] === h1 && k.length === head.length + rest.length && k.startsWith(head) && k.endsWith(rest);
+  }
+
   /** Cache `key` with `value` (replacing its value when it is cached already). */
   set(key: string, h1: number, value: string): void {
     const i = ((h1 ^ (h1 >>> 15)) & this.mask) << 1;

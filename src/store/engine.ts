@@ -1092,15 +1092,15 @@ export class StoreEngine implements SeenStore {
     // phase 3: the seen set. The Bloom front first: a "no" is certain and needs nothing more;
     // a "maybe" is settled by the cache, the batches still being written, or one database read
     let queried: Map<string, number> | undefined; // key → its first fingerprint word
-    const presence = (k: string, h1: number, h2: number): 0 | 1 | 2 => {
+    const presence = (k: string, h1: number, h2: number, head = '', rest = k): 0 | 1 | 2 => {
       if (!this.front.hasWords(h1, h2)) return 0;
-      if (this.cache.has(k, h1)) return 1;
+      if (head === '' ? this.cache.has(k, h1) : this.cache.hasSplit(head, rest, h1)) return 1;
       if (this.pendingKeys.has(k, h1)) return 1;
       (queried ??= new Map()).set(k, h1);
       return 2;
     };
     for (let j = 0; j < m; j++) {
-      kp[j] = presence(keys[j]!, h1s[j]!, h2s[j]!);
+      kp[j] = keys[j] === k0s[j] ? presence(keys[j]!, h1s[j]!, h2s[j]!, heads[j], rests[j]) : presence(keys[j]!, h1s[j]!, h2s[j]!);
       if (keys[j] !== k0s[j] && mapped?.get(j)?.via !== 'alias') k0p[j] = presence(k0s[j]!, g1s[j]!, g2s[j]!);
     }
     let found: Set<string> | undefined;

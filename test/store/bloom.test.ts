@@ -49,6 +49,28 @@ describe('EntryCache', () => {
     expect(cache.has(recent, fingerprintWords(recent)[0])).toBe(true);
   });
 
+  it('answers hasSplit(head, rest) exactly as has(head + rest), for every split', () => {
+    const cache = new EntryCache(1024);
+    for (let i = 0; i < 3000; i++) {
+      const k = keyOf(i);
+      cache.set(k, fingerprintWords(k)[0], 'q');
+    }
+    for (let i = 0; i < 3000; i += 7) {
+      const k = keyOf(i);
+      const w = fingerprintWords(k)[0];
+      const unsigned = w;
+      const signed = w | 0;
+      for (let cut = 0; cut <= k.length; cut += 5) {
+        const [head, rest] = [k.slice(0, cut), k.slice(cut)];
+        expect(cache.hasSplit(head, rest, cut % 2 === 0 ? unsigned : signed), `${head}|${rest}`).toBe(cache.has(k, w));
+        // the same word with other text of the same length, or a part of the key missing
+        if (rest !== '') expect(cache.hasSplit(head, rest.replace(/.$/, (c) => (c === 'x' ? 'y' : 'x')), w)).toBe(false);
+        expect(cache.hasSplit(head, rest.slice(1), w)).toBe(cut === k.length && cache.has(head, w));
+        expect(cache.hasSplit('x' + head, rest, w)).toBe(false);
+      }
+    }
+  });
+
   it('grows up to its size, keeping what it held and each value', () => {
     const cache = new EntryCache(1 << 18);
     const n = 150_000; // past the first size (65,536 slots): it doubles twice
