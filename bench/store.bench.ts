@@ -212,6 +212,8 @@ interface Result {
   heapUsedMiB?: number;
   /** Highest RSS sampled while admitting (the whole-run peak also covers the reopen scan). */
   admitRssMiB?: number;
+  /** Linux: the RSS right after the last admit, split into anonymous memory and file pages (LevelDB maps its table files). */
+  rssSplitMiB?: { anon: number; file: number };
   /** Process CPU (all threads: JS, LevelDB writes and compaction) per URL in the timed loop. */
   cpuUsPerUrl?: number;
   note: string;
@@ -224,6 +226,23 @@ function folderBytes(dir: string): number {
     n += e.isDirectory() ? folderBytes(p) : statSync(p).size;
   }
   return n;
+}
+
+/** RssAnon and RssFile of /proc/self/status (Linux), in MiB; undefined elsewhere. */
+function rssSplitMiB(): { anon: number; file: number } | undefined {
+  let status: string;
+  try {
+    status = readFileSync('/proc/self/status', 'utf8');
+  } catch {
+    return undefined;
+  }
+  const kib = (name: string): number | undefined => {
+    const m = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status);
+    return m === null ? undefined : Number(m[1]) / 1024;
+  };
+  const anon = kib('RssAnon');
+  const file = kib('RssFile');
+  return anon === undefined || file === undefined ? undefined : { anon, file };
 }
 
 function peakRssMiB(): number {
@@ -285,6 +304,7 @@ async function runStore(source: Source, a: Args): Promise<Result> {
       if (done % 1_000_000 === 0) process.stderr.write(`store: ${done} URLs, ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
     }
     await Promise.all(running);
+    const rssSplit = rssSplitMiB();
     ns -= genNs;
     const cpu = process.cpuUsage(cpu0);
     const cpuUsPerUrl = (cpu.user + cpu.system - Number(genAllNs) / 1000) / a.urls;
@@ -314,6 +334,7 @@ async function runStore(source: Source, a: Args): Promise<Result> {
       reopenSeconds,
       heapUsedMiB,
       admitRssMiB: admitRss / 2 ** 20,
+      ...(rssSplit === undefined ? {} : { rssSplitMiB: rssSplit }),
       cpuUsPerUrl,
       note: `openStore(dir${a.presets.length ? `, { presets: [${a.presets.join(', ')}] }` : ''}); admit() timed whole, ${a.inflight} in flight; lookups = canonical(), 256 at a time`,
     };
@@ -443,7 +464,9 @@ function table(results: readonly Result[], a: Args, source: Source): string {
     '|---|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const r of results) {
-    const extra = r.reopenSeconds === undefined ? '' : `; reopen (front rebuilt) ${r.reopenSeconds.toFixed(2)} s`;
+    const extra =
+      (r.reopenSeconds === undefined ? '' : `; reopen (front rebuilt) ${r.reopenSeconds.toFixed(2)} s`) +
+      (r.rssSplitMiB === undefined ? '' : `; RSS after the last admit ${fmt(r.rssSplitMiB.anon)} MiB anonymous + ${fmt(r.rssSplitMiB.file)} MiB mapped table files`);
     lines.push(
       `| ${r.subject} | ${fmt(r.urlsPerSecond)} | ${r.cpuUsPerUrl === undefined ? '—' : r.cpuUsPerUrl.toFixed(1)} | ${fmt(r.newKeys)} | ${r.seconds.toFixed(1)} s | ${fmt(r.lookupsPerSecond)} | ${fmt(r.peakRssMiB)} MiB${r.admitRssMiB === undefined ? '' : ` (${fmt(r.admitRssMiB)} MiB)`} | ${r.diskMiB === undefined ? '—' : `${r.diskMiB.toFixed(0)} MiB`} | ${r.note}${extra} |`,
     );
