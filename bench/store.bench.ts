@@ -93,6 +93,11 @@ function parseArgs(argv: readonly string[]): Args {
     else throw new Error(`unknown option ${flag} (see the header of bench/store.bench.ts)`);
   }
   if (a.semiSpaceMiB !== undefined && !(Number.isInteger(a.semiSpaceMiB) && a.semiSpaceMiB >= 1)) throw new Error('--semi-space: an integer number of MiB, at least 1');
+  // the flag sizes the young generation at start-up: it reaches the subjects through the processes
+  // this bench starts (--subject all); a single subject runs in this process, already started
+  if (a.semiSpaceMiB !== undefined && a.subject !== 'all' && !process.execArgv.includes(`--max-semi-space-size=${a.semiSpaceMiB}`)) {
+    throw new Error(`--semi-space with --subject: run node --max-semi-space-size=${a.semiSpaceMiB} dist/bench/store.bench.js … instead`);
+  }
   if (a.subject !== 'all' && !SUBJECTS.includes(a.subject)) throw new Error(`--subject: one of ${SUBJECTS.join(', ')}, all`);
   return a;
 }
