@@ -30,30 +30,37 @@ export function fingerprintInto(key: string, out: Int32Array): void {
  * without reading `head` again, with the same result as `fingerprintInto(head + rest, out)`.
  */
 export function fingerprintLanes(head: string, lanes: Int32Array): void {
-  let h1 = SEED_1;
-  let h2 = SEED_2;
-  for (let i = 0; i < head.length; i++) {
-    const c = head.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 2654435761);
-    h2 = Math.imul(h2 ^ c, 1597334677);
-  }
-  lanes[0] = h1;
-  lanes[1] = h2;
+  lanes[0] = SEED_1;
+  lanes[1] = SEED_2;
+  advance(lanes, head);
 }
 
 /** The fingerprint's words (as `fingerprintInto`) of a key whose head left the lanes `h1`, `h2`, followed by `rest`. */
 export function fingerprintFrom(h1: number, h2: number, rest: string, out: Int32Array): void {
-  for (let i = 0; i < rest.length; i++) {
-    const c = rest.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 2654435761);
-    h2 = Math.imul(h2 ^ c, 1597334677);
-  }
+  out[0] = h1;
+  out[1] = h2;
+  advance(out, rest);
+  h1 = out[0]!;
+  h2 = out[1]!;
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
   h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507);
   h2 ^= Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   out[0] = h2;
   out[1] = h1;
+}
+
+/** The lanes `[h1, h2]` advanced over the code units of `text`: the per-unit step of both lanes. */
+function advance(lanes: Int32Array, text: string): void {
+  let h1 = lanes[0]!;
+  let h2 = lanes[1]!;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  lanes[0] = h1;
+  lanes[1] = h2;
 }
 
 const HEX_BYTE: string[] = [];
