@@ -441,6 +441,8 @@ export class StoreEngine implements SeenStore {
   private async load(): Promise<void> {
     const format = await this.kv.get('meta', 'format');
     const identity = identityOptions(this.o.normalize);
+    // the layout the folder was written in (a new store is written in the current one)
+    let layout = STORE_FORMAT_VERSION;
     if (format === undefined) {
       for await (const _ of this.kv.keys('url', { limit: 1 })) {
         throw new UrlError('ERR_STORE_CORRUPT', this.location, { detail: 'URL entries without a meta/format record' });
@@ -461,6 +463,7 @@ export class StoreEngine implements SeenStore {
       );
     } else {
       const f = decodeJson<{ store: number; key: number }>(format);
+      layout = f.store;
       if (!STORE_FORMATS_READ.includes(f.store)) {
         throw this.incompatible(`layout version ${f.store}, this build reads ${STORE_FORMATS_READ.join(' and ')}`);
       }
@@ -506,7 +509,9 @@ export class StoreEngine implements SeenStore {
 
     if (this.o.readOnly) return;
     // an older layout is marked current before anything is written in the current one
-    await this.kv.write([{ space: 'meta', key: 'format', value: encodeJson({ store: STORE_FORMAT_VERSION, key: KEY_FORMAT_VERSION }) }], { sync: false });
+    if (layout !== STORE_FORMAT_VERSION) {
+      await this.kv.write([{ space: 'meta', key: 'format', value: encodeJson({ store: STORE_FORMAT_VERSION, key: KEY_FORMAT_VERSION }) }], { sync: false });
+    }
     await this.reconcilePruned();
     await this.kv.write([{ space: 'meta', key: 'presets', value: encodeJson(this.o.presets) }], { sync: false });
   }
