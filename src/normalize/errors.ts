@@ -47,18 +47,54 @@ function truncate(input: string, limit: number): string {
   return input.length <= limit ? input : `${input.slice(0, limit)}… (${input.length} chars)`;
 }
 
+/**
+ * Codes for bad input, as opposed to the store's and the fetcher's failures. A crawler meets bad
+ * links at a steady rate and the ladder may reject one twice (the single pass, then the full
+ * parse), so these errors carry no stack frames: capturing them cost more than the whole parse (about
+ * 4.7 µs a throw on the benchmark corpus, against 5 µs for `new URL` to fail), and they would
+ * only point into the normalizer. The code and the input say what went wrong.
+ * `UrlError.captureStackTraces = true` brings the frames back for debugging.
+ */
+const INPUT_CODES: ReadonlySet<UrlErrorCode> = new Set<UrlErrorCode>([
+  'ERR_INVALID_SCHEME',
+  'ERR_INVALID_HOST',
+  'ERR_INVALID_PORT',
+  'ERR_INVALID_AUTHORITY',
+  'ERR_INVALID_PERCENT',
+  'ERR_INVALID_CHARACTER',
+  'ERR_RELATIVE_URL',
+  'ERR_INVALID_URL',
+  'ERR_TOO_LONG',
+  'ERR_TOO_MANY_SEGMENTS',
+  'ERR_UNSUPPORTED_SCHEME',
+]);
+
+/** `Error.stackTraceLimit` while a frameless error is being built (set by `messageOf`, restored by the constructor). */
+let savedStackTraceLimit: number | undefined;
+
+function messageOf(code: UrlErrorCode, input: string, detail: string | undefined): string {
+  if (!UrlError.captureStackTraces && INPUT_CODES.has(code)) {
+    savedStackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+  }
+  return `${code}: ${JSON.stringify(truncate(input, MESSAGE_INPUT_LIMIT))}${detail ? ` (${detail})` : ''}`;
+}
+
 /** An error caused by bad input: it carries a stable `code` and the `input` that caused it. */
 export class UrlError extends Error {
+  /** Capture stack frames for bad-input codes too (off: see `INPUT_CODES`). Store and fetch errors always have them. */
+  static captureStackTraces = false;
   override readonly name = 'UrlError';
   constructor(
     readonly code: UrlErrorCode,
     readonly input: string,
     options?: ErrorOptions & { readonly detail?: string },
   ) {
-    super(
-      `${code}: ${JSON.stringify(truncate(input, MESSAGE_INPUT_LIMIT))}${options?.detail ? ` (${options.detail})` : ''}`,
-      options,
-    );
+    super(messageOf(code, input, options?.detail), options);
+    if (savedStackTraceLimit !== undefined) {
+      Error.stackTraceLimit = savedStackTraceLimit;
+      savedStackTraceLimit = undefined;
+    }
   }
 }
 

@@ -147,6 +147,12 @@ interface Authority {
   /** The fingerprint lanes after `keyHead` (fingerprint.ts), so a key's fingerprint reads only the rest. */
   readonly keyLane1: number;
   readonly keyLane2: number;
+  /**
+   * The prefix, then the longest rest that needs no rewriting, as one sticky expression
+   * (`authorityRun`), and the same for the prefix in any ASCII case: built on first use from the memo.
+   */
+  run: RegExp | undefined;
+  anyCaseRun: RegExp | undefined;
 }
 
 /**
@@ -160,7 +166,7 @@ const MEMO_SIZE = 4;
 const lanes = new Int32Array(2);
 const memo: Authority[] = [];
 /** The authority of the last successful scan. */
-let auth: Authority = { prefix: '', https: false, host: '', port: '', same: false, lenient: false, normalHead: '', keyHead: '', hostPort: '', keyLane1: 0, keyLane2: 0 };
+let auth: Authority = { prefix: '', https: false, host: '', port: '', same: false, lenient: false, normalHead: '', keyHead: '', hostPort: '', keyLane1: 0, keyLane2: 0, run: undefined, anyCaseRun: undefined };
 
 // Results of the last successful `scan`.
 /** Path and query, normalized (from the first "/" up to the fragment). */
@@ -170,6 +176,8 @@ let rSame = false;
 let rEnd = 0;
 /** True when the scan read the input as a browser does beyond RFC 3986 (strict mode declines). */
 let rLenient = false;
+/** The input's prefix is `auth.prefix` as written (false: the same in another ASCII case). */
+let prefixSame = true;
 
 /**
  * Scan `u`. True when it is an http(s) URL this pass normalizes; its pieces are then in `auth`
@@ -182,23 +190,65 @@ function scan(u: string): boolean {
   for (let m = 0; m < memo.length; m++) {
     const a = memo[m]!;
     const i = a.prefix.length;
-    if (endsAuthority(u.charCodeAt(i)) && u.startsWith(a.prefix)) {
+    // cheap checks first: the authority must end where this one does, after the same letter
+    const c = u.charCodeAt(i - 1);
+    const last = a.prefix.charCodeAt(i - 1);
+    if (!endsAuthority(u.charCodeAt(i)) || (c | 0x20) !== (last | 0x20)) continue;
+    let run: RegExp;
+    if (i > RUN_PREFIX_MAX) {
+      // too long for an expression of its own (no DNS name is): compare, then scan the rest
+      if (!u.startsWith(a.prefix)) continue;
       auth = a;
+      prefixSame = true;
       return scanRest(u, i);
     }
+    if (c === last && (run = a.run ?? (a.run = authorityRun(a.prefix, false))).test(u)) {
+      prefixSame = true;
+    } else {
+      // the same authority in another ASCII case (§3.1, §3.2.2: case-insensitive), if it is one
+      run = a.anyCaseRun ?? (a.anyCaseRun = authorityRun(a.prefix, true));
+      if (!run.test(u)) continue;
+      prefixSame = false;
+    }
+    auth = a;
+    const j = run.lastIndex;
+    run.lastIndex = 0;
+    // the run reached the end or a fragment (§3.5, dropped): nothing after the prefix to rewrite
+    if (j > i && (j === n || u.charCodeAt(j) === 0x23)) return untouchedRest(u, i, j);
+    return scanRest(u, i);
   }
-  // not one of the last few: the table of authorities seen, by the exact text up to the path
+  // not one of the last few: the table of authorities seen, by their exact text up to the path
   const end = authorityEnd(u);
   if (end > 0) {
-    const a = authorities.get(u.slice(0, end));
+    const text = u.slice(0, end);
+    let a = authorities.get(text);
+    prefixSame = true;
+    if (a === undefined && asciiAuthority) {
+      // another ASCII case of an authority: the one its lowercase spelling names
+      const lower = text.toLowerCase();
+      if (lower !== text) {
+        a = authorities.get(lower) ?? (scanAuthority(lower) === end ? auth : undefined);
+        prefixSame = false;
+      }
+    }
     if (a !== undefined) {
       auth = a;
       remember(a);
       return scanRest(u, end);
     }
   }
+  prefixSame = true;
   const i = scanAuthority(u);
   return i >= 0 && scanRest(u, i);
+}
+
+/** The results for a URL whose path and query, [i, end), stand as written (`authorityRun` said so). */
+function untouchedRest(u: string, i: number, end: number): boolean {
+  rEnd = end;
+  rSame = auth.same && prefixSame;
+  rLenient = auth.lenient;
+  rRest = u.slice(i, end);
+  return true;
 }
 
 /**
@@ -206,20 +256,64 @@ function scan(u: string): boolean {
  * `memo`: a crawl's links interleave a few dozen hosts and spellings, more than a short list
  * holds. A hit needs the whole prefix and the end of the authority after it, as in `memo`, so the
  * table never changes an answer. Emptied when full, so it stays small.
+ *
+ * A spelling in another ASCII case (`HTTPS://WWW.Example.COM`) is looked up, and scanned if it must
+ * be, by its lowercase text: scheme and host are case-insensitive (§3.1, §3.2.2; the host parser
+ * maps ASCII letters to lowercase before anything else, and an escape's hex digits decode alike in
+ * either case), so it names the same authority, only not normal as written. ASCII text only:
+ * Unicode's case mapping is not UTS #46's (a final sigma, for one).
  */
 const AUTHORITIES_MAX = 1024;
 const authorities = new Map<string, Authority>();
 
+/** Characters a path segment (§3.3) holds raw with nothing to rewrite; a query (§3.4) also "/" and "?". */
+const SEGMENT_CHARS = "A-Za-z0-9\\-._~!$&'()*+,;=:@";
+
+/**
+ * What `authorityRun` matches after the prefix: the end of the authority, then "/"-led segments,
+ * none starting with "." (it may be a dot-segment, §6.2.2.3), then an optional query. At least one
+ * segment, since an empty path becomes "/" (§6.2.3). A segment cannot hold "/", so the match is
+ * linear.
+ */
+const RUN_TAIL = String.raw`(?=[/\\?#]|$)(?:(?:\/(?!\.)[` + SEGMENT_CHARS + String.raw`]*)+(?:\?[` + SEGMENT_CHARS + String.raw`/?]*)?)?`;
+
+/** The longest prefix given an `authorityRun`: scheme, "://", a 253-octet DNS name and a port. */
+const RUN_PREFIX_MAX = 272;
+
+/** Regular-expression syntax characters, escaped to match an authority's text literally. */
+const SYNTAX_CHARACTER = /[\\^$.*+?()[\]{}|/-]/g;
+
+/**
+ * One authority's prefix, then the end of the authority and the longest rest that needs no
+ * rewriting, as a sticky expression: one call in compiled code does what a `startsWith` and a run
+ * over the path do in two. `anyCase`: the prefix's ASCII letters in either case (the rest keeps
+ * its case: §6.2.2.1 leaves the path's alone).
+ */
+function authorityRun(prefix: string, anyCase: boolean): RegExp {
+  let source = prefix.replace(SYNTAX_CHARACTER, '\\$&');
+  if (anyCase) source = source.replace(ASCII_LETTER, (l) => `[${l.toLowerCase()}${l.toUpperCase()}]`);
+  return new RegExp(source + RUN_TAIL, 'y');
+}
+
+const ASCII_LETTER = /[A-Za-z]/g;
+
 /** Runs to the end of an authority ("/", "\\", "?", "#" or the end of the input). */
 const AUTHORITY_RUN = /[^/\\?#]*/y;
+/** The same, over printable ASCII only. */
+const ASCII_AUTHORITY_RUN = /[!"$-.0->@-[\]-~]*/y;
+/** The authority `authorityEnd` last found is printable ASCII (so `caseVariant` applies). */
+let asciiAuthority = false;
 
 /** Where the authority of an "http://" or "https://" URL (any case) ends, or -1 for any other input. */
 function authorityEnd(u: string): number {
   const c = u.charCodeAt(4);
   const start = c === 0x3a ? 7 : c === 0x73 || c === 0x53 ? (u.charCodeAt(5) === 0x3a ? 8 : -1) : -1;
   if (start < 0) return -1;
-  return afterRun(AUTHORITY_RUN, u, start);
+  const end = afterRun(ASCII_AUTHORITY_RUN, u, start);
+  asciiAuthority = endsAuthority(u.charCodeAt(end));
+  return asciiAuthority ? end : afterRun(AUTHORITY_RUN, u, end);
 }
+
 
 /** `a` goes first in the memo of the last few authorities. */
 function remember(a: Authority): void {
@@ -332,6 +426,8 @@ function scanAuthority(u: string): number {
     hostPort: host + port,
     keyLane1: lanes[0]!,
     keyLane2: lanes[1]!,
+    run: undefined,
+    anyCaseRun: undefined,
   };
   remember(auth);
   if (authorities.size === AUTHORITIES_MAX) authorities.clear();
@@ -425,7 +521,7 @@ function scanRest(u: string, i: number): boolean {
   }
   // the fragment (§3.5) is dropped; the lenient ladder never rejects one
 
-  const same = auth.same && !rewrote;
+  const same = auth.same && prefixSame && !rewrote;
   rEnd = end;
   rSame = same;
   rLenient = lenient;

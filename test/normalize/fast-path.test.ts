@@ -114,6 +114,33 @@ describe('single pass', () => {
     for (let round = 0; round < 3; round++) check(round === 1 ? [...sequence].reverse() : sequence);
   });
 
+  it('reads an authority in another ASCII case as that authority, through the memo and the table', () => {
+    const others = ['http://c.d/', 'http://e.f/', 'http://g.h/', 'http://i.j/', 'http://k.l/'];
+    const sequence = [
+      'http://a.b/x', 'HTTP://A.B/y', 'Http://A.b/y#f', 'http://A.B/p%41', 'http://A.B:80/', 'http://A.B', 'http://A.C/',
+      ...others, // the memo forgets a.b: the next spellings go through the table, by their lowercase text
+      'HTTP://A.B/z', 'hTTp://a.B/z?q', ...others, 'http://NEVER.SEEN/', 'http://never.seen/', 'HTTPS://NEVER.SEEN:443/',
+      ...others, 'http://a.b/', 'http://a.b%41/', 'http://a.B%41/', 'http://a.b%61/', 'http://XN--P-E.COM/', 'http://xn--p-e.com/',
+    ];
+    for (let round = 0; round < 2; round++) check(round === 1 ? [...sequence].reverse() : sequence);
+    singlePassKey('http://a.b/x');
+    expect(singlePassNormal('HTTP://A.B/y')).toBe('http://a.b/y');
+    expect(isNormalHttpUrl('HTTP://A.B/y')).toBe(false);
+    expect(isNormalHttpUrl('http://a.b/y')).toBe(true);
+  });
+
+  it('does not fold case beyond ASCII (Unicode case mapping is not UTS #46), nor for a prefix too long to match at once', () => {
+    // JavaScript lowercases a final capital sigma to "ς"; UTS #46 maps it to "σ": different hosts
+    const sigma = ['http://όσ.gr/', 'http://ΌΣ.gr/', 'http://ός.gr/', 'http://ΌΣ.GR/', 'http://όσ.gr/', 'http://ΌΣ.gr/x'];
+    check(sigma);
+    check([...sigma].reverse());
+    expect(singlePassKey('http://ός.gr/')).not.toBe(singlePassKey('http://όσ.gr/'));
+    // an authority longer than any DNS name is compared as text, not by a compiled expression
+    const long = ['a'.repeat(63), 'b'.repeat(63), 'c'.repeat(63), 'd'.repeat(63), 'e'.repeat(40)].join('.');
+    const longs = [`http://${long}/x`, `http://${long}/y#f`, `HTTP://${long.toUpperCase()}/z`, `http://${long}/%7e`, `http://${long}:80/`];
+    for (let round = 0; round < 2; round++) expect(check(longs)).toBe(longs.length);
+  });
+
   it('agrees with the ladder on every bench corpus URL', () => {
     const urls = readFileSync(CORPUS, 'utf8').split('\n').filter(Boolean);
     const answered = check(urls);

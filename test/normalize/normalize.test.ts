@@ -50,3 +50,35 @@ describe('levels', () => {
     expect(outcome('http://a/1/2/3', { maxSegments: 3 })).toBe('http://a/1/2/3');
   });
 });
+
+describe('errors', () => {
+  function thrown(fn: () => unknown): UrlError {
+    try {
+      fn();
+    } catch (error) {
+      if (error instanceof UrlError) return error;
+      throw error;
+    }
+    throw new Error('nothing thrown');
+  }
+
+  it('a bad-input error carries its code and input, and no stack frames unless asked for', () => {
+    const limit = Error.stackTraceLimit;
+    const e = thrown(() => normalize('http://[::1/x'));
+    expect([e.code, e.input, e.name]).toEqual(['ERR_INVALID_HOST', 'http://[::1/x', 'UrlError']);
+    expect(e.stack).toBe(`UrlError: ${e.message}`);
+    expect(Error.stackTraceLimit).toBe(limit); // restored for everyone else
+    expect(new Error('other').stack).toMatch(/\n\s+at /);
+    UrlError.captureStackTraces = true;
+    try {
+      expect(thrown(() => normalize('http://[::1/x')).stack).toMatch(/\n\s+at /);
+    } finally {
+      UrlError.captureStackTraces = false;
+    }
+  });
+
+  it('store and fetch errors keep their stack frames', () => {
+    expect(new UrlError('ERR_STORE_IO', '/tmp/db').stack).toMatch(/\n\s+at /);
+    expect(new UrlError('ERR_BODY_TOO_LARGE', 'http://a/').stack).toMatch(/\n\s+at /);
+  });
+});
