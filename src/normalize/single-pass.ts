@@ -268,14 +268,17 @@ const authorities = new Map<string, Authority>();
 
 /** Characters a path segment (§3.3) holds raw with nothing to rewrite; a query (§3.4) also "/" and "?". */
 const SEGMENT_CHARS = "A-Za-z0-9\\-._~!$&'()*+,;=:@";
+const SEGMENT_FIRST_CHARS = SEGMENT_CHARS.replace('.', '');
 
 /**
  * What `authorityRun` matches after the prefix: the end of the authority, then "/"-led segments,
  * none starting with "." (it may be a dot-segment, §6.2.2.3), then an optional query. At least one
  * segment, since an empty path becomes "/" (§6.2.3). A segment cannot hold "/", so the match is
- * linear.
+ * linear; its first character is a class of its own rather than a lookahead, which irregexp runs
+ * faster.
  */
-const RUN_TAIL = String.raw`(?=[/\\?#]|$)(?:(?:\/(?!\.)[` + SEGMENT_CHARS + String.raw`]*)+(?:\?[` + SEGMENT_CHARS + String.raw`/?]*)?)?`;
+const RUN_TAIL =
+  String.raw`(?=[/\\?#]|$)(?:(?:\/(?:[` + SEGMENT_FIRST_CHARS + '][' + SEGMENT_CHARS + String.raw`]*)?)+(?:\?[` + SEGMENT_CHARS + String.raw`/?]*)?)?`;
 
 /** The longest prefix given an `authorityRun`: scheme, "://", a 253-octet DNS name and a port. */
 const RUN_PREFIX_MAX = 272;
