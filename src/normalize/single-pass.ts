@@ -71,7 +71,7 @@ const QUERY_CLASS = new Uint8Array(128);
  * unless a "." follows, which may start a dot-segment): a sticky regular expression skips them in
  * compiled code, faster than a loop over char codes.
  */
-const PATH_RUN = /(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|\/(?!\.))*/y;
+const PATH_RUN = /[A-Za-z0-9\-._~!$&'()*+,;=:@]*(?:\/(?!\.)[A-Za-z0-9\-._~!$&'()*+,;=:@]*)*/y;
 const QUERY_RUN = /[A-Za-z0-9\-._~!$&'()*+,;=:@/?]*/y;
 
 const H_OTHER = 0; // for the host parser
@@ -161,7 +161,7 @@ interface Authority {
  * Only the exact prefix followed by the end of the authority is a hit, so the memo never changes
  * an answer.
  */
-const MEMO_SIZE = 4;
+const MEMO_SIZE = 8;
 /** Scratch for `fingerprintLanes`. */
 const lanes = new Int32Array(2);
 const memo: Authority[] = [];
@@ -211,11 +211,16 @@ function scan(u: string): boolean {
       prefixSame = false;
     }
     auth = a;
+    if (m > 0) {
+      // one step forward (transposition): the authorities a crawl meets most drift to the front
+      memo[m] = memo[m - 1]!;
+      memo[m - 1] = a;
+    }
     const j = run.lastIndex;
     run.lastIndex = 0;
     // the run reached the end or a fragment (§3.5, dropped): nothing after the prefix to rewrite
     if (j > i && (j === n || u.charCodeAt(j) === 0x23)) return untouchedRest(u, i, j);
-    return scanRest(u, i);
+    return scanRest(u, i, j);
   }
   // not one of the last few: the table of authorities seen, by their exact text up to the path
   const end = authorityEnd(u);
@@ -438,8 +443,12 @@ function scanAuthority(u: string): number {
   return i;
 }
 
-/** Path, query and fragment (§3.3–3.5) from `i` (the end of the authority) into the `r*` results. */
-function scanRest(u: string, i: number): boolean {
+/**
+ * Path, query and fragment (§3.3–3.5) from `i` (the end of the authority) into the `r*` results.
+ * `resume` > `i`: the authority's run (`authorityRun`) vouched for [i, resume) — plain segments,
+ * none a dot-segment, perhaps then "?" and a plain query — so the scan goes on from there.
+ */
+function scanRest(u: string, i: number, resume = i): boolean {
   const n = u.length;
   let lenient = auth.lenient;
   let c = u.charCodeAt(i);
@@ -450,6 +459,7 @@ function scanRest(u: string, i: number): boolean {
   let end = n;
   const restStart = i;
   let inQuery = false;
+  let queryFrom = 0;
   if (i < n && (c === 0x2f || c === 0x5c)) {
     const pathStart = i;
     if (c === 0x5c) {
@@ -459,35 +469,47 @@ function scanRest(u: string, i: number): boolean {
     // a literal dot-segment shows as "/." (where the run stops); after "\" or a decoded %2E the
     // segments are walked
     let maybeDots = lenient;
-    for (;;) {
-      i = afterRun(PATH_RUN, u, i);
-      if (i >= n) break;
-      const k = classOf(PATH_CLASS, u.charCodeAt(i));
-      if (k === C_SLASH) {
-        maybeDots = true; // "/."
-        i++;
-      } else if (k === C_BACKSLASH) {
-        emit(u, i++, 1, '/');
-        lenient = true;
-        maybeDots = true;
-      } else if (k === C_PERCENT) {
-        const b = normalizeEscapeAt(u, i);
-        if (b < 0) return false; // a "%" that starts no escape: the ladder keeps it, with care
-        if (b === 0x2e) maybeDots = true;
-        i += 3;
-      } else if (k === C_QUESTION) {
-        inQuery = true;
-        break;
-      } else if (k === C_HASH) {
-        end = i;
-        break;
-      } else if (k === C_BAIL) {
-        return false;
-      } else {
-        i = encodeAt(u, i, n);
-        lenient = true;
+    const q = resume > i ? u.indexOf('?', i) : -1;
+    if (q >= 0 && q < resume) {
+      // the run went through the path and into the query
+      i = q;
+      inQuery = true;
+      queryFrom = resume;
+    } else {
+      // the run stops at the "." of a "/." (it took the "/"): go back to it, to see the "/."
+      if (resume > i) i = u.charCodeAt(resume) === 0x2e ? resume - 1 : resume;
+      for (;;) {
+        i = afterRun(PATH_RUN, u, i);
+        if (i >= n) break;
+        const k = classOf(PATH_CLASS, u.charCodeAt(i));
+        if (k === C_SLASH) {
+          maybeDots = true; // "/."
+          i++;
+        } else if (k === C_BACKSLASH) {
+          emit(u, i++, 1, '/');
+          lenient = true;
+          maybeDots = true;
+        } else if (k === C_PERCENT) {
+          const b = normalizeEscapeAt(u, i);
+          if (b < 0) return false; // a "%" that starts no escape: the ladder keeps it, with care
+          if (b === 0x2e) maybeDots = true;
+          i += 3;
+        } else if (k === C_QUESTION) {
+          inQuery = true;
+          queryFrom = i + 1;
+          break;
+        } else if (k === C_HASH) {
+          end = i;
+          break;
+        } else if (k === C_BAIL) {
+          return false;
+        } else {
+          i = encodeAt(u, i, n);
+          lenient = true;
+        }
       }
     }
+    // `i`: the end of the path
     if (maybeDots && hasDotSegment(u, pathStart, i)) {
       // §6.2.2.3 on the path as the syntax rung leaves it
       out = removeDotSegments(out + u.slice(copied, i));
@@ -497,13 +519,15 @@ function scanRest(u: string, i: number): boolean {
   } else {
     out = '/';
     rewrote = true;
-    if (i < n && c === 0x3f) inQuery = true;
-    else if (i < n) end = i; // "#"
+    if (i < n && c === 0x3f) {
+      inQuery = true;
+      queryFrom = i + 1;
+    } else if (i < n) end = i; // "#"
   }
 
   // query (§3.4): "/" and "?" stand raw too; "+" is not a space
   if (inQuery) {
-    i++;
+    i = queryFrom;
     for (;;) {
       i = afterRun(QUERY_RUN, u, i);
       if (i >= n) break;

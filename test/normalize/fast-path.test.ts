@@ -129,6 +129,19 @@ describe('single pass', () => {
     expect(isNormalHttpUrl('http://a.b/y')).toBe(true);
   });
 
+  it('goes on from where the authority run stopped: in the path, at a "/.", and in the query', () => {
+    const urls = [
+      'http://a.b/', 'http://a.b/x/./y', 'http://a.b/x/.', 'http://a.b/x/..', 'http://a.b/x/.well-known/%41', 'http://a.b/x/.%2e/y',
+      'http://a.b/x/%2e/y', 'http://a.b/x/y%2E%2E/z', 'http://a.b/x?q=%41/./', 'http://a.b/x/./y?q=/../%7e', 'http://a.b/x?q/../%zz',
+      'http://a.b/p/./q?r/../s#t', 'http://a.b/x/..?y', 'http://a.b/a\\b/../c', 'http://a.b/a b?c d', 'http://a.b/x?a?b%2f/./', 'http://a.b//./x',
+      'http://a.b/x/y?', 'http://a.b/x/y?#', 'http://a.b/%7e/./?%7e', 'http://a.b/x/.?y', 'http://a.b/é?é', 'http://a.b/x/%41?%41#%41',
+    ];
+    for (let round = 0; round < 2; round++) expect(check(urls)).toBe(urls.length - 1); // all but the bad escape "%zz"
+    expect(singlePassNormal('http://a.b/x?q=%41/./')).toBe('http://a.b/x?q=A/./');
+    expect(singlePassNormal('http://a.b/x/./y?q=/../%7e')).toBe('http://a.b/x/y?q=/../~');
+    expect(singlePassNormal('http://a.b/x/.well-known/%41')).toBe('http://a.b/x/.well-known/A');
+  });
+
   it('does not fold case beyond ASCII (Unicode case mapping is not UTS #46), nor for a prefix too long to match at once', () => {
     // JavaScript lowercases a final capital sigma to "ς"; UTS #46 maps it to "σ": different hosts
     const sigma = ['http://όσ.gr/', 'http://ΌΣ.gr/', 'http://ός.gr/', 'http://ΌΣ.GR/', 'http://όσ.gr/', 'http://ΌΣ.gr/x'];
