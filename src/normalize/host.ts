@@ -24,8 +24,11 @@ const idnaCache = new Map<string, string>();
 /** Entries kept before the cache is cleared, so memory stays bounded on hostile input. */
 const IDNA_CACHE_LIMIT = 10_000;
 
-function invalidHost(input: string, detail: string): UrlError {
-  return new UrlError('ERR_INVALID_HOST', input, { detail });
+/** `host` failed; `source`: the whole input it came from (the URL), reported as the error's input. */
+function invalidHost(host: string, detail: string, source?: string): UrlError {
+  return source === undefined || source === host
+    ? new UrlError('ERR_INVALID_HOST', host, { detail })
+    : new UrlError('ERR_INVALID_HOST', source, { detail: `${detail}: ${JSON.stringify(host)}` });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -38,22 +41,23 @@ function invalidHost(input: string, detail: string): UrlError {
  * (ends-in-a-number + IPv4 parser: 0x/octal/short forms like 127.1, 2130706433), IPv6 literals
  * in [ ]. Returns the serialized host: lowercase ASCII domain, dotted-decimal IPv4, or
  * "[" + RFC 5952 compressed lowercase IPv6 + "]" (WHATWG serialization: no embedded dotted IPv4,
- * so [::ffff:127.0.0.1] -> [::ffff:7f00:1]). Throws UrlError('ERR_INVALID_HOST', input) on failure.
+ * so [::ffff:127.0.0.1] -> [::ffff:7f00:1]). Throws UrlError('ERR_INVALID_HOST') on failure, with
+ * `source` (the URL the host is from) as its input when given, else the host.
  */
-export function parseSpecialHost(input: string): string {
+export function parseSpecialHost(input: string, source?: string): string {
   // 1. If input starts with "[": an IPv6 literal.
-  if (input.charCodeAt(0) === 0x5b) return parseIPv6Literal(input);
+  if (input.charCodeAt(0) === 0x5b) return parseIPv6Literal(input, source);
   // 3. Assert: input is not the empty string (the URL parser rejects an empty special host).
-  if (input.length === 0) throw invalidHost(input, 'empty host');
+  if (input.length === 0) throw invalidHost(input, 'empty host', source);
   // 4. domain = UTF-8 decode without BOM of the percent-decoding of input.
   const domain = percentDecodeToString(input);
   // 5-7. asciiDomain = domain to ASCII(domain, false); failure or a forbidden domain code point fails.
   const asciiDomain = domainToAscii(domain);
-  if (asciiDomain === null) throw invalidHost(input, 'domain to ASCII failed');
+  if (asciiDomain === null) throw invalidHost(input, 'domain to ASCII failed', source);
   // 8. If asciiDomain ends in a number, return the result of IPv4 parsing asciiDomain.
   if (endsInANumber(asciiDomain)) {
     const address = ipv4Parse(asciiDomain);
-    if (address < 0) throw invalidHost(input, 'invalid IPv4 address');
+    if (address < 0) throw invalidHost(input, 'invalid IPv4 address', source);
     return serializeIPv4(address);
   }
   // 9. Return asciiDomain.
@@ -76,14 +80,14 @@ export function parseOpaqueHost(input: string): string {
   return utf8PercentEncode(input, C0_CONTROL_SET);
 }
 
-function parseIPv6Literal(input: string): string {
+function parseIPv6Literal(input: string, source?: string): string {
   // Host parser 1.1: if input does not end with "]", failure.
   if (input.length < 2 || input.charCodeAt(input.length - 1) !== 0x5d) {
-    throw invalidHost(input, 'unclosed IPv6 literal');
+    throw invalidHost(input, 'unclosed IPv6 literal', source);
   }
   // 1.2: IPv6 parse the input with its brackets removed.
   const pieces = parseIPv6(input.slice(1, -1));
-  if (pieces === null) throw invalidHost(input, 'invalid IPv6 address');
+  if (pieces === null) throw invalidHost(input, 'invalid IPv6 address', source);
   return '[' + serializeIPv6(pieces) + ']';
 }
 

@@ -1,7 +1,7 @@
 // Our own normalization cases, in the shared JSON shape { input, expected | expected_error, section, note }.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { normalize, UrlError, type NormalizeOptions } from '../../src/normalize/index.js';
+import { key, normalize, parseSpecialHost, UrlError, type NormalizeOptions } from '../../src/normalize/index.js';
 
 interface Case { input: string; expected?: string; expected_error?: string; section: string; note?: string }
 const load = (name: string): Case[] => JSON.parse(readFileSync(new URL(`./cases/${name}`, import.meta.url), 'utf8')) as Case[];
@@ -75,6 +75,18 @@ describe('errors', () => {
     } finally {
       UrlError.captureStackTraces = false;
     }
+  });
+
+  it('an invalid host is reported with the whole URL as the input, the host in the message', () => {
+    for (const [u, host] of [['https://postgr es/c/1', 'postgr%20es'], ['http://1.2.3.4.5/', '1.2.3.4.5'], ['http://%zz.a/', '%zz.a'], ['http://[::g]/x', undefined]] as const) {
+      for (const fn of [() => normalize(u), () => key(u)]) {
+        const e = thrown(fn);
+        expect([e.code, e.input], u).toEqual(['ERR_INVALID_HOST', u]);
+        if (host !== undefined) expect(e.message, u).toContain(JSON.stringify(host));
+      }
+    }
+    // the host parser on its own reports the host it was given
+    expect(thrown(() => parseSpecialHost('1.2.3.4.5')).input).toBe('1.2.3.4.5');
   });
 
   it('store and fetch errors keep their stack frames', () => {

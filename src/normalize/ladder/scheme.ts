@@ -36,7 +36,7 @@ export function schemeNormalize(r: UriRecord, input: string, options: SchemeRung
   let { userinfo, host, port, path, fragment } = r;
 
   if (host !== undefined) {
-    if (rule.specialHost && host !== '') host = parseSpecialHost(host);
+    if (rule.specialHost && host !== '') host = parseSpecialHost(host, input);
     else if (host.charCodeAt(0) === 0x5b) host = canonicalIpLiteral(host, input);
   }
   if (rule.requiresHost && (host === undefined || host === '')) {
