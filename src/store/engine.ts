@@ -208,6 +208,9 @@ class Txn {
   readonly newKeys: string[] = [];
   /** Fingerprint words of `newKeys`, two per key. */
   readonly newWords: number[] = [];
+  /** The single-pass parts of `newKeys` ('' and the key when it came whole): see `written`. */
+  readonly newHeads: string[] = [];
+  readonly newRests: string[] = [];
   private createdSet: Set<string> | undefined;
   readonly newAliasSources: string[] = [];
   readonly activated: string[] = [];
@@ -263,9 +266,11 @@ class Txn {
   }
 
   /** A `url` entry for `key` is created by this batch. */
-  addNew(key: string, h1: number, h2: number): void {
+  addNew(key: string, h1: number, h2: number, head = '', rest = key): void {
     this.newKeys.push(key);
     this.newWords.push(h1, h2);
+    this.newHeads.push(head);
+    this.newRests.push(rest);
     this.createdSet?.add(key);
   }
 
@@ -723,7 +728,16 @@ export class StoreEngine implements SeenStore {
       const keys = txn.newKeys;
       const words = txn.newWords;
       const others = txn.urls.size > 0;
-      for (let i = 0; i < keys.length; i++) if (!(others && txn.urls.has(keys[i]!))) this.cache.set(keys[i]!, words[2 * i]!, 'q');
+      const heads = txn.newHeads;
+      const rests = txn.newRests;
+      for (let i = 0; i < keys.length; i++) {
+        if (others && txn.urls.has(keys[i]!)) continue;
+        // a key the single pass made is a rope of its head and a slice of the input URL, which
+        // it keeps alive whole: the cache, which keeps keys long enough to be copied twice by the
+        // scavenger, gets one flat string instead (a two-part join makes one)
+        const head = heads[i]!;
+        this.cache.set(head === '' ? keys[i]! : [head, rests[i]!].join(''), words[2 * i]!, 'q');
+      }
       for (const [k, e] of txn.urls) {
         const h1 = fingerprintWords(k)[0];
         if (e === null) this.cache.delete(k, h1);
@@ -1200,7 +1214,7 @@ export class StoreEngine implements SeenStore {
     }
     b.queued++;
     txn.queuedNew++;
-    txn.addNew(key, h1, h2);
+    txn.addNew(key, h1, h2, head, rest);
     txn.put('url', key, b.value);
   }
 
