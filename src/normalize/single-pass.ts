@@ -156,10 +156,11 @@ interface Authority {
 }
 
 /**
- * The authorities of the last URLs scanned, most recent first: a crawler's links come in runs from
- * one page, so most URLs share the scheme, host and port of one of the last few and skip their scan.
- * Only the exact prefix followed by the end of the authority is a hit, so the memo never changes
- * an answer.
+ * The authorities of the last URLs scanned: a crawler's links come in runs from one page, so most
+ * URLs share the scheme, host and port of one of the last few and skip their scan. A new one goes
+ * first and a hit moves one step forward, so the few a crawl meets most stay in front. Only the
+ * exact prefix (or the same in another ASCII case, marked as such) followed by the end of the
+ * authority is a hit, so the memo never changes an answer.
  */
 const MEMO_SIZE = 8;
 /** Scratch for `fingerprintLanes`. */
@@ -232,8 +233,10 @@ function scan(u: string): boolean {
       // another ASCII case of an authority: the one its lowercase spelling names
       const lower = text.toLowerCase();
       if (lower !== text) {
-        a = authorities.get(lower) ?? (scanAuthority(lower) === end ? auth : undefined);
         prefixSame = false;
+        a = authorities.get(lower);
+        // not seen in any case: scan the lowercase spelling (into the memo and the table)
+        if (a === undefined) return scanAuthority(lower) === end && scanRest(u, end);
       }
     }
     if (a !== undefined) {
@@ -309,7 +312,7 @@ const ASCII_LETTER = /[A-Za-z]/g;
 const AUTHORITY_RUN = /[^/\\?#]*/y;
 /** The same, over printable ASCII only. */
 const ASCII_AUTHORITY_RUN = /[!"$-.0->@-[\]-~]*/y;
-/** The authority `authorityEnd` last found is printable ASCII (so `caseVariant` applies). */
+/** The authority `authorityEnd` last found is printable ASCII (so another case of it may be looked up by its lowercase text). */
 let asciiAuthority = false;
 
 /** Where the authority of an "http://" or "https://" URL (any case) ends, or -1 for any other input. */
@@ -321,7 +324,6 @@ function authorityEnd(u: string): number {
   asciiAuthority = endsAuthority(u.charCodeAt(end));
   return asciiAuthority ? end : afterRun(AUTHORITY_RUN, u, end);
 }
-
 
 /** `a` goes first in the memo of the last few authorities. */
 function remember(a: Authority): void {
