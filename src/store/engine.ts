@@ -620,7 +620,8 @@ export class StoreEngine implements SeenStore {
       return Promise.reject(new UrlError('ERR_STORE_IO', this.location, { detail: 'the store is closed' }));
     }
     const built = this.tail.then(async () => {
-      while (this.admitWrites.length >= ADMIT_WRITES_AHEAD) await this.admitWrites[0]!.catch(() => undefined);
+      // (these promises never reject: `pending` below settles them either way)
+      while (this.admitWrites.length >= ADMIT_WRITES_AHEAD) await this.admitWrites[0];
       const b = await build();
       const pending: Promise<void> = b.written.then(
         () => this.admitWriteDone(pending),
