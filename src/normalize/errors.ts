@@ -84,12 +84,15 @@ export class UrlError extends Error {
   /** Capture stack frames for bad-input codes too (off: see `INPUT_CODES`). Store and fetch errors always have them. */
   static captureStackTraces = false;
   override readonly name = 'UrlError';
+  /** What was wrong, beyond the code (also in the message): "unclosed [", a host's UTS #46 failure. */
+  readonly detail: string | undefined;
   constructor(
     readonly code: UrlErrorCode,
     readonly input: string,
     options?: ErrorOptions & { readonly detail?: string },
   ) {
     super(messageOf(code, input, options?.detail), options);
+    this.detail = options?.detail;
     if (savedStackTraceLimit !== undefined) {
       Error.stackTraceLimit = savedStackTraceLimit;
       savedStackTraceLimit = undefined;

@@ -4,6 +4,7 @@
  * Protocol-based normalization (§6.2.4) needs evidence and lives in the store.
  * `normalize(normalize(x)) === normalize(x)` for every rung and option.
  */
+import { knownAuthorityFailure, rememberAuthorityFailure } from './authority-failures.js';
 import { UrlError } from './errors.js';
 import { applyPolicy, isPresetName, type PresetName } from './ladder/policy.js';
 import { schemeNormalize } from './ladder/scheme.js';
@@ -107,19 +108,34 @@ function climb(input: string, o: ResolvedOptions, knownNotFast = false): UriReco
   const normal = o.fast && !knownNotFast ? singlePassNormal(input, o.strict) : undefined;
   if (normal !== undefined) {
     r = parseUriReference(normal, { maxLength: o.maxLength });
-  } else {
-    const parsed = parseUriReference(input, { strict: o.strict, browser: !o.strict, maxLength: o.maxLength });
-    if (parsed.scheme === undefined) {
-      throw new UrlError('ERR_RELATIVE_URL', input, { detail: 'an absolute URI needs a scheme (§4.3)' });
+  } else if (o.fast && !o.strict && o.presets.length === 0) {
+    // the single pass's options: an authority the ladder rejected before fails alike, at once
+    const known = knownAuthorityFailure(input);
+    if (known !== undefined) throw known;
+    try {
+      r = climbRungs(input, o);
+    } catch (e) {
+      if (e instanceof UrlError) rememberAuthorityFailure(input, e);
+      throw e;
     }
-    r = syntaxNormalize(parsed, input, o.strict);
-    if (o.rung >= 2) r = schemeNormalize(r, input, { keepFragment: o.keepFragment });
+  } else {
+    r = climbRungs(input, o);
   }
   if (o.presets.length > 0) r = applyPolicy(r, o.presets).record;
   if (o.maxSegments > 0 && countSegments(r.path) > o.maxSegments) {
     throw new UrlError('ERR_TOO_MANY_SEGMENTS', input, { detail: `more than ${o.maxSegments} path segments` });
   }
   return r;
+}
+
+/** Parse (§3), then the syntax rung (§6.2.2) and, when asked, the scheme rung (§6.2.3). */
+function climbRungs(input: string, o: ResolvedOptions): UriRecord {
+  const parsed = parseUriReference(input, { strict: o.strict, browser: !o.strict, maxLength: o.maxLength });
+  if (parsed.scheme === undefined) {
+    throw new UrlError('ERR_RELATIVE_URL', input, { detail: 'an absolute URI needs a scheme (§4.3)' });
+  }
+  const r = syntaxNormalize(parsed, input, o.strict);
+  return o.rung >= 2 ? schemeNormalize(r, input, { keepFragment: o.keepFragment }) : r;
 }
 
 /**

@@ -10,8 +10,10 @@ import { scannedKeyFingerprint, singlePassIdentity, singlePassKey, singlePassNor
 import { seededRandom } from '../support/seeded-random.js';
 
 const CORPUS = new URL('../../bench/corpus/urls.txt', import.meta.url);
-const DEFAULTS = resolveNormalizeOptions(undefined);
-const STRICT = resolveNormalizeOptions({ strict: true });
+// `fast: false`: the ladder's rungs alone, neither the single pass nor the errors remembered for
+// authorities it rejected (authority-failures.ts)
+const DEFAULTS = { ...resolveNormalizeOptions(undefined), fast: false };
+const STRICT = { ...resolveNormalizeOptions({ strict: true }), fast: false };
 
 /** The full ladder, never the single pass; null for input it rejects. */
 function ladder(u: string, o = DEFAULTS): { normal: string; key: string; hostPort: string } | null {
@@ -22,6 +24,34 @@ function ladder(u: string, o = DEFAULTS): { normal: string; key: string; hostPor
     if (error instanceof UrlError) return null;
     throw error;
   }
+}
+
+/** What `f` gives for `u`: its result, or the code, message, input and detail of its `UrlError`. */
+function outcome(f: (u: string) => string, u: string): string | { code: string; message: string; input: string; detail: string | undefined } {
+  try {
+    return f(u);
+  } catch (error) {
+    if (!(error instanceof UrlError)) throw error;
+    return { code: error.code, message: error.message, input: error.input, detail: error.detail };
+  }
+}
+
+/**
+ * Every URL through the public `key` twice (the second time an authority the ladder rejected
+ * before fails from what was remembered) gives what the ladder alone gives: the key, or the same
+ * error. Returns how many failed.
+ */
+function checkErrors(urls: readonly string[]): number {
+  let failed = 0;
+  for (let round = 0; round < 2; round++) {
+    for (const u of urls) {
+      const expected = outcome((x) => keyFromRecord(normalizeWith(x, DEFAULTS, true)), u);
+      expect(outcome(key, u), u).toEqual(expected);
+      expect(outcome(normalize, u), u).toEqual(typeof expected === 'string' ? recompose(normalizeWith(u, DEFAULTS, true)) : expected);
+      if (round === 0 && typeof expected !== 'string') failed++;
+    }
+  }
+  return failed;
 }
 
 /** Checks every URL; returns how many the single pass answered. */
@@ -102,6 +132,25 @@ describe('single pass', () => {
     }
   });
 
+  it('fails a URL whose authority the ladder rejected before with the same error, and only then', () => {
+    const urls = [
+      'https://[::1/x', 'https://[::1/y?q#f', 'HTTPS://[::1/z', 'https://[::1', 'https://a.b:80:80/x', 'https://a.b:99999/x',
+      'https://a.b:99999', 'https://%zz.a.b/x', 'https://a<b/x', 'https://1.2.3.4.5/x', 'http://user@/x', 'https://:80/x',
+      // the same text read two ways: a space inside the authority, then trailing (trimmed); a run of
+      // slashes before the authority (skipped); a tab (removed): never remembered
+      'https://a.b:80 /x', 'https://a.b:80 ', 'https://a.b:8 0/x', 'https:///a.b/x', 'https:////[::1/x', 'https:///[::1]/x',
+      'https://a.b:8\t0/x', 'https://a.b:80\t', 'https://a.b:8\t0',
+      // not http(s): the authority may end elsewhere (no "\\" in a non-special URL)
+      'foo://[::1\\x/y', 'foo://[::1\\z/y', 'ftp://[::1/x', 'ftp://[::1/y',
+    ];
+    expect(checkErrors(urls)).toBeGreaterThan(15);
+    // strict mode neither uses nor fills the table
+    expect(() => key('https://[::1/x', { strict: true })).toThrow(UrlError);
+    // (the port fails in the scheme rung, after the strict parse has rejected the raw space)
+    expect(outcome(key, 'https://a.b:99999/x')).toMatchObject({ code: 'ERR_INVALID_PORT' });
+    expect(outcome((u) => key(u, { strict: true }), 'https://a.b:99999/x y')).toMatchObject({ code: 'ERR_INVALID_CHARACTER' });
+  });
+
   it('reuses a remembered authority only for the exact same prefix', () => {
     // each URL shares a prefix with the one before; neither the memo of the last few authorities
     // nor the table of all of them (rounds 2 and 3 come back to each prefix) may carry an answer across
@@ -157,8 +206,10 @@ describe('single pass', () => {
   it('agrees with the ladder on every bench corpus URL', () => {
     const urls = readFileSync(CORPUS, 'utf8').split('\n').filter(Boolean);
     const answered = check(urls);
-    console.log(`single pass: answered ${answered} of ${urls.length} corpus URLs`);
+    const failed = checkErrors(urls.filter((u) => ladder(u) === null));
+    console.log(`single pass: answered ${answered} of ${urls.length} corpus URLs; ${failed} rejected, with the ladder's errors`);
     expect(answered).toBeGreaterThan(urls.length / 2);
+    expect(failed).toBeGreaterThan(500);
   }, 120_000);
 
   it('agrees with the ladder on generated input (seeded)', () => {
@@ -188,7 +239,9 @@ describe('single pass', () => {
       urls.push(u + junk(0.05));
     }
     const answered = check(urls);
-    console.log(`single pass, generated (seed ${seed}): answered ${answered} of ${urls.length}`);
+    const failed = checkErrors(urls);
+    console.log(`single pass, generated (seed ${seed}): answered ${answered} of ${urls.length}; ${failed} rejected, with the ladder's errors`);
     expect(answered).toBeGreaterThan(1000);
+    expect(failed).toBeGreaterThan(1000);
   }, 120_000);
 });
