@@ -1,9 +1,13 @@
 /**
  * RFC 3986 §5.2.4: remove_dot_segments.
  *
- * The algorithm as the RFC writes it, with an index into the input buffer and the output buffer kept
- * as a stack of moved segments, so "remove the last segment of the output" is a pop: linear time
- * and memory even for a million `../`.
+ * The algorithm as the RFC writes it, with an index into the input buffer. The output buffer holds
+ * no text of its own: every character it receives is a character of the input (a moved segment, or
+ * the "/" of a final "/." or "/.."), so it is kept as a stack of ranges of the input, a segment
+ * appended right after the range before it only widening that range. "Remove the last segment of
+ * the output" shortens the last range back to its last "/". Each output character is moved and
+ * removed at most once: linear time and memory even for a million `../`, and a path with one or two
+ * dot-segments comes out as two or three slices of the input, with no array of segments to join.
  */
 const SLASH = 0x2f;
 const DOT = 0x2e;
@@ -13,11 +17,62 @@ export function mayHaveDotSegments(path: string): boolean {
   return path.charCodeAt(0) === DOT || path.indexOf('/.') !== -1;
 }
 
+/** The output buffer: [start, end) ranges of the input, in order (grown when a path needs more). */
+let ranges = new Int32Array(64);
+let top = 0; // entries in use (two per range)
+
+/** The output buffer receives input[from, to). */
+function append(from: number, to: number): void {
+  if (top > 0 && ranges[top - 1] === from) {
+    ranges[top - 1] = to;
+    return;
+  }
+  if (top === ranges.length) {
+    const grown = new Int32Array(ranges.length * 2);
+    grown.set(ranges);
+    ranges = grown;
+  }
+  ranges[top++] = from;
+  ranges[top++] = to;
+}
+
+/** The last segment of the output buffer, and its preceding "/" if any, is removed (§5.2.4 C). */
+function removeLastSegment(path: string): void {
+  if (top === 0) return;
+  const start = ranges[top - 2]!;
+  const slash = path.lastIndexOf('/', ranges[top - 1]! - 1);
+  if (slash > start) ranges[top - 1] = slash;
+  else top -= 2; // the range was that one segment
+}
+
+/** The output buffer as a string. */
+function output(path: string): string {
+  if (top === 2) return path.slice(ranges[0]!, ranges[1]!);
+  if (top <= 16) {
+    let out = '';
+    for (let k = 0; k < top; k += 2) out += path.slice(ranges[k]!, ranges[k + 1]!);
+    return out;
+  }
+  const parts: string[] = [];
+  for (let k = 0; k < top; k += 2) parts.push(path.slice(ranges[k]!, ranges[k + 1]!));
+  return parts.join('');
+}
+
 export function removeDotSegments(path: string): string {
   if (!mayHaveDotSegments(path)) return path;
-  const n = path.length;
-  const out: string[] = [];
-  let i = 0;
+  return removeDotSegmentsBetween(path, 0, path.length);
+}
+
+/**
+ * `removeDotSegments` on the path `s.slice(start, end)`, read in place: the normalizer's single pass
+ * gives it the input URL and the bounds of its path. The result is shorter than `end - start`
+ * exactly when the path held a dot-segment.
+ */
+export function removeDotSegmentsBetween(s: string, start: number, end: number): string {
+  const path = s;
+  const n = end;
+  top = 0;
+  let i = start;
   while (i < n) {
     const c0 = path.charCodeAt(i);
     const c1 = i + 1 < n ? path.charCodeAt(i + 1) : -1;
@@ -33,17 +88,17 @@ export function removeDotSegments(path: string): string {
     else if (c0 === SLASH && c1 === DOT && c2 === SLASH) {
       i += 2;
     } else if (c0 === SLASH && c1 === DOT && i + 2 === n) {
-      out.push('/');
+      append(i, i + 1);
       i = n;
     }
     // C. a prefix of "/../" or "/.." (a complete segment) is replaced by "/", and the last
     //    segment of the output buffer is removed with its preceding "/"
     else if (c0 === SLASH && c1 === DOT && c2 === DOT && c3 === SLASH) {
       i += 3;
-      out.pop();
+      removeLastSegment(path);
     } else if (c0 === SLASH && c1 === DOT && c2 === DOT && i + 3 === n) {
-      out.pop();
-      out.push('/');
+      removeLastSegment(path);
+      append(i, i + 1);
       i = n;
     }
     // D. an input of exactly "." or ".." is removed
@@ -53,12 +108,12 @@ export function removeDotSegments(path: string): string {
     // E. the first segment, with its initial "/" if any, moves to the output
     else {
       let j = path.indexOf('/', c0 === SLASH ? i + 1 : i);
-      if (j === -1) j = n;
-      out.push(path.slice(i, j));
+      if (j === -1 || j > n) j = n;
+      append(i, j);
       i = j;
     }
   }
-  return out.join('');
+  return top === 0 ? '' : output(path);
 }
 
 /** Number of segments of a path (`/a/b` has 2), for the `maxSegments` limit. */

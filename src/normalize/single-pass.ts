@@ -27,7 +27,7 @@ import { UrlError } from './errors.js';
 import { fingerprintFrom, fingerprintLanes } from './fingerprint.js';
 import { parseSpecialHost } from './host.js';
 import { hexValue, normalizePercentEncoding, percentEncodeCodePoint, REG_NAME } from './percent-encoding.js';
-import { removeDotSegments } from './remove-dot-segments.js';
+import { removeDotSegments, removeDotSegmentsBetween } from './remove-dot-segments.js';
 import { sortHost } from './sort-host.js';
 
 // ---- character classes ----------------------------------------------------------------------
@@ -512,11 +512,16 @@ function scanRest(u: string, i: number, resume = i): boolean {
       }
     }
     // `i`: the end of the path
-    if (maybeDots && hasDotSegment(u, pathStart, i)) {
-      // §6.2.2.3 on the path as the syntax rung leaves it
-      out = removeDotSegments(out + u.slice(copied, i));
-      copied = i;
-      rewrote = true;
+    if (maybeDots) {
+      // §6.2.2.3 on the path as the syntax rung leaves it (read in place when nothing in it was
+      // rewritten yet); removing a dot-segment always shortens the path
+      const path = out === '' ? undefined : out + u.slice(copied, i);
+      const removed = path === undefined ? removeDotSegmentsBetween(u, pathStart, i) : removeDotSegments(path);
+      if (removed.length !== (path === undefined ? i - pathStart : path.length)) {
+        out = removed;
+        copied = i;
+        rewrote = true;
+      }
     }
   } else {
     out = '/';
@@ -631,41 +636,6 @@ function isALabelStart(u: string, i: number): boolean {
     u.charCodeAt(i + 2) === 0x2d &&
     u.charCodeAt(i + 3) === 0x2d
   );
-}
-
-/** True when `%2E` (any case) is at `i`. */
-function isEncodedDot(u: string, i: number): boolean {
-  return u.charCodeAt(i) === 0x25 && u.charCodeAt(i + 1) === 0x32 && (u.charCodeAt(i + 2) | 0x20) === 0x65;
-}
-
-/** The segment [start, end) is "." or ".." once `%2E` is decoded (§6.2.2.2, then §6.2.2.3). */
-function isDotSegment(u: string, start: number, end: number): boolean {
-  switch (end - start) {
-    case 1:
-      return u.charCodeAt(start) === 0x2e;
-    case 2:
-      return u.charCodeAt(start) === 0x2e && u.charCodeAt(start + 1) === 0x2e;
-    case 3:
-      return isEncodedDot(u, start);
-    case 4:
-      return (u.charCodeAt(start) === 0x2e && isEncodedDot(u, start + 1)) || (isEncodedDot(u, start) && u.charCodeAt(start + 3) === 0x2e);
-    case 6:
-      return isEncodedDot(u, start) && isEncodedDot(u, start + 3);
-    default:
-      return false;
-  }
-}
-
-/** Some segment of the path [start, end), between "/" or "\\", is a dot-segment. */
-function hasDotSegment(u: string, start: number, end: number): boolean {
-  let segmentStart = start + 1;
-  for (let i = segmentStart; i <= end; i++) {
-    const c = i === end ? 0x2f : u.charCodeAt(i);
-    if (c !== 0x2f && c !== 0x5c) continue;
-    if (i - segmentStart <= 6 && isDotSegment(u, segmentStart, i)) return true;
-    segmentStart = i + 1;
-  }
-  return false;
 }
 
 /** The octet of the escape "%XX" at `i`, or -1 when it is not one (§2.1). */

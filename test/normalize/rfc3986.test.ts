@@ -1,6 +1,7 @@
 // RFC 3986 examples (../shared/testdata/rfc3986.json): §5.4 resolution, §5.2.4, §6.2 equivalence.
 import { describe, expect, it } from 'vitest';
 import { key, normalize, removeDotSegments, resolve } from '../../src/normalize/index.js';
+import { removeDotSegmentsBetween } from '../../src/normalize/remove-dot-segments.js';
 import { readTestdata } from '../support/testdata.js';
 
 interface ResolveCase { base: string; ref: string; expected: string; section: string; expected_non_strict?: string }
@@ -29,6 +30,10 @@ describe('RFC 3986 §5.4 reference resolution (rfc3986 mode)', () => {
 describe('RFC 3986 §5.2.4 remove_dot_segments', () => {
   it.each(data.remove_dot_segments)('$input', (c) => {
     expect(removeDotSegments(c.input)).toBe(c.expected);
+    // read in place, between other text with slashes and dots on either side (the single pass's way)
+    const within = `/../x/.${c.input}/../?a/./b`;
+    const start = '/../x/.'.length;
+    expect(removeDotSegmentsBetween(within, start, start + c.input.length)).toBe(c.expected);
   });
 });
 
