@@ -225,8 +225,12 @@ interface Result {
   peakRssMiB: number;
   diskMiB: number | undefined;
   reopenSeconds?: number;
+  /** Where the reopened store's Bloom fronts came from: the snapshot its close wrote, or every key. */
+  reopenFront?: 'snapshot' | 'database';
+  /** The process's peak RSS so far after each phase (admit, lookups, close, reopen). */
+  peakRssByPhaseMiB?: Record<string, number>;
   heapUsedMiB?: number;
-  /** Highest RSS sampled while admitting (the whole-run peak also covers the reopen scan). */
+  /** Highest RSS sampled while admitting (the whole-run peak also covers lookups, close and reopen). */
   admitRssMiB?: number;
   /** Linux: the RSS right after the last admit, split into anonymous memory and file pages (LevelDB maps its table files). */
   rssSplitMiB?: { anon: number; file: number };
@@ -321,6 +325,8 @@ async function runStore(source: Source, a: Args): Promise<Result> {
     }
     await Promise.all(running);
     const rssSplit = rssSplitMiB();
+    // the process's peak RSS so far, after each phase: where the whole run's peak was reached
+    const peaks: Record<string, number> = { admit: peakRssMiB() };
     ns -= genNs;
     const cpu = process.cpuUsage(cpu0);
     const cpuUsPerUrl = (cpu.user + cpu.system - Number(genAllNs) / 1000) / a.urls;
@@ -330,12 +336,16 @@ async function runStore(source: Source, a: Args): Promise<Result> {
       await Promise.all(sample.slice(i, i + 256).map((u) => store.canonical(u).catch(() => undefined)));
     }
     const lookupNs = Number(process.hrtime.bigint() - t1);
+    peaks['lookups'] = peakRssMiB();
     await store.close();
+    peaks['close'] = peakRssMiB();
     const heapUsedMiB = process.memoryUsage().heapUsed / 2 ** 20;
     const r0 = process.hrtime.bigint();
     store = await openStore(dir, options);
     const reopenSeconds = Number(process.hrtime.bigint() - r0) / 1e9;
+    const front = (await store.stats()).front;
     await store.close();
+    peaks['reopen'] = peakRssMiB();
     const seconds = Number(ns) / 1e9;
     return {
       subject: 'store',
@@ -348,6 +358,8 @@ async function runStore(source: Source, a: Args): Promise<Result> {
       peakRssMiB: peakRssMiB(),
       diskMiB: folderBytes(dir) / 2 ** 20,
       reopenSeconds,
+      reopenFront: front.source,
+      peakRssByPhaseMiB: peaks,
       heapUsedMiB,
       admitRssMiB: admitRss / 2 ** 20,
       ...(rssSplit === undefined ? {} : { rssSplitMiB: rssSplit }),
@@ -481,7 +493,8 @@ function table(results: readonly Result[], a: Args, source: Source): string {
   ];
   for (const r of results) {
     const extra =
-      (r.reopenSeconds === undefined ? '' : `; reopen (front rebuilt) ${r.reopenSeconds.toFixed(2)} s`) +
+      (r.reopenSeconds === undefined ? '' : `; reopen ${r.reopenSeconds.toFixed(2)} s (fronts from ${r.reopenFront === 'snapshot' ? 'the snapshot written at close' : 'every key'})`) +
+      (r.peakRssByPhaseMiB === undefined ? '' : `; peak RSS after ${Object.entries(r.peakRssByPhaseMiB).map(([phase, mib]) => `${phase} ${fmt(mib)}`).join(', ')} MiB`) +
       (r.rssSplitMiB === undefined ? '' : `; RSS after the last admit ${fmt(r.rssSplitMiB.anon)} MiB anonymous + ${fmt(r.rssSplitMiB.file)} MiB mapped table files`);
     lines.push(
       `| ${r.subject} | ${fmt(r.urlsPerSecond)} | ${r.cpuUsPerUrl === undefined ? '—' : r.cpuUsPerUrl.toFixed(1)} | ${fmt(r.newKeys)} | ${r.seconds.toFixed(1)} s | ${fmt(r.lookupsPerSecond)} | ${fmt(r.peakRssMiB)} MiB${r.admitRssMiB === undefined ? '' : ` (${fmt(r.admitRssMiB)} MiB)`} | ${r.diskMiB === undefined ? '—' : `${r.diskMiB.toFixed(0)} MiB`} | ${r.note}${extra} |`,

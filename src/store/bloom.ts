@@ -30,7 +30,17 @@ export class BloomFilter {
   /** Blocks − 1 (the number of blocks is a power of two). */
   private readonly blockMask: number;
 
-  constructor(capacity: number, bitsPerKey: number) {
+  constructor(capacity: number, bitsPerKey: number, restored?: BloomLayerSnapshot) {
+    if (restored !== undefined) {
+      // a layer as `snapshot()` left it (front-snapshot.ts checked its shape)
+      this.capacity = restored.capacity;
+      this.bits = restored.words.length * 32;
+      this.blockMask = (this.bits >>> 9) - 1;
+      this.hashes = restored.hashes;
+      this.words = restored.words;
+      this.count = restored.count;
+      return;
+    }
     if (!(capacity >= 1) || !(bitsPerKey >= 1)) throw new TypeError('BloomFilter: capacity and bitsPerKey must be >= 1');
     this.capacity = Math.ceil(capacity);
     // m = the next power of two ≥ n·b, at least 1024 bits; k = round(b·ln 2), 1 to 16
@@ -40,6 +50,11 @@ export class BloomFilter {
     this.blockMask = (bits >>> 9) - 1;
     this.hashes = Math.max(1, Math.min(16, Math.round(bitsPerKey * Math.LN2)));
     this.words = new Uint32Array(bits >>> 5);
+  }
+
+  /** The layer's state (its bit array shared, not copied). */
+  snapshot(): BloomLayerSnapshot {
+    return { capacity: this.capacity, hashes: this.hashes, count: this.count, words: this.words };
   }
 
   addHashes(h1: number, h2: number): void {
@@ -71,15 +86,36 @@ export class BloomFilter {
   }
 }
 
+/** What a Bloom layer is, to be written down and read back (front-snapshot.ts). */
+export interface BloomLayerSnapshot {
+  readonly capacity: number;
+  readonly hashes: number;
+  readonly count: number;
+  /** The bit array: a power of two of 32-bit words, at least one 512-bit block. */
+  readonly words: Uint32Array;
+}
+
 /** A chain of Bloom filters that grows by doubling: never a false negative, bounded false positives. */
 export class ScalableBloom {
   private readonly layers: BloomFilter[] = [];
   private readonly bitsPerKey: number;
 
-  /** @param expected keys to size the first filter for (the stored count at open, plus room). */
-  constructor(expected: number, bitsPerKey: number) {
+  /**
+   * @param expected keys to size the first filter for (the stored count at open, plus room).
+   * @param restored the layers of a front written down before (`snapshot()`), instead of an empty one.
+   */
+  constructor(expected: number, bitsPerKey: number, restored?: readonly BloomLayerSnapshot[]) {
     this.bitsPerKey = bitsPerKey;
-    this.layers.push(new BloomFilter(Math.max(1 << 20, Math.ceil(expected * 1.5)), bitsPerKey));
+    if (restored !== undefined && restored.length > 0) {
+      for (const layer of restored) this.layers.push(new BloomFilter(layer.capacity, bitsPerKey, layer));
+    } else {
+      this.layers.push(new BloomFilter(Math.max(1 << 20, Math.ceil(expected * 1.5)), bitsPerKey));
+    }
+  }
+
+  /** The layers' state, oldest first (bit arrays shared, not copied). */
+  snapshot(): BloomLayerSnapshot[] {
+    return this.layers.map((l) => l.snapshot());
   }
 
   add(key: string): void {

@@ -35,6 +35,7 @@ import {
 } from '../normalize/index.js';
 import { scannedHostPort, scannedHttps, scannedKeyFingerprint, scannedKeyHead, scannedKeyRest, scannedNormal, singlePassKey } from '../normalize/single-pass.js';
 import { EntryCache, KeyTable, ScalableBloom } from './bloom.js';
+import { deleteFrontSnapshot, readFrontSnapshot, writeFrontSnapshot } from './front-snapshot.js';
 import { BLOCK_LINES, blockLine, Frontier, headLine, parseBlock, wholeLines } from './frontier.js';
 import {
   aliasRevKey,
@@ -136,6 +137,7 @@ interface ResolvedOptions {
   readonly filter: ((record: UriRecord) => boolean) | undefined;
   readonly defaultDocuments: readonly string[];
   readonly bloomBitsPerKey: number;
+  readonly frontSnapshotMinKeys: number;
   readonly cacheSize: number;
   readonly maxEvidencePerRule: number;
   readonly restoreBatchSize: number;
@@ -154,6 +156,10 @@ export function resolveStoreOptions(options: StoreOptions = {}): ResolvedOptions
   for (const p of presets) if (!isPresetName(p)) throw new TypeError(`store: unknown preset ${JSON.stringify(p)}`);
   const positiveInt = (name: string, v: number): number => {
     if (!Number.isInteger(v) || v < 1) throw new TypeError(`store: ${name} must be an integer >= 1`);
+    return v;
+  };
+  const atLeastZero = (name: string, v: number): number => {
+    if (!(v >= 0)) throw new TypeError(`store: ${name} must be a number >= 0`);
     return v;
   };
   const ruleThreshold = positiveInt('ruleThreshold', options.ruleThreshold ?? d.ruleThreshold);
@@ -182,6 +188,7 @@ export function resolveStoreOptions(options: StoreOptions = {}): ResolvedOptions
     filter: scope.filter,
     defaultDocuments: options.defaultDocuments ?? builtinDefaultDocuments,
     bloomBitsPerKey: positiveInt('bloomBitsPerKey', options.bloomBitsPerKey ?? d.bloomBitsPerKey),
+    frontSnapshotMinKeys: atLeastZero('frontSnapshotMinKeys', options.frontSnapshotMinKeys ?? d.frontSnapshotMinKeys),
     cacheSize: positiveInt('cacheSize', options.cacheSize ?? d.cacheSize),
     maxEvidencePerRule,
     restoreBatchSize: positiveInt('restoreBatchSize', options.restoreBatchSize ?? d.restoreBatchSize),
@@ -398,6 +405,8 @@ export class StoreEngine implements SeenStore {
   private failure: unknown;
   private front!: ScalableBloom;
   private aliasFront!: ScalableBloom;
+  /** Where the fronts came from at open: the snapshot of the last clean close, or the keys. */
+  private frontSource: 'snapshot' | 'database' = 'database';
   /** The `url` entries of keys known present, as `entrySummary` keeps them (written state only). */
   private readonly cache: EntryCache;
   /** Bumped by every written batch that changed `url` entries: a read overtaken by one is not cached. */
@@ -510,19 +519,36 @@ export class StoreEngine implements SeenStore {
 
     for await (const [, value] of this.kv.entries('rule')) this.remember(decodeJson<RuleRecord>(value));
 
-    // the front: sized from the stored counts, filled from the keys themselves
-    this.front = new ScalableBloom(this.counter(counterNames.admitted), this.o.bloomBitsPerKey);
-    for await (const k of this.kv.keys('url')) this.front.add(k);
-    this.aliasFront = new ScalableBloom(this.counter(counterNames.aliases), this.o.bloomBitsPerKey);
-    for await (const k of this.kv.keys('alias')) this.aliasFront.add(k);
+    // the fronts: as written down at the last clean close when nothing was written since
+    // (front-snapshot.ts), else sized from the stored counts and filled from the keys themselves
+    const counts = { admitted: this.counter(counterNames.admitted), aliases: this.counter(counterNames.aliases) };
+    const snapshot = await readFrontSnapshot(this.kv, counts, this.o.bloomBitsPerKey);
+    if (snapshot !== undefined) {
+      this.front = snapshot.url;
+      this.aliasFront = snapshot.alias;
+      this.frontSource = 'snapshot';
+    } else {
+      await this.buildFronts();
+    }
 
     if (this.o.readOnly) return;
+    // from here on the database changes: a snapshot would no longer speak for it
+    await deleteFrontSnapshot(this.kv);
     // an older layout is marked current before anything is written in the current one
     if (layout !== STORE_FORMAT_VERSION) {
       await this.kv.write([{ space: 'meta', key: 'format', value: encodeJson({ store: STORE_FORMAT_VERSION, key: KEY_FORMAT_VERSION }) }], { sync: false });
     }
     await this.reconcilePruned();
     await this.kv.write([{ space: 'meta', key: 'presets', value: encodeJson(this.o.presets) }], { sync: false });
+  }
+
+  /** The Bloom fronts from the `url` and `alias` keys, sized from the stored counts. */
+  private async buildFronts(): Promise<void> {
+    this.front = new ScalableBloom(this.counter(counterNames.admitted), this.o.bloomBitsPerKey);
+    for await (const k of this.kv.keys('url')) this.front.add(k);
+    this.aliasFront = new ScalableBloom(this.counter(counterNames.aliases), this.o.bloomBitsPerKey);
+    for await (const k of this.kv.keys('alias')) this.aliasFront.add(k);
+    this.frontSource = 'database';
   }
 
   /** The rejection of a write method on a read-only store. */
@@ -1810,6 +1836,7 @@ export class StoreEngine implements SeenStore {
       rules: { candidate: c(counterNames.rules('candidate')), active: c(counterNames.rules('active')), withdrawn: c(counterNames.rules('withdrawn')) },
       pruned,
       frontier: { size: this.frontier.size, inFlight: this.frontier.inFlight, hosts: this.frontier.hosts() },
+      front: { source: this.frontSource, keys: this.front.count, aliasKeys: this.aliasFront.count, bytes: this.front.byteLength + this.aliasFront.byteLength },
     };
   }
 
@@ -2080,7 +2107,9 @@ export class StoreEngine implements SeenStore {
     for (const [name, n] of this.counters) if (name.startsWith(frontierPrefix)) hostCounts.set(name.slice(frontierPrefix.length), n);
     this.frontier = new Frontier(this.kv);
     this.frontier.load(hostCounts);
-    // entries were rewritten outside the batch path: the cache starts afresh
+    // entries were rewritten outside the batch path: the cache starts afresh, and the fronts are
+    // built from the keys a repair left (it may have dropped some, or brought back older ones)
+    await this.buildFronts();
     this.cache.clear();
     this.urlWrites++;
     return { counters, blocks, placed: unplaced.length, indexEntries };
@@ -2098,6 +2127,11 @@ export class StoreEngine implements SeenStore {
       if (this.syncTimer !== undefined) clearTimeout(this.syncTimer);
       this.syncTimer = undefined;
       try {
+        if (this.kv.durable && !this.o.readOnly && this.front.count + this.aliasFront.count >= this.o.frontSnapshotMinKeys) {
+          // the fronts, for a quick next open; a failure here costs only that (the next open rebuilds)
+          const counts = { admitted: this.committed.get(counterNames.admitted) ?? 0, aliases: this.committed.get(counterNames.aliases) ?? 0 };
+          await writeFrontSnapshot(this.kv, { url: this.front, alias: this.aliasFront }, counts, this.o.sync !== 'never').catch(() => undefined);
+        }
         if (this.o.sync !== 'never' && this.kv.durable && !this.o.readOnly) await this.writeSyncMarker();
       } finally {
         this.closed = true;
