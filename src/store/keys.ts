@@ -14,7 +14,7 @@
  * |            | `presets`                             | JSON: the presets the store was last opened with  |
  * |            | `salt`                                | 64 hex: the key of the userinfo password HMAC     |
  * |            | `created`, `synced`                   | ISO time; time of the last `sync: true` marker    |
- * |            | `front`, `front:NNNNNN`               | the Bloom fronts as of the last clean close: JSON header, base64 MiB chunks (front-snapshot.ts); deleted by an open for writing |
+ * |            | `front`, `front:NNNNNN`               | the Bloom fronts as of the last clean close: JSON header, base64 64 KiB chunks (front-snapshot.ts); deleted by an open for writing |
  * | `url`      | key                                   | `UrlEntry` in the compact text form below         |
  * | `alias`    | source key                            | JSON `AliasEntry` `{ to, st, t }`; `to` is never itself a source |
  * | `aliasrev` | target key SEP source key             | `''` (reverse index, for chain compression)       |
