@@ -229,6 +229,8 @@ interface Result {
   reopenFront?: 'snapshot' | 'database';
   /** The process's peak RSS so far after each phase (admit, lookups, close, reopen). */
   peakRssByPhaseMiB?: Record<string, number>;
+  /** `process.memoryUsage()` right after the last admit: V8's heap, and memory outside it that V8 knows of. */
+  memoryAfterAdmitMiB?: { heapTotal: number; heapUsed: number; external: number; arrayBuffers: number };
   heapUsedMiB?: number;
   /** Highest RSS sampled while admitting (the whole-run peak also covers lookups, close and reopen). */
   admitRssMiB?: number;
@@ -327,6 +329,8 @@ async function runStore(source: Source, a: Args): Promise<Result> {
     const rssSplit = rssSplitMiB();
     // the process's peak RSS so far, after each phase: where the whole run's peak was reached
     const peaks: Record<string, number> = { admit: peakRssMiB() };
+    const m = process.memoryUsage();
+    const memoryAfterAdmit = { heapTotal: m.heapTotal / 2 ** 20, heapUsed: m.heapUsed / 2 ** 20, external: m.external / 2 ** 20, arrayBuffers: m.arrayBuffers / 2 ** 20 };
     ns -= genNs;
     const cpu = process.cpuUsage(cpu0);
     const cpuUsPerUrl = (cpu.user + cpu.system - Number(genAllNs) / 1000) / a.urls;
@@ -360,6 +364,7 @@ async function runStore(source: Source, a: Args): Promise<Result> {
       reopenSeconds,
       reopenFront: front.source,
       peakRssByPhaseMiB: peaks,
+      memoryAfterAdmitMiB: memoryAfterAdmit,
       heapUsedMiB,
       admitRssMiB: admitRss / 2 ** 20,
       ...(rssSplit === undefined ? {} : { rssSplitMiB: rssSplit }),
