@@ -64,12 +64,11 @@ export function removeDotSegments(path: string): string {
 }
 
 /**
- * `removeDotSegments` on the path `s.slice(start, end)`, read in place: the normalizer's single pass
+ * `removeDotSegments` on the path `path.slice(start, end)`, read in place: the normalizer's single pass
  * gives it the input URL and the bounds of its path. The result is shorter than `end - start`
  * exactly when the path held a dot-segment.
  */
-export function removeDotSegmentsBetween(s: string, start: number, end: number): string {
-  const path = s;
+export function removeDotSegmentsBetween(path: string, start: number, end: number): string {
   const n = end;
   top = 0;
   let i = start;

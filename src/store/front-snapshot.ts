@@ -10,8 +10,10 @@
  *   - an open for writing deletes it before it writes anything else, so a store that was written to
  *     after that open (and perhaps killed) has none, and is rebuilt from its keys as before;
  *   - the header holds the `admitted` and `aliases` counters at close (kept in the same batches as
- *     the keys they count) and a checksum of the bits; a mismatch of either, a layer of the wrong
- *     shape or a byte order other than this machine's means a rebuild, never a wrong front;
+ *     the keys they count; `url` and `alias` keys are never deleted, so any key added since, by an
+ *     older build that knows nothing of snapshots for one, changes a counter) and a checksum of the
+ *     bits; a mismatch of either, a layer of the wrong shape or a byte order other than this
+ *     machine's means a rebuild, never a wrong front;
  *   - `repair` rebuilds the fronts from the keys (engine.ts, `rebuildNow`).
  * A front may only ever hold more keys than the database (a Bloom "maybe" is confirmed by a read),
  * never fewer: what a snapshot holds is exactly what the closed store's fronts held.
