@@ -129,6 +129,9 @@ let dotCount = 0;
 interface Authority {
   /** The input up to the path, exactly as written: "HTTP://Example.COM:80". */
   readonly prefix: string;
+  /** Its length and last character, as numbers: the memo's first checks read no string. */
+  readonly end: number;
+  readonly lastChar: number;
   readonly https: boolean;
   /** The host, as the scheme rung leaves it. */
   readonly host: string;
@@ -167,7 +170,7 @@ const MEMO_SIZE = 8;
 const lanes = new Int32Array(2);
 const memo: Authority[] = [];
 /** The authority of the last successful scan. */
-let auth: Authority = { prefix: '', https: false, host: '', port: '', same: false, lenient: false, normalHead: '', keyHead: '', hostPort: '', keyLane1: 0, keyLane2: 0, run: undefined, anyCaseRun: undefined };
+let auth: Authority = { prefix: '', end: 0, lastChar: 0, https: false, host: '', port: '', same: false, lenient: false, normalHead: '', keyHead: '', hostPort: '', keyLane1: 0, keyLane2: 0, run: undefined, anyCaseRun: undefined };
 
 // Results of the last successful `scan`.
 /** Path and query, normalized (from the first "/" up to the fragment). */
@@ -190,10 +193,10 @@ function scan(u: string): boolean {
   if (!(u.charCodeAt(n - 1) > 0x20)) return false;
   for (let m = 0; m < memo.length; m++) {
     const a = memo[m]!;
-    const i = a.prefix.length;
+    const i = a.end;
     // cheap checks first: the authority must end where this one does, after the same letter
     const c = u.charCodeAt(i - 1);
-    const last = a.prefix.charCodeAt(i - 1);
+    const last = a.lastChar;
     if (!endsAuthority(u.charCodeAt(i)) || (c | 0x20) !== (last | 0x20)) continue;
     let run: RegExp;
     if (i > RUN_PREFIX_MAX) {
@@ -424,16 +427,21 @@ function scanAuthority(u: string): number {
 
   const keyHead = reversedHost(host) + (https ? ')https://' : ')http://') + port;
   fingerprintLanes(keyHead, lanes);
+  // the strings kept are flat copies of their own: a slice of the input would keep the whole input
+  // alive as long as the authority is remembered (a crawled page's text, for a link cut from it),
+  // and each hit would read them from wherever that input lies
   auth = {
-    prefix: u.slice(0, i),
+    prefix: detached(u.slice(0, i)),
+    end: i,
+    lastChar: u.charCodeAt(i - 1),
     https,
-    host,
+    host: detached(host),
     port,
     same,
     lenient,
-    normalHead: (https ? 'https://' : 'http://') + host + port,
-    keyHead,
-    hostPort: host + port,
+    normalHead: detached((https ? 'https://' : 'http://') + host + port),
+    keyHead: detached(keyHead),
+    hostPort: detached(host + port),
     keyLane1: lanes[0]!,
     keyLane2: lanes[1]!,
     run: undefined,
@@ -561,6 +569,11 @@ function scanRest(u: string, i: number, resume = i): boolean {
   rLenient = lenient;
   rRest = same ? u.slice(restStart, end) : copied < end ? out + u.slice(copied, end) : out;
   return true;
+}
+
+/** `s` as one flat string of its own, not a slice or a concatenation of other strings. */
+function detached(s: string): string {
+  return (' ' + s).slice(1);
 }
 
 /** Where the run of `run`'s characters from `i` ends. */
