@@ -197,7 +197,7 @@ function scan(u: string): boolean {
     // cheap checks first: the authority must end where this one does, after the same letter
     const c = u.charCodeAt(i - 1);
     const last = a.lastChar;
-    if (!endsAuthority(u.charCodeAt(i)) || (c | 0x20) !== (last | 0x20)) continue;
+    if ((c | 0x20) !== (last | 0x20) || !endsAuthority(u.charCodeAt(i))) continue;
     let run: RegExp;
     if (i > RUN_PREFIX_MAX) {
       // too long for an expression of its own (no DNS name is): compare, then scan the rest
