@@ -84,13 +84,13 @@ function checksum(layers: readonly BloomLayerSnapshot[]): string {
   return (h >>> 0).toString(16).padStart(8, '0');
 }
 
-/** A layer of a plausible shape: power-of-two words, at least one 512-bit block, 1–16 hashes. */
+/** A layer of a plausible shape: a power of two of words, from one 512-bit block to the 2³¹ bits `BloomFilter` makes at most, 1–16 hashes. */
 function wellFormed(l: LayerHeader): boolean {
   return (
     Number.isSafeInteger(l.capacity) && l.capacity >= 1 &&
     Number.isInteger(l.hashes) && l.hashes >= 1 && l.hashes <= 16 &&
     Number.isSafeInteger(l.count) && l.count >= 0 &&
-    Number.isInteger(l.words) && l.words >= 16 && (l.words & (l.words - 1)) === 0
+    Number.isInteger(l.words) && l.words >= 16 && l.words <= 2 ** 26 && (l.words & (l.words - 1)) === 0
   );
 }
 
@@ -147,27 +147,30 @@ export async function writeFrontSnapshot(kv: Kv, fronts: Fronts, counts: FrontCo
 export async function readFrontSnapshot(kv: Kv, counts: FrontCounts, bitsPerKey: number): Promise<Fronts | undefined> {
   const raw = await kv.get('meta', HEADER);
   if (raw === undefined) return undefined;
-  let header: Header;
+  let header: Header | null;
   try {
-    header = JSON.parse(raw) as Header;
+    header = JSON.parse(raw) as Header | null;
   } catch {
     return undefined;
   }
   if (
+    typeof header !== 'object' || header === null ||
     header.v !== SNAPSHOT_VERSION || header.endianness !== endianness() ||
     header.admitted !== counts.admitted || header.aliases !== counts.aliases ||
-    !Array.isArray(header.url) || !Array.isArray(header.alias) || header.url.length === 0 || header.alias.length === 0 ||
-    ![...header.url, ...header.alias].every(wellFormed) || !Number.isInteger(header.chunks) || header.chunks < 0
+    !Array.isArray(header.url) || !Array.isArray(header.alias) || header.url.length === 0 || header.alias.length === 0
   ) {
     return undefined;
   }
+  const shapes = [...header.url, ...header.alias];
+  if (!shapes.every(wellFormed)) return undefined;
+  // the chunks must hold exactly the layers described, before any bit array is allocated
+  let total = 0;
+  for (const l of shapes) total += l.words * 4;
+  if (header.chunks !== Math.ceil(total / CHUNK_BYTES)) return undefined;
   const layer = (l: LayerHeader): BloomLayerSnapshot => ({ capacity: l.capacity, hashes: l.hashes, count: l.count, words: new Uint32Array(l.words) });
   const url = header.url.map(layer);
   const alias = header.alias.map(layer);
   const layers = [...url, ...alias];
-  let total = 0;
-  for (const l of layers) total += l.words.byteLength;
-  if (header.chunks !== Math.ceil(total / CHUNK_BYTES)) return undefined;
   let li = 0; // the layer being filled, and the next byte of it
   let at = 0;
   for (let i = 0; i < header.chunks; i++) {

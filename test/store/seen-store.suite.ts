@@ -1,5 +1,6 @@
 // The SeenStore conformance suite: one set of tests, run on every backend by conformance.test.ts.
 import { readdirSync, readFileSync } from 'node:fs';
+import { endianness } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { key } from '../../src/normalize/index.js';
@@ -753,6 +754,13 @@ export function seenStoreSuite(name: string, factory: Factory): void {
         store = await b.damage([{ space: 'meta', key: 'front:000000', value: chunk }]);
         expect((await store.stats()).front).toMatchObject({ source: 'database', keys: 3042 });
         await seesEverything(store, 'http://snap.example/new-3');
+        // a header that is not an object, or describes layers no chunk holds: rebuilt, nothing allocated for it
+        store = await b.damage([{ space: 'meta', key: 'front', value: 'null' }]);
+        expect((await store.stats()).front.source).toBe('database');
+        const huge = { v: 1, endianness: endianness(), admitted: 3043, aliases: 40, chunks: 1, check: '0', url: [{ capacity: 1, hashes: 7, count: 0, words: 2 ** 40 }], alias: [{ capacity: 1, hashes: 7, count: 0, words: 16 }] };
+        store = await b.damage([{ space: 'meta', key: 'front', value: JSON.stringify(huge) }]);
+        expect((await store.stats()).front.source).toBe('database');
+        await seesEverything(store, 'http://snap.example/new-5');
         store = await b.damage([{ space: 'counter', key: 'aliases', value: '39' }]);
         expect((await store.stats()).front.source).toBe('database');
         // (the damaged counter is the store's own problem, which verify reports and repair recounts)
