@@ -523,9 +523,17 @@ function scanRest(u: string, i: number, resume = i): boolean {
     if (maybeDots) {
       // §6.2.2.3 on the path as the syntax rung leaves it (read in place when nothing in it was
       // rewritten yet); removing a dot-segment always shortens the path
-      const path = out === '' ? undefined : out + u.slice(copied, i);
-      const removed = path === undefined ? removeDotSegmentsBetween(u, pathStart, i) : removeDotSegments(path);
-      if (removed.length !== (path === undefined ? i - pathStart : path.length)) {
+      let removed: string;
+      let before: number;
+      if (out === '') {
+        removed = removeDotSegmentsBetween(u, pathStart, i);
+        before = i - pathStart;
+      } else {
+        const path = out + u.slice(copied, i);
+        removed = removeDotSegments(path);
+        before = path.length;
+      }
+      if (removed.length !== before) {
         out = removed;
         copied = i;
         rewrote = true;
