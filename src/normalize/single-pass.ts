@@ -175,6 +175,12 @@ let auth: Authority = { prefix: '', end: 0, lastChar: 0, https: false, host: '',
 // Results of the last successful `scan`.
 /** Path and query, normalized (from the first "/" up to the fragment). */
 let rRest = '';
+/**
+ * Where the rest stands in the input as written, [rStart, rEnd), or -1 when it was rewritten (then
+ * it is `rRest`). Kept as numbers: the common case stores no new string in module state, which
+ * would cost a write barrier per URL; the slice is made by the answer that needs it.
+ */
+let rStart = 0;
 /** True when the normal form is the input up to `rEnd` unchanged. */
 let rSame = false;
 let rEnd = 0;
@@ -189,15 +195,17 @@ let prefixSame = true;
  */
 function scan(u: string): boolean {
   const n = u.length;
-  // surrounding whitespace is stripped by a browser: the ladder's work
-  if (!(u.charCodeAt(n - 1) > 0x20)) return false;
+  // surrounding whitespace is stripped by a browser: the ladder's work (the shortest URL handled
+  // here is "http://a")
+  if (n < 8 || !(u.charCodeAt(n - 1) > 0x20)) return false;
   for (let m = 0; m < memo.length; m++) {
     const a = memo[m]!;
     const i = a.end;
     // cheap checks first: the authority must end where this one does, after the same letter
+    if (i > n) continue;
     const c = u.charCodeAt(i - 1);
     const last = a.lastChar;
-    if ((c | 0x20) !== (last | 0x20) || !endsAuthority(u.charCodeAt(i))) continue;
+    if ((c | 0x20) !== (last | 0x20) || !(i === n || endsAuthority(u.charCodeAt(i)))) continue;
     let run: RegExp;
     if (i > RUN_PREFIX_MAX) {
       // too long for an expression of its own (no DNS name is): compare, then scan the rest
@@ -223,7 +231,7 @@ function scan(u: string): boolean {
     const j = run.lastIndex;
     run.lastIndex = 0;
     // the run reached the end or a fragment (§3.5, dropped): nothing after the prefix to rewrite
-    if (j > i && (j === n || u.charCodeAt(j) === 0x23)) return untouchedRest(u, i, j);
+    if (j > i && (j === n || u.charCodeAt(j) === 0x23)) return untouchedRest(i, j);
     return scanRest(u, i, j);
   }
   // not one of the last few: the table of authorities seen, by their exact text up to the path
@@ -254,11 +262,11 @@ function scan(u: string): boolean {
 }
 
 /** The results for a URL whose path and query, [i, end), stand as written (`authorityRun` said so). */
-function untouchedRest(u: string, i: number, end: number): boolean {
+function untouchedRest(i: number, end: number): boolean {
   rEnd = end;
   rSame = auth.same && prefixSame;
   rLenient = auth.lenient;
-  rRest = u.slice(i, end);
+  rStart = i;
   return true;
 }
 
@@ -324,24 +332,28 @@ function authorityEnd(u: string): number {
   const start = c === 0x3a ? 7 : c === 0x73 || c === 0x53 ? (u.charCodeAt(5) === 0x3a ? 8 : -1) : -1;
   if (start < 0) return -1;
   const end = afterRun(ASCII_AUTHORITY_RUN, u, start);
-  asciiAuthority = endsAuthority(u.charCodeAt(end));
+  asciiAuthority = end === u.length || endsAuthority(u.charCodeAt(end));
   return asciiAuthority ? end : afterRun(AUTHORITY_RUN, u, end);
 }
 
 /** `a` goes first in the memo of the last few authorities. */
 function remember(a: Authority): void {
-  if (memo.length === MEMO_SIZE) memo.pop();
-  memo.unshift(a);
+  // moved by hand: Array.prototype.unshift runs in the runtime, several times the cost of 8 stores
+  const len = memo.length;
+  if (len < MEMO_SIZE) memo.push(a);
+  for (let k = len < MEMO_SIZE ? len : MEMO_SIZE - 1; k > 0; k--) memo[k] = memo[k - 1]!;
+  memo[0] = a;
 }
 
-/** "/", "\\", "?", "#" or the end (NaN): what may follow an authority. */
+/** "/", "\\", "?" or "#": what may follow an authority, besides the end of the input. */
 function endsAuthority(c: number): boolean {
-  return c === 0x2f || c === 0x3f || c === 0x23 || c === 0x5c || c !== c;
+  return c === 0x2f || c === 0x3f || c === 0x23 || c === 0x5c;
 }
 
 /** Scheme, "//" and authority (§3.1, §3.2) into `auth` and the memo; returns where the path starts, or -1. */
 function scanAuthority(u: string): number {
   const n = u.length;
+  if (n < 8) return -1; // shorter than "http://a"
   // scheme: "http" / "https", any case, then "://" (§3.1; §6.2.2.1 lowercases it)
   const c0 = u.charCodeAt(0);
   const c1 = u.charCodeAt(1);
@@ -461,7 +473,7 @@ function scanAuthority(u: string): number {
 function scanRest(u: string, i: number, resume = i): boolean {
   const n = u.length;
   let lenient = auth.lenient;
-  let c = u.charCodeAt(i);
+  let c = i < n ? u.charCodeAt(i) : -1;
   // path (§3.3): "/" segments; an empty path becomes "/" (§6.2.3)
   out = '';
   copied = i;
@@ -571,11 +583,13 @@ function scanRest(u: string, i: number, resume = i): boolean {
   }
   // the fragment (§3.5) is dropped; the lenient ladder never rejects one
 
-  const same = auth.same && prefixSame && !rewrote;
   rEnd = end;
-  rSame = same;
+  rSame = auth.same && prefixSame && !rewrote;
   rLenient = lenient;
-  rRest = same ? u.slice(restStart, end) : copied < end ? out + u.slice(copied, end) : out;
+  if (rewrote) {
+    rStart = -1;
+    rRest = copied < end ? out + u.slice(copied, end) : out;
+  } else rStart = restStart;
   return true;
 }
 
@@ -652,6 +666,7 @@ function isDigit(c: number): boolean {
 /** True when the label at `i` starts with "xn--" (any case): an A-label, for UTS #46 to check. */
 function isALabelStart(u: string, i: number): boolean {
   return (
+    i + 4 <= u.length &&
     (u.charCodeAt(i) | 0x20) === 0x78 &&
     (u.charCodeAt(i + 1) | 0x20) === 0x6e &&
     u.charCodeAt(i + 2) === 0x2d &&
@@ -661,9 +676,10 @@ function isALabelStart(u: string, i: number): boolean {
 
 /** The octet of the escape "%XX" at `i`, or -1 when it is not one (§2.1). */
 function octetAt(u: string, i: number): number {
+  if (i + 3 > u.length) return -1;
   const h1 = u.charCodeAt(i + 1);
   const h2 = u.charCodeAt(i + 2);
-  if (!(h1 < 128 && h2 < 128)) return -1; // also NaN past the end
+  if (!(h1 < 128 && h2 < 128)) return -1;
   const v1 = HEX_VALUE[h1]!;
   const v2 = HEX_VALUE[h2]!;
   return v1 === 255 || v2 === 255 ? -1 : (v1 << 4) | v2;
@@ -730,7 +746,7 @@ export function singlePassNormal(url: string, strict = false): string | undefine
 /** The key (key.ts, format 1) of `url` at default options, or `undefined` for the full ladder. */
 export function singlePassKey(url: string, strict = false): string | undefined {
   if (!scan(url) || (strict && !isStrictlyValid(url))) return undefined;
-  return auth.keyHead + rRest;
+  return auth.keyHead + scannedRest(url);
 }
 
 /** What the store needs of a URL the single pass handles: normal form, key, scheme and host[:port]. */
@@ -762,9 +778,14 @@ export function scannedKeyHead(): string {
   return auth.keyHead;
 }
 
-/** The rest of that key: its path and query. */
-export function scannedKeyRest(): string {
-  return rRest;
+/** The rest of that key: its path and query; `url` is the input it was given. */
+export function scannedKeyRest(url: string): string {
+  return scannedRest(url);
+}
+
+/** Path and query of the last scan, normalized; `url` is the input it was given. */
+function scannedRest(url: string): string {
+  return rStart >= 0 ? url.slice(rStart, rEnd) : rRest;
 }
 
 /** True when that URL is https (else http). */
@@ -773,15 +794,16 @@ export function scannedHttps(): boolean {
 }
 
 /**
- * The fingerprint words of that URL's key into `out` (as `fingerprintInto(key, out)`), from the
- * lanes its authority left: only the path and query are read, and the key is not flattened.
+ * The fingerprint words of that URL's key into `out` (as `fingerprintInto(key, out)`; `url` is the
+ * input it was given), from the lanes its authority left: only the path and query are read, and
+ * the key is not flattened.
  */
-export function scannedKeyFingerprint(out: Int32Array): void {
-  fingerprintFrom(auth.keyLane1, auth.keyLane2, rRest, out);
+export function scannedKeyFingerprint(url: string, out: Int32Array): void {
+  fingerprintFrom(auth.keyLane1, auth.keyLane2, scannedRest(url), out);
 }
 
 /** The normal form of that URL; `url` is the input it was given. */
 export function scannedNormal(url: string): string {
   if (rSame) return rEnd === url.length ? url : url.slice(0, rEnd);
-  return auth.normalHead + rRest;
+  return auth.normalHead + scannedRest(url);
 }

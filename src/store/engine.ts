@@ -1052,7 +1052,7 @@ export class StoreEngine implements SeenStore {
         // the scope needs one
         k0 = sp;
         head = scannedKeyHead();
-        rest = scannedKeyRest();
+        rest = scannedKeyRest(url);
         host = scannedHostPort();
         if (!(scannedHttps() ? httpsIn : httpIn)) {
           results[i] = { url, key: k0, identityKey: k0, admitted: false, reason: 'out-of-scope' };
@@ -1084,7 +1084,7 @@ export class StoreEngine implements SeenStore {
           continue;
         }
       }
-      if (sp !== undefined) scannedKeyFingerprint(fw); // the same words, without reading the key's head again
+      if (sp !== undefined) scannedKeyFingerprint(url as string, fw); // the same words, without reading the key's head again
       else fingerprintInto(k0, fw);
       const g1 = fw[0]!;
       const g2 = fw[1]!;

@@ -63,7 +63,7 @@ function check(urls: readonly string[]): number {
     const id = singlePassIdentity(u);
     // the key's fingerprint from the lanes its authority left (what the store's admit uses)
     const fp = new Int32Array(2);
-    if (id !== undefined) scannedKeyFingerprint(fp);
+    if (id !== undefined) scannedKeyFingerprint(u, fp);
     expect(k === undefined, u).toBe(normal === undefined);
     expect(id === undefined, u).toBe(normal === undefined);
     if (normal === undefined) continue;
