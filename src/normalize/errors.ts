@@ -76,7 +76,15 @@ function messageOf(code: UrlErrorCode, input: string, detail: string | undefined
     savedStackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
   }
-  return `${code}: ${JSON.stringify(truncate(input, MESSAGE_INPUT_LIMIT))}${detail ? ` (${detail})` : ''}`;
+  return `${code}: ${quoted(truncate(input, MESSAGE_INPUT_LIMIT))}${detail ? ` (${detail})` : ''}`;
+}
+
+/** What `JSON.stringify` escapes in a string: `"`, `\`, C0 controls and (well-formed JSON.stringify) surrogates. */
+const JSON_ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** `JSON.stringify(text)`, without its cost when nothing needs escaping (most bad URLs). */
+function quoted(text: string): string {
+  return JSON_ESCAPED.test(text) ? JSON.stringify(text) : `"${text}"`;
 }
 
 /** An error caused by bad input: it carries a stable `code` and the `input` that caused it. */

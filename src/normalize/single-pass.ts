@@ -247,18 +247,39 @@ function scan(u: string): boolean {
         prefixSame = false;
         a = authorities.get(lower);
         // not seen in any case: scan the lowercase spelling (into the memo and the table)
-        if (a === undefined) return scanAuthority(lower) === end && scanRest(u, end);
+        if (a === undefined) {
+          if (scanAuthority(lower) === end) return scanRest(u, end);
+          declined(lower);
+          return false;
+        }
       }
     }
     if (a !== undefined) {
+      if (a === DECLINED) return false;
       auth = a;
       remember(a);
       return scanRest(u, end);
     }
+    const i = scanAuthority(u);
+    if (i >= 0) return scanRest(u, i);
+    declined(text);
+    return false;
   }
   prefixSame = true;
   const i = scanAuthority(u);
   return i >= 0 && scanRest(u, i);
+}
+
+/**
+ * In `authorities`, an authority `scanAuthority` declined (userinfo, an IP literal, a host or port
+ * the ladder rejects): it only reads the text up to the authority's end, so the same text is
+ * declined again at the cost of a lookup. A crawl meets a bad link template many times over.
+ */
+const DECLINED: Authority = { ...auth, end: -1 };
+
+function declined(text: string): void {
+  if (authorities.size === AUTHORITIES_MAX) authorities.clear();
+  authorities.set(detached(text), DECLINED);
 }
 
 /** The results for a URL whose path and query, [i, end), stand as written (`authorityRun` said so). */
