@@ -66,12 +66,14 @@ export function removeDotSegments(path: string): string {
 /**
  * `removeDotSegments` on the path `path.slice(start, end)`, read in place: the normalizer's single pass
  * gives it the input URL and the bounds of its path. The result is shorter than `end - start`
- * exactly when the path held a dot-segment.
+ * exactly when the path held a dot-segment. `from`: where a "/" starts the first segment that may
+ * be a dot-segment; the segments before it move to the output as they are (rule E), in one step.
  */
-export function removeDotSegmentsBetween(path: string, start: number, end: number): string {
+export function removeDotSegmentsBetween(path: string, start: number, end: number, from = start): string {
   const n = end;
   top = 0;
-  let i = start;
+  if (from > start) append(start, from);
+  let i = from;
   while (i < n) {
     const c0 = path.charCodeAt(i);
     const c1 = i + 1 < n ? path.charCodeAt(i + 1) : -1;

@@ -512,6 +512,8 @@ function scanRest(u: string, i: number, resume = i): boolean {
     // a literal dot-segment shows as "/." (where the run stops); after "\" or a decoded %2E the
     // segments are walked
     let maybeDots = lenient;
+    // the first "/." seen: the segments before it are plain, and move to the output as they are
+    let firstDot = -1;
     const q = resume > i ? u.indexOf('?', i) : -1;
     if (q >= 0 && q < resume) {
       // the run went through the path and into the query
@@ -527,6 +529,7 @@ function scanRest(u: string, i: number, resume = i): boolean {
         const k = classOf(PATH_CLASS, u.charCodeAt(i));
         if (k === C_SLASH) {
           maybeDots = true; // "/."
+          if (firstDot < 0) firstDot = i;
           i++;
         } else if (k === C_BACKSLASH) {
           emit(u, i++, 1, '/');
@@ -559,7 +562,7 @@ function scanRest(u: string, i: number, resume = i): boolean {
       let removed: string;
       let before: number;
       if (out === '') {
-        removed = removeDotSegmentsBetween(u, pathStart, i);
+        removed = removeDotSegmentsBetween(u, pathStart, i, firstDot < 0 ? pathStart : firstDot);
         before = i - pathStart;
       } else {
         const path = out + u.slice(copied, i);

@@ -34,6 +34,14 @@ describe('RFC 3986 §5.2.4 remove_dot_segments', () => {
     const within = `/../x/.${c.input}/../?a/./b`;
     const start = '/../x/.'.length;
     expect(removeDotSegmentsBetween(within, start, start + c.input.length)).toBe(c.expected);
+    // from the first "/." on, the plain segments before it taken as they are
+    const first = c.input.indexOf('/.');
+    if (first > 0) expect(removeDotSegmentsBetween(within, start, start + c.input.length, start + first)).toBe(c.expected);
+  });
+  it('starts at the first "/." with the plain segments before it kept whole', () => {
+    expect(removeDotSegmentsBetween('x/a/b/../c/./d', 1, 14, 5)).toBe('/a/c/d');
+    expect(removeDotSegmentsBetween('/a/b/..', 0, 7, 4)).toBe('/a/');
+    expect(removeDotSegmentsBetween('/a/b/../../../c', 0, 15, 4)).toBe('/c');
   });
 });
 
