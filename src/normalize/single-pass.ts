@@ -769,8 +769,16 @@ export function singlePassNormal(url: string, strict = false): string | undefine
 
 /** The key (key.ts, format 1) of `url` at default options, or `undefined` for the full ladder. */
 export function singlePassKey(url: string, strict = false): string | undefined {
-  if (!scan(url) || (strict && !isStrictlyValid(url))) return undefined;
-  return auth.keyHead + scannedRest(url);
+  return singlePassScan(url, strict) ? auth.keyHead + scannedRest(url) : undefined;
+}
+
+/**
+ * True when the single pass handles `url` at default options (`singlePassKey` would give a key);
+ * its pieces are then read with the `scanned*` functions below, for callers that take the key's
+ * head and rest apart rather than the key.
+ */
+export function singlePassScan(url: string, strict = false): boolean {
+  return scan(url) && !(strict && !isStrictlyValid(url));
 }
 
 /** What the store needs of a URL the single pass handles: normal form, key, scheme and host[:port]. */

@@ -33,7 +33,7 @@ import {
   type UriRecord,
   type UrlErrorCode,
 } from '../normalize/index.js';
-import { scannedHostPort, scannedHttps, scannedKeyFingerprint, scannedKeyHead, scannedKeyRest, scannedNormal, singlePassKey } from '../normalize/single-pass.js';
+import { scannedHostPort, scannedHttps, scannedKeyFingerprint, scannedKeyHead, scannedKeyRest, scannedNormal, singlePassScan } from '../normalize/single-pass.js';
 import { EntryCache, KeyTable, ScalableBloom } from './bloom.js';
 import { deleteFrontSnapshot, readFrontSnapshot, writeFrontSnapshot } from './front-snapshot.js';
 import { BLOCK_LINES, blockLine, Frontier, headLine, parseBlock, wholeLines } from './frontier.js';
@@ -1045,14 +1045,14 @@ export class StoreEngine implements SeenStore {
       let rec: UriRecord | undefined;
       let head = '';
       let rest: string;
-      const sp = fast && typeof url === 'string' && url.length <= maxLength ? singlePassKey(url) : undefined;
-      if (sp !== undefined) {
+      const sp = fast && typeof url === 'string' && url.length <= maxLength && singlePassScan(url);
+      if (sp) {
         // http(s) through normalize's single pass (it declines userinfo, so there is no password
         // to redact): key and host[:port] with no record, unless a preset, a rule of its host or
         // the scope needs one
-        k0 = sp;
         head = scannedKeyHead();
         rest = scannedKeyRest(url);
+        k0 = head + rest;
         host = scannedHostPort();
         if (!(scannedHttps() ? httpsIn : httpIn)) {
           results[i] = { url, key: k0, identityKey: k0, admitted: false, reason: 'out-of-scope' };
@@ -1084,7 +1084,7 @@ export class StoreEngine implements SeenStore {
           continue;
         }
       }
-      if (sp !== undefined) scannedKeyFingerprint(url as string, fw); // the same words, without reading the key's head again
+      if (sp) scannedKeyFingerprint(url, fw); // the same words, without reading the key's head again
       else fingerprintInto(k0, fw);
       const g1 = fw[0]!;
       const g2 = fw[1]!;
