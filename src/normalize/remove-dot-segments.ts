@@ -8,6 +8,8 @@
  * the output" shortens the last range back to its last "/". Each output character is moved and
  * removed at most once: linear time and memory even for a million `../`, and a path with one or two
  * dot-segments comes out as two or three slices of the input, with no array of segments to join.
+ * The plain segments between two dot-segments move in one step (rule E, repeated), found by one
+ * search for the next "/." rather than one per "/".
  */
 const SLASH = 0x2f;
 const DOT = 0x2e;
@@ -106,9 +108,11 @@ export function removeDotSegmentsBetween(path: string, start: number, end: numbe
     else if ((c0 === DOT && i + 1 === n) || (c0 === DOT && c1 === DOT && i + 2 === n)) {
       i = n;
     }
-    // E. the first segment, with its initial "/" if any, moves to the output
+    // E. the first segment, with its initial "/" if any, moves to the output — and so do the
+    //    segments after it up to the next "/.": none of them is a dot-segment (one is "." or ".."
+    //    after a "/", or at the very start, where A and D looked), so E would move each in turn
     else {
-      let j = path.indexOf('/', c0 === SLASH ? i + 1 : i);
+      let j = path.indexOf('/.', c0 === SLASH ? i + 1 : i);
       if (j === -1 || j > n) j = n;
       append(i, j);
       i = j;

@@ -72,6 +72,8 @@ const QUERY_CLASS = new Uint8Array(128);
  * compiled code, faster than a loop over char codes.
  */
 const PATH_RUN = /[A-Za-z0-9\-._~!$&'()*+,;=:@]*(?:\/(?!\.)[A-Za-z0-9\-._~!$&'()*+,;=:@]*)*/y;
+/** The same, through "/." too: for the rest of a path already known to need §5.2.4's walk. */
+const DOTTED_PATH_RUN = /[A-Za-z0-9\-._~!$&'()*+,;=:@/]*/y;
 const QUERY_RUN = /[A-Za-z0-9\-._~!$&'()*+,;=:@/?]*/y;
 
 const H_OTHER = 0; // for the host parser
@@ -521,24 +523,40 @@ function scanRest(u: string, i: number, resume = i): boolean {
       inQuery = true;
       queryFrom = resume;
     } else {
-      // the run stops at the "." of a "/." (it took the "/"): go back to it, to see the "/."
-      if (resume > i) i = u.charCodeAt(resume) === 0x2e ? resume - 1 : resume;
-      for (;;) {
-        i = afterRun(PATH_RUN, u, i);
-        if (i >= n) break;
+      // until a "/." is seen the run stops at each; after one the path is walked for dot-segments
+      // anyway, and the run goes through them
+      let run = PATH_RUN;
+      if (resume <= i) i = afterRun(run, u, i);
+      else {
+        // where the authority's run stopped: at the "." of a "/." (it took the "/"), or at a
+        // character the path's run stops at too (so it is not called only to stop)
+        i = resume;
+        if (u.charCodeAt(i) === 0x2e) {
+          maybeDots = true;
+          firstDot = i - 1;
+          run = DOTTED_PATH_RUN;
+          i = afterRun(run, u, i);
+        }
+      }
+      for (; i < n; i = afterRun(run, u, i)) {
         const k = classOf(PATH_CLASS, u.charCodeAt(i));
         if (k === C_SLASH) {
           maybeDots = true; // "/."
           if (firstDot < 0) firstDot = i;
+          run = DOTTED_PATH_RUN;
           i++;
         } else if (k === C_BACKSLASH) {
           emit(u, i++, 1, '/');
           lenient = true;
           maybeDots = true;
+          run = DOTTED_PATH_RUN;
         } else if (k === C_PERCENT) {
           const b = normalizeEscapeAt(u, i);
           if (b < 0) return false; // a "%" that starts no escape: the ladder keeps it, with care
-          if (b === 0x2e) maybeDots = true;
+          if (b === 0x2e) {
+            maybeDots = true;
+            run = DOTTED_PATH_RUN;
+          }
           i += 3;
         } else if (k === C_QUESTION) {
           inQuery = true;
@@ -549,10 +567,10 @@ function scanRest(u: string, i: number, resume = i): boolean {
           break;
         } else if (k === C_BAIL) {
           return false;
-        } else {
+        } else if (k === C_ENCODE) {
           i = encodeAt(u, i, n);
           lenient = true;
-        }
+        } // C_PLAIN: the run goes on from here
       }
     }
     // `i`: the end of the path
