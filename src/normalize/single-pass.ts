@@ -141,6 +141,11 @@ interface Authority {
   readonly port: string;
   /** The prefix is already in normal form. */
   readonly same: boolean;
+  /**
+   * The prefix ends with the host (no ":" port): its runs also take an empty or default port after
+   * it (`https://h:443/`, `https://h:/`), the same authority once normalized (§6.2.3, §3.2.3).
+   */
+  readonly bare: boolean;
   /** The prefix needed a browser's leniency (strict mode declines). */
   readonly lenient: boolean;
   /** Scheme, host and port as the normal form starts: "http://example.com". */
@@ -172,7 +177,7 @@ const MEMO_SIZE = 8;
 const lanes = new Int32Array(2);
 const memo: Authority[] = [];
 /** The authority of the last successful scan. */
-let auth: Authority = { prefix: '', end: 0, lastChar: 0, https: false, host: '', port: '', same: false, lenient: false, normalHead: '', keyHead: '', hostPort: '', keyLane1: 0, keyLane2: 0, run: undefined, anyCaseRun: undefined };
+let auth: Authority = { prefix: '', end: 0, lastChar: 0, https: false, host: '', port: '', same: false, bare: false, lenient: false, normalHead: '', keyHead: '', hostPort: '', keyLane1: 0, keyLane2: 0, run: undefined, anyCaseRun: undefined };
 
 // Results of the last successful `scan`.
 /** Path and query, normalized (from the first "/" up to the fragment). */
@@ -207,20 +212,30 @@ function scan(u: string): boolean {
     if (i > n) continue;
     const c = u.charCodeAt(i - 1);
     const last = a.lastChar;
-    if ((c | 0x20) !== (last | 0x20) || !(i === n || endsAuthority(u.charCodeAt(i)))) continue;
+    if ((c | 0x20) !== (last | 0x20)) continue;
+    // where the path starts: at the end of the prefix, or (-1, found below) after the empty or
+    // default port a bare prefix's runs take
+    let p = i;
+    if (i < n) {
+      const d = u.charCodeAt(i);
+      if (!endsAuthority(d)) {
+        if (d !== 0x3a || !a.bare) continue;
+        p = -1;
+      }
+    }
     let run: RegExp;
     if (i > RUN_PREFIX_MAX) {
       // too long for an expression of its own (no DNS name is): compare, then scan the rest
-      if (!u.startsWith(a.prefix)) continue;
+      if (p < 0 || !u.startsWith(a.prefix)) continue;
       auth = a;
       prefixSame = true;
       return scanRest(u, i);
     }
-    if (c === last && (run = a.run ?? (a.run = authorityRun(a.prefix, false))).test(u)) {
-      prefixSame = true;
+    if (c === last && (run = a.run ?? (a.run = authorityRun(a, false))).test(u)) {
+      prefixSame = p >= 0; // a port, even empty or default, is not the normal form (§6.2.3)
     } else {
       // the same authority in another ASCII case (§3.1, §3.2.2: case-insensitive), if it is one
-      run = a.anyCaseRun ?? (a.anyCaseRun = authorityRun(a.prefix, true));
+      run = a.anyCaseRun ?? (a.anyCaseRun = authorityRun(a, true));
       if (!run.test(u)) continue;
       prefixSame = false;
     }
@@ -232,9 +247,11 @@ function scan(u: string): boolean {
     }
     const j = run.lastIndex;
     run.lastIndex = 0;
+    // the run took ":" and, if a digit follows, the default port (the run's only port digits)
+    if (p < 0) p = i + 1 < n && isDigit(u.charCodeAt(i + 1)) ? (a.https ? i + 4 : i + 3) : i + 1;
     // the run reached the end or a fragment (§3.5, dropped): nothing after the prefix to rewrite
-    if (j > i && (j === n || u.charCodeAt(j) === 0x23)) return untouchedRest(i, j);
-    return scanRest(u, i, j);
+    if (j > p && (j === n || u.charCodeAt(j) === 0x23)) return untouchedRest(p, j);
+    return scanRest(u, p, j);
   }
   // not one of the last few: the table of authorities seen, by their exact text up to the path
   const end = authorityEnd(u);
@@ -334,9 +351,10 @@ const SYNTAX_CHARACTER = /[\\^$.*+?()[\]{}|/-]/g;
  * over the path do in two. `anyCase`: the prefix's ASCII letters in either case (the rest keeps
  * its case: §6.2.2.1 leaves the path's alone).
  */
-function authorityRun(prefix: string, anyCase: boolean): RegExp {
-  let source = prefix.replace(SYNTAX_CHARACTER, '\\$&');
+function authorityRun(a: Authority, anyCase: boolean): RegExp {
+  let source = a.prefix.replace(SYNTAX_CHARACTER, '\\$&');
   if (anyCase) source = source.replace(ASCII_LETTER, (l) => `[${l.toLowerCase()}${l.toUpperCase()}]`);
+  if (a.bare) source += a.https ? '(?::(?:443)?)?' : '(?::(?:80)?)?';
   return new RegExp(source + RUN_TAIL, 'y');
 }
 
@@ -474,6 +492,7 @@ function scanAuthority(u: string): number {
     host: detached(host),
     port,
     same,
+    bare: i === hostEnd,
     lenient,
     normalHead: detached((https ? 'https://' : 'http://') + host + port),
     keyHead: detached(keyHead),

@@ -178,6 +178,24 @@ describe('single pass', () => {
     expect(isNormalHttpUrl('http://a.b/y')).toBe(true);
   });
 
+  it('reads an empty or default port after a remembered host as that host, and no other port', () => {
+    // a bare prefix's runs take ":" and ":443" (https) or ":80" (http) after the host; every other
+    // port, and a port after a prefix that has one, is its own authority
+    const sequence = [
+      'https://p.example/a', 'https://p.example:443/b', 'https://p.example:/c', 'https://p.example:443', 'https://p.example:',
+      'https://p.example:443?q', 'https://p.example:#f', 'https://p.example:443/./x/%41#f', 'https://p.example:80/', 'https://p.example:4430/',
+      'https://p.example:44/', 'https://p.example:0443/', 'https://p.example:443:443/', 'https://p.example::/', 'https://p.example:443\\x',
+      'HTTPS://P.EXAMPLE:443/y', 'https://P.example:/z', 'http://p.example/a', 'http://p.example:80/b', 'http://p.example:443/',
+      'http://p.example:8/', 'http://p.example:800/', 'https://p.example:8443/', 'https://p.example:8443:443/', 'https://p.example:443@q/',
+    ];
+    for (let round = 0; round < 3; round++) check(round === 1 ? [...sequence].reverse() : sequence);
+    singlePassKey('https://p.example/a');
+    expect(singlePassNormal('https://p.example:443/b')).toBe('https://p.example/b');
+    expect(singlePassKey('https://p.example:/b')).toBe('example,p)https://' + '/b');
+    expect(isNormalHttpUrl('https://p.example:443/b')).toBe(false);
+    expect(singlePassNormal('https://p.example:4430/b')).toBe('https://p.example:4430/b');
+  });
+
   it('goes on from where the authority run stopped: in the path, at a "/.", and in the query', () => {
     const urls = [
       'http://a.b/', 'http://a.b/x/./y', 'http://a.b/x/.', 'http://a.b/x/..', 'http://a.b/x/.well-known/%41', 'http://a.b/x/.%2e/y',
