@@ -5,7 +5,8 @@
 // subject always runs first after another's garbage. Calls are timed in batches (256 by default)
 // with process.hrtime.bigint(), so the timer's own cost does not dominate a per-URL figure: p50
 // and p99 are percentiles of the per-URL mean of each batch. A call that throws counts as an
-// error and the pass goes on. Benchmarks print; they assert nothing.
+// error and the pass goes on. Each subject runs in its own copy of the timing loop (`passOfItsOwn`).
+// Benchmarks print; they assert nothing.
 
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -79,6 +80,19 @@ interface PassResult {
 
 type Gc = () => void;
 
+type Pass = (run: (url: string) => unknown, lines: readonly string[], batchSize: number, samples: number[] | undefined) => PassResult;
+
+/**
+ * A copy of `pass` of the subject's own, compiled from the same source. V8 keeps type feedback per
+ * function: with one loop for all, the call `run(line)` sees every subject, goes megamorphic and
+ * inlines none, and a fast subject pays a call's overhead that a slow one hides (benchmark.js
+ * compiles each test the same way for the same reason). `pass` reads no variable of this module,
+ * only its arguments and globals, so its source stands alone.
+ */
+function passOfItsOwn(): Pass {
+  return new Function(`return ${pass.toString()}`)() as Pass;
+}
+
 function pass(run: (url: string) => unknown, lines: readonly string[], batchSize: number, samples: number[] | undefined): PassResult {
   const gc = (globalThis as { gc?: Gc }).gc;
   if (gc !== undefined) gc(); // with node --expose-gc: start every pass from a collected heap
@@ -124,8 +138,9 @@ function median(values: readonly number[]): number {
 export function runBench(subjects: readonly Subject[], lines: readonly string[], options: BenchOptions, baseline?: string, log: (message: string) => void = () => {}): SubjectResult[] {
   if (lines.length === 0) throw new RangeError('empty corpus');
   const k = subjects.length;
-  for (const subject of subjects) {
-    for (let w = 0; w < options.warmup; w++) pass(subject.run, lines, options.batchSize, undefined);
+  const passes = subjects.map(passOfItsOwn);
+  for (const [s, subject] of subjects.entries()) {
+    for (let w = 0; w < options.warmup; w++) passes[s]!(subject.run, lines, options.batchSize, undefined);
     log(`warmed up ${subject.name}`);
   }
   const perSecond: number[][] = subjects.map(() => []);
@@ -135,7 +150,7 @@ export function runBench(subjects: readonly Subject[], lines: readonly string[],
     for (let s = 0; s < k; s++) {
       const index = (s + round) % k;
       const subject = subjects[index] as Subject;
-      const result = pass(subject.run, lines, options.batchSize, samples[index]);
+      const result = (passes[index] as Pass)(subject.run, lines, options.batchSize, samples[index]);
       (perSecond[index] as number[]).push((lines.length * 1e9) / result.ns);
       errors[index] = Math.max(errors[index] as number, result.errors);
     }
