@@ -517,10 +517,12 @@ function scanRest(u: string, i: number, resume = i): boolean {
   const n = u.length;
   let lenient = auth.lenient;
   let c = i < n ? u.charCodeAt(i) : -1;
+  // the rest as it is to be written: `out`, then the input from `copied`; `out` is not empty once
+  // anything was rewritten (locals, not module state: storing each new string there costs a write
+  // barrier)
+  let out = '';
+  let copied = i;
   // path (§3.3): "/" segments; an empty path becomes "/" (§6.2.3)
-  out = '';
-  copied = i;
-  rewrote = false;
   let end = n;
   const restStart = i;
   let inQuery = false;
@@ -528,7 +530,8 @@ function scanRest(u: string, i: number, resume = i): boolean {
   if (i < n && (c === 0x2f || c === 0x5c)) {
     const pathStart = i;
     if (c === 0x5c) {
-      emit(u, i++, 1, '/');
+      out = spliced(out, u, copied, i, '/');
+      copied = ++i;
       lenient = true;
     } // else the run starts at the "/", to see a "/." after it
     // a literal dot-segment shows as "/." (where the run stops); after "\" or a decoded %2E the
@@ -566,13 +569,19 @@ function scanRest(u: string, i: number, resume = i): boolean {
           run = DOTTED_PATH_RUN;
           i++;
         } else if (k === C_BACKSLASH) {
-          emit(u, i++, 1, '/');
+          out = spliced(out, u, copied, i, '/');
+          copied = ++i;
           lenient = true;
           maybeDots = true;
           run = DOTTED_PATH_RUN;
         } else if (k === C_PERCENT) {
-          const b = normalizeEscapeAt(u, i);
+          const b = octetAt(u, i);
           if (b < 0) return false; // a "%" that starts no escape: the ladder keeps it, with care
+          const text = escapeRewritten(u, i, b);
+          if (text !== undefined) {
+            out = spliced(out, u, copied, i, text);
+            copied = i + 3;
+          }
           if (b === 0x2e) {
             maybeDots = true;
             run = DOTTED_PATH_RUN;
@@ -588,7 +597,9 @@ function scanRest(u: string, i: number, resume = i): boolean {
         } else if (k === C_BAIL) {
           return false;
         } else if (k === C_ENCODE) {
-          i = encodeAt(u, i, n);
+          const width = encodedWidth(u, i, n);
+          out = spliced(out, u, copied, i, percentEncodedAt(u, i, width));
+          copied = i += width;
           lenient = true;
         } // C_PLAIN: the run goes on from here
       }
@@ -610,12 +621,10 @@ function scanRest(u: string, i: number, resume = i): boolean {
       if (removed.length !== before) {
         out = removed;
         copied = i;
-        rewrote = true;
       }
     }
   } else {
     out = '/';
-    rewrote = true;
     if (i < n && c === 0x3f) {
       inQuery = true;
       queryFrom = i + 1;
@@ -630,7 +639,13 @@ function scanRest(u: string, i: number, resume = i): boolean {
       if (i >= n) break;
       const k = classOf(QUERY_CLASS, u.charCodeAt(i));
       if (k === C_PERCENT) {
-        if (normalizeEscapeAt(u, i) < 0) return false;
+        const b = octetAt(u, i);
+        if (b < 0) return false;
+        const text = escapeRewritten(u, i, b);
+        if (text !== undefined) {
+          out = spliced(out, u, copied, i, text);
+          copied = i + 3;
+        }
         i += 3;
       } else if (k === C_HASH) {
         end = i;
@@ -638,7 +653,9 @@ function scanRest(u: string, i: number, resume = i): boolean {
       } else if (k === C_BAIL) {
         return false;
       } else {
-        i = encodeAt(u, i, n);
+        const width = encodedWidth(u, i, n);
+        out = spliced(out, u, copied, i, percentEncodedAt(u, i, width));
+        copied = i += width;
         lenient = true;
       }
     }
@@ -646,9 +663,9 @@ function scanRest(u: string, i: number, resume = i): boolean {
   // the fragment (§3.5) is dropped; the lenient ladder never rejects one
 
   rEnd = end;
-  rSame = auth.same && prefixSame && !rewrote;
+  rSame = auth.same && prefixSame && out === '';
   rLenient = lenient;
-  if (rewrote) {
+  if (out !== '') {
     rStart = -1;
     rRest = copied < end ? out + u.slice(copied, end) : out;
   } else rStart = restStart;
@@ -672,29 +689,19 @@ function classOf(table: Uint8Array, c: number): number {
   return c < 128 ? table[c]! : C_ENCODE;
 }
 
-// The path and query being rewritten (module state, like the results): the input before `copied`
-// is in `out` as it is to be written; `rewrote` says `out` differs from the input.
-let out = '';
-let copied = 0;
-let rewrote = false;
-
-/** Write `text` in place of the `width` input characters at `i`. */
-function emit(u: string, i: number, width: number, text: string): void {
-  out += u.slice(copied, i) + text;
-  copied = i + width;
-  rewrote = true;
+/** The output so far, then the input from `copied` up to `i`, then `text` in place of what is at `i`. */
+function spliced(out: string, u: string, copied: number, i: number, text: string): string {
+  return out + u.slice(copied, i) + text;
 }
 
 /**
- * §6.2.2.1–2 on the escape at `i`: an unreserved character is decoded, hex digits are uppercased;
- * returns its octet, or -1 for a "%" that starts no escape.
+ * §6.2.2.1–2 on the escape of octet `b` at `i`: an unreserved character decoded, or the escape
+ * with its hex digits uppercased; `undefined` when it stands as written.
  */
-function normalizeEscapeAt(u: string, i: number): number {
-  const b = octetAt(u, i);
-  if (b < 0) return -1;
-  if (UNRESERVED_OCTET[b] === 1) emit(u, i, 3, OCTET_CHAR[b]!);
-  else if (u.charCodeAt(i + 1) > 0x46 || u.charCodeAt(i + 2) > 0x46) emit(u, i, 3, UPPER_TRIPLET[b]!);
-  return b;
+function escapeRewritten(u: string, i: number, b: number): string | undefined {
+  if (UNRESERVED_OCTET[b] === 1) return OCTET_CHAR[b]!;
+  if (u.charCodeAt(i + 1) > 0x46 || u.charCodeAt(i + 2) > 0x46) return UPPER_TRIPLET[b]!;
+  return undefined;
 }
 
 /**
@@ -747,25 +754,23 @@ function octetAt(u: string, i: number): number {
   return v1 === 255 || v2 === 255 ? -1 : (v1 << 4) | v2;
 }
 
-/**
- * Percent-encode the character at `i` as UTF-8 (§2.1, §2.5; a lone surrogate is U+FFFD, as UTF-8
- * encoding makes it) into the output; returns the index after it (a surrogate pair is two).
- */
-function encodeAt(u: string, i: number, n: number): number {
+/** The UTF-16 code units of the character at `i`: 2 for a surrogate pair, else 1. */
+function encodedWidth(u: string, i: number, n: number): number {
   const c = u.charCodeAt(i);
-  if (c < 0x80) {
-    emit(u, i, 1, UPPER_TRIPLET[c]!);
-    return i + 1;
-  }
-  if (c >= 0xd800 && c <= 0xdbff) {
-    const d = i + 1 < n ? u.charCodeAt(i + 1) : 0;
-    if (d >= 0xdc00 && d <= 0xdfff) {
-      emit(u, i, 2, percentEncodeCodePoint(0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00)));
-      return i + 2;
-    }
-  }
-  emit(u, i, 1, percentEncodeCodePoint(c >= 0xd800 && c <= 0xdfff ? 0xfffd : c));
-  return i + 1;
+  if (c < 0xd800 || c > 0xdbff || i + 1 >= n) return 1;
+  const d = u.charCodeAt(i + 1);
+  return d >= 0xdc00 && d <= 0xdfff ? 2 : 1;
+}
+
+/**
+ * The character at `i`, `width` code units, percent-encoded as UTF-8 (§2.1, §2.5; a lone surrogate
+ * is U+FFFD, as UTF-8 encoding makes it).
+ */
+function percentEncodedAt(u: string, i: number, width: number): string {
+  const c = u.charCodeAt(i);
+  if (c < 0x80) return UPPER_TRIPLET[c]!;
+  if (width === 2) return percentEncodeCodePoint(0x10000 + ((c - 0xd800) << 10) + (u.charCodeAt(i + 1) - 0xdc00));
+  return percentEncodeCodePoint(c >= 0xd800 && c <= 0xdfff ? 0xfffd : c);
 }
 
 /**
