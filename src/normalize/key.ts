@@ -19,6 +19,7 @@
  * the machine or the run.
  */
 import { normalizeWith, resolveNormalizeOptions, type NormalizeOptions, type ResolvedOptions } from './normalize.js';
+import { defaultLimits } from './limits.js';
 import { parseUriReference } from './parse.js';
 import { sortHost } from './sort-host.js';
 import { singlePassIdentity, singlePassKey } from './single-pass.js';
@@ -84,6 +85,14 @@ export function urlFromKey(key: string): string {
 
 /** Normalize `url` with `options` and return its canonical key. Throws `UrlError` like `normalize`. */
 export function key(url: string, options?: NormalizeOptions): string {
+  if (options === undefined) {
+    // the default options, known without resolving them (the common call: one per extracted link)
+    if (url.length <= defaultLimits.maxLength) {
+      const k = singlePassKey(url);
+      if (k !== undefined) return k;
+    }
+    return keyFromRecord(normalizeWith(url, resolveNormalizeOptions(undefined), true));
+  }
   const o = resolveNormalizeOptions(options);
   if (o.fast && o.presets.length === 0 && url.length <= o.maxLength) {
     const k = singlePassKey(url, o.strict);

@@ -144,6 +144,15 @@ function climbRungs(input: string, o: ResolvedOptions): UriRecord {
  * different valid URI.
  */
 export function normalize(url: string, options?: NormalizeOptions): string {
+  if (options === undefined) {
+    // the default options, known without resolving them (the common call: one per extracted link)
+    const tried = url.length <= defaultLimits.maxLength;
+    if (tried) {
+      const normal = singlePassNormal(url);
+      if (normal !== undefined) return normal;
+    }
+    return recompose(climb(url, DEFAULT_RESOLVED, tried));
+  }
   const o = resolveNormalizeOptions(options);
   const tried = o.fast && o.presets.length === 0 && url.length <= o.maxLength;
   if (tried) {
