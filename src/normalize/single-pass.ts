@@ -537,14 +537,15 @@ function scanRest(u: string, i: number, resume = i): boolean {
   let queryFrom = 0;
   if (i < n && (c === 0x2f || c === 0x5c)) {
     const pathStart = i;
+    // a dot-segment starts with "/." (where the path's run stops), "\." (read as "/.") or a "%2E"
+    // (decoded); after one, the segments are walked
+    let maybeDots = false;
     if (c === 0x5c) {
       out = spliced(out, u, copied, i, '/');
       copied = ++i;
       lenient = true;
+      maybeDots = i < n && u.charCodeAt(i) === 0x2e;
     } // else the run starts at the "/", to see a "/." after it
-    // a literal dot-segment shows as "/." (where the run stops); after "\" or a decoded %2E the
-    // segments are walked
-    let maybeDots = lenient;
     // the first "/." seen: the segments before it are plain, and move to the output as they are
     let firstDot = -1;
     const q = resume > i ? u.indexOf('?', i) : -1;
@@ -580,8 +581,10 @@ function scanRest(u: string, i: number, resume = i): boolean {
           out = spliced(out, u, copied, i, '/');
           copied = ++i;
           lenient = true;
-          maybeDots = true;
-          run = DOTTED_PATH_RUN;
+          if (i < n && u.charCodeAt(i) === 0x2e) {
+            maybeDots = true;
+            run = DOTTED_PATH_RUN;
+          }
         } else if (k === C_PERCENT) {
           const b = octetAt(u, i);
           if (b < 0) return false; // a "%" that starts no escape: the ladder keeps it, with care
