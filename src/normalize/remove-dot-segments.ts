@@ -70,8 +70,10 @@ export function removeDotSegments(path: string): string {
  * gives it the input URL and the bounds of its path. The result is shorter than `end - start`
  * exactly when the path held a dot-segment. `from`: where a "/" starts the first segment that may
  * be a dot-segment; the segments before it move to the output as they are (rule E), in one step.
+ * `last`: no "/." starts after it (the caller saw them all), so from there on rule E moves the rest
+ * without a search.
  */
-export function removeDotSegmentsBetween(path: string, start: number, end: number, from = start): string {
+export function removeDotSegmentsBetween(path: string, start: number, end: number, from = start, last = end): string {
   const n = end;
   top = 0;
   if (from > start) append(start, from);
@@ -112,7 +114,7 @@ export function removeDotSegmentsBetween(path: string, start: number, end: numbe
     //    segments after it up to the next "/.": none of them is a dot-segment (one is "." or ".."
     //    after a "/", or at the very start, where A and D looked), so E would move each in turn
     else {
-      let j = path.indexOf('/.', c0 === SLASH ? i + 1 : i);
+      let j = i >= last ? -1 : path.indexOf('/.', c0 === SLASH ? i + 1 : i);
       if (j === -1 || j > n) j = n;
       append(i, j);
       i = j;

@@ -548,6 +548,11 @@ function scanRest(u: string, i: number, resume = i): boolean {
     } // else the run starts at the "/", to see a "/." after it
     // the first "/." seen: the segments before it are plain, and move to the output as they are
     let firstDot = -1;
+    // and the last: no "/." after it, so the walk needs no search past it
+    let lastDot = -1;
+    // the run stops at each "/." (where a dot-segment may start), until a "\\" or a "%2E" sends the
+    // path to be walked whole: then it goes through them
+    let run = PATH_RUN;
     const q = resume > i ? u.indexOf('?', i) : -1;
     if (q >= 0 && q < resume) {
       // the run went through the path and into the query
@@ -555,9 +560,6 @@ function scanRest(u: string, i: number, resume = i): boolean {
       inQuery = true;
       queryFrom = resume;
     } else {
-      // until a "/." is seen the run stops at each; after one the path is walked for dot-segments
-      // anyway, and the run goes through them
-      let run = PATH_RUN;
       if (resume <= i) i = afterRun(run, u, i);
       else {
         // where the authority's run stopped: at the "." of a "/." (it took the "/"), or at a
@@ -565,8 +567,7 @@ function scanRest(u: string, i: number, resume = i): boolean {
         i = resume;
         if (u.charCodeAt(i) === 0x2e) {
           maybeDots = true;
-          firstDot = i - 1;
-          run = DOTTED_PATH_RUN;
+          firstDot = lastDot = i - 1;
           i = afterRun(run, u, i);
         }
       }
@@ -575,7 +576,7 @@ function scanRest(u: string, i: number, resume = i): boolean {
         if (k === C_SLASH) {
           maybeDots = true; // "/."
           if (firstDot < 0) firstDot = i;
-          run = DOTTED_PATH_RUN;
+          lastDot = i;
           i++;
         } else if (k === C_BACKSLASH) {
           out = spliced(out, u, copied, i, '/');
@@ -622,7 +623,9 @@ function scanRest(u: string, i: number, resume = i): boolean {
       let removed: string;
       let before: number;
       if (out === '') {
-        removed = removeDotSegmentsBetween(u, pathStart, i, firstDot < 0 ? pathStart : firstDot);
+        // the walk from the first "/." to the last the run stopped at, when it stopped at each
+        const last = run === PATH_RUN && lastDot >= 0 ? lastDot : i;
+        removed = removeDotSegmentsBetween(u, pathStart, i, firstDot < 0 ? pathStart : firstDot, last);
         before = i - pathStart;
       } else {
         const path = out + u.slice(copied, i);
