@@ -37,11 +37,19 @@ describe('RFC 3986 §5.2.4 remove_dot_segments', () => {
     // from the first "/." on, the plain segments before it taken as they are
     const first = c.input.indexOf('/.');
     if (first > 0) expect(removeDotSegmentsBetween(within, start, start + c.input.length, start + first)).toBe(c.expected);
+    // and up to the last "/.", with no search after it
+    const last = c.input.lastIndexOf('/.');
+    if (first >= 0) expect(removeDotSegmentsBetween(within, start, start + c.input.length, start + first, start + last)).toBe(c.expected);
   });
   it('starts at the first "/." with the plain segments before it kept whole', () => {
     expect(removeDotSegmentsBetween('x/a/b/../c/./d', 1, 14, 5)).toBe('/a/c/d');
     expect(removeDotSegmentsBetween('/a/b/..', 0, 7, 4)).toBe('/a/');
     expect(removeDotSegmentsBetween('/a/b/../../../c', 0, 15, 4)).toBe('/c');
+  });
+  it('moves the rest after the last "/." whole when told where that is', () => {
+    expect(removeDotSegmentsBetween('/a/./b/c/d.e/f', 0, 14, 2, 2)).toBe('/a/b/c/d.e/f');
+    expect(removeDotSegmentsBetween('/a/./b/../c/.x/y', 0, 16, 2, 11)).toBe('/a/c/.x/y');
+    expect(removeDotSegmentsBetween('/a/b/..', 0, 7, 4, 4)).toBe('/a/');
   });
 });
 
