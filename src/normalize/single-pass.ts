@@ -331,13 +331,15 @@ const SEGMENT_FIRST_CHARS = SEGMENT_CHARS.replace('.', '');
 
 /**
  * What `authorityRun` matches after the prefix: the end of the authority, then "/"-led segments,
- * none starting with "." (it may be a dot-segment, §6.2.2.3), then an optional query. At least one
- * segment, since an empty path becomes "/" (§6.2.3). A segment cannot hold "/", so the match is
- * linear; its first character is a class of its own rather than a lookahead, which irregexp runs
- * faster.
+ * none starting with "." (it may be a dot-segment, §6.2.2.3), then a query only if it runs to the
+ * end or the fragment. At least one segment, since an empty path becomes "/" (§6.2.3). A segment
+ * cannot hold "/", so the match is linear; its first character is a class of its own rather than
+ * a lookahead, which irregexp runs faster. So where a run stops short is in the path, or at the
+ * "?" of a query that needs rewriting: never inside the query, which would take a search for "?"
+ * to tell.
  */
 const RUN_TAIL =
-  String.raw`(?=[/\\?#]|$)(?:(?:\/(?:[` + SEGMENT_FIRST_CHARS + '][' + SEGMENT_CHARS + String.raw`]*)?)+(?:\?[` + SEGMENT_CHARS + String.raw`/?]*)?)?`;
+  String.raw`(?=[/\\?#]|$)(?:(?:\/(?:[` + SEGMENT_FIRST_CHARS + '][' + SEGMENT_CHARS + String.raw`]*)?)+(?:\?[` + SEGMENT_CHARS + String.raw`/?]*(?=#|$))?)?`;
 
 /** The longest prefix given an `authorityRun`: scheme, "://", a 253-octet DNS name and a port. */
 const RUN_PREFIX_MAX = 272;
@@ -519,7 +521,7 @@ function scanAuthority(u: string): number {
 /**
  * Path, query and fragment (§3.3–3.5) from `i` (the end of the authority) into the `r*` results.
  * `resume` > `i`: the authority's run (`authorityRun`) vouched for [i, resume) — plain segments,
- * none a dot-segment, perhaps then "?" and a plain query — so the scan goes on from there.
+ * none a dot-segment — so the scan goes on from there: in the path, or at the "?" of a query.
  */
 function scanRest(u: string, i: number, resume = i): boolean {
   const n = u.length;
@@ -553,12 +555,11 @@ function scanRest(u: string, i: number, resume = i): boolean {
     // the run stops at each "/." (where a dot-segment may start), until a "\\" or a "%2E" sends the
     // path to be walked whole: then it goes through them
     let run = PATH_RUN;
-    const q = resume > i ? u.indexOf('?', i) : -1;
-    if (q >= 0 && q < resume) {
-      // the run went through the path and into the query
-      i = q;
+    if (resume > i && u.charCodeAt(resume) === 0x3f) {
+      // the run went through the path, up to a query it does not vouch for
+      i = resume;
       inQuery = true;
-      queryFrom = resume;
+      queryFrom = resume + 1;
     } else {
       if (resume <= i) i = afterRun(run, u, i);
       else {
