@@ -10,7 +10,7 @@
 //                     the baseline, new URL(u).href, always runs
 //     --corpus WHICH  full | normal | both (default both)
 //     --json          print JSON instead of Markdown
-// Add node --expose-gc to collect garbage before every pass.
+// Every pass starts from a collected heap, in an order shuffled each round (harness.ts).
 
 import normalizeUrl from 'normalize-url';
 import fastUri from 'fast-uri';
