@@ -22,7 +22,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Parser } from 'htmlparser2';
 import { findRepoRoot } from './harness.js';
-import { mulberry32 } from './mulberry32.js';
+import { mulberry32, shuffleInPlace } from './mulberry32.js';
 
 const DEFAULT_HTML_DIR = '/usr/share/doc/postgresql-doc-15/html';
 const SOURCE_PACKAGE = 'postgresql-doc-15';
@@ -79,13 +79,7 @@ class Random {
     return items[this.int(items.length)] as T;
   }
   shuffle<T>(items: T[]): T[] {
-    for (let i = items.length - 1; i > 0; i--) {
-      const j = this.int(i + 1);
-      const t = items[i] as T;
-      items[i] = items[j] as T;
-      items[j] = t;
-    }
-    return items;
+    return shuffleInPlace(items, this.#next);
   }
   string(alphabet: string, length: number): string {
     let s = '';

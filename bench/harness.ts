@@ -16,7 +16,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { mulberry32 } from './mulberry32.js';
+import { mulberry32, shuffleInPlace } from './mulberry32.js';
 
 export interface Subject {
   /** Stable display name, also what `--only` matches. */
@@ -100,16 +100,6 @@ function exposeGc(): void {
   global.gc = runInNewContext('gc') as Gc;
 }
 
-/** 0 … k-1 in a seeded random order (Fisher–Yates). */
-function shuffled(k: number, random: () => number): number[] {
-  const order = Array.from({ length: k }, (_, i) => i);
-  for (let i = k - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [order[i], order[j]] = [order[j] as number, order[i] as number];
-  }
-  return order;
-}
-
 /**
  * A copy of `pass` of the subject's own, compiled from the same source. V8 keeps type feedback per
  * function: with one loop for all, the call `run(line)` sees every subject, goes megamorphic and
@@ -177,7 +167,7 @@ export function runBench(subjects: readonly Subject[], lines: readonly string[],
   const samples: number[][] = subjects.map(() => []);
   const errors: number[] = subjects.map(() => 0);
   for (let round = 0; round < options.rounds; round++) {
-    for (const index of shuffled(k, random)) {
+    for (const index of shuffleInPlace(Array.from({ length: k }, (_, i) => i), random)) {
       const subject = subjects[index] as Subject;
       const result = (passes[index] as Pass)(subject.run, lines, options.batchSize, samples[index]);
       (perSecond[index] as number[]).push((lines.length * 1e9) / result.ns);

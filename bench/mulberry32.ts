@@ -14,3 +14,17 @@ export function mulberry32(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/**
+ * Shuffle `items` in place (Fisher–Yates) with `random` (values in [0, 1)), and return them. The
+ * same stream gives the same order: the corpus build and the benchmark harness rely on it.
+ */
+export function shuffleInPlace<T>(items: T[], random: () => number): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    const t = items[i] as T;
+    items[i] = items[j] as T;
+    items[j] = t;
+  }
+  return items;
+}
