@@ -595,7 +595,7 @@ function scanRest(u: string, i: number, resume = i): boolean {
             out = spliced(out, u, copied, i, text);
             copied = i + 3;
           }
-          if (b === 0x2e) {
+          if (b === 0x2e && inDotSegment(u, i)) {
             maybeDots = true;
             run = DOTTED_PATH_RUN;
           }
@@ -756,6 +756,24 @@ function isALabelStart(u: string, i: number): boolean {
     u.charCodeAt(i + 2) === 0x2d &&
     u.charCodeAt(i + 3) === 0x2d
   );
+}
+
+/**
+ * True when the "%2E" at `i` (a "." once decoded, §6.2.2.2) may be part of a dot-segment (§3.3:
+ * a segment that is "." or ".."): only dots, raw or escaped, stand between it and the "/" (or "\\",
+ * read as "/") that opens its segment, and the segment may end after it. Most are not: "%2Ehtml".
+ * The path starts with "/" or "\\", so the walk back stops there at the latest.
+ */
+function inDotSegment(u: string, i: number): boolean {
+  const next = u.charCodeAt(i + 3); // NaN at the end
+  if (!(next !== next || next === 0x2f || next === 0x5c || next === 0x3f || next === 0x23 || next === 0x2e || next === 0x25)) return false;
+  for (let j = i; ; ) {
+    const c = u.charCodeAt(j - 1);
+    if (c === 0x2f || c === 0x5c) return true;
+    if (c === 0x2e) j--;
+    else if ((c | 0x20) === 0x65 && u.charCodeAt(j - 2) === 0x32 && u.charCodeAt(j - 3) === 0x25) j -= 3;
+    else return false;
+  }
 }
 
 /** The octet of the escape "%XX" at `i`, or -1 when it is not one (§2.1). */

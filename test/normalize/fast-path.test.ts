@@ -209,6 +209,19 @@ describe('single pass', () => {
     expect(singlePassNormal('http://a.b/x/.well-known/%41')).toBe('http://a.b/x/.well-known/A');
   });
 
+  it('walks the path for a "%2E" only where it may be part of a dot-segment', () => {
+    const urls = [
+      'http://a.b/x/%2ehtml', 'http://a.b/x/a%2e/y', 'http://a.b/x/a.%2e/y', 'http://a.b/x/%2e%2E/y', 'http://a.b/x/.%2E', 'http://a.b/x/%2E.',
+      'http://a.b/x\\%2e%2e\\y', 'http://a.b/x/%2e?q', 'http://a.b/x/y/%2e%2e#f', 'http://a.b/x/%2e.%2e/y', 'http://a.b/%2e%2e%2e/',
+      'http://a.b/x/%2e%41/y', 'http://a.b/x/%41%2e/y', 'http://a.b/x/%2e%2e%2fy', 'http://a.b/x/%2e/%2e%2e', 'http://a.b/x/%2e\\y',
+    ];
+    for (let round = 0; round < 2; round++) expect(check(urls)).toBe(urls.length);
+    expect(singlePassNormal('http://a.b/x/y/%2e%2e#f')).toBe('http://a.b/x/');
+    expect(singlePassNormal('http://a.b/x/%2e%2e%2fy')).toBe('http://a.b/x/..%2Fy');
+    expect(singlePassNormal('http://a.b/x/%2ehtml')).toBe('http://a.b/x/.html');
+    expect(singlePassNormal('http://a.b/x/%2e\\y')).toBe('http://a.b/x/y');
+  });
+
   it('does not fold case beyond ASCII (Unicode case mapping is not UTS #46), nor for a prefix too long to match at once', () => {
     // JavaScript lowercases a final capital sigma to "ς"; UTS #46 maps it to "σ": different hosts
     const sigma = ['http://όσ.gr/', 'http://ΌΣ.gr/', 'http://ός.gr/', 'http://ΌΣ.GR/', 'http://όσ.gr/', 'http://ΌΣ.gr/x'];
