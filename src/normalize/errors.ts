@@ -68,45 +68,64 @@ const INPUT_CODES: ReadonlySet<UrlErrorCode> = new Set<UrlErrorCode>([
   'ERR_UNSUPPORTED_SCHEME',
 ]);
 
-/** `Error.stackTraceLimit` while a frameless error is being built (set by `messageOf`, restored by the constructor). */
-let savedStackTraceLimit: number | undefined;
-
-function messageOf(code: UrlErrorCode, input: string, detail: string | undefined): string {
-  if (!UrlError.captureStackTraces && INPUT_CODES.has(code)) {
-    savedStackTraceLimit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-  }
-  return `${code}: ${quoted(truncate(input, MESSAGE_INPUT_LIMIT))}${detail ? ` (${detail})` : ''}`;
-}
-
-/** What `JSON.stringify` escapes in a string: `"`, `\`, C0 controls and (well-formed JSON.stringify) surrogates. */
-const JSON_ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
-
 /** `JSON.stringify(text)`, without its cost when nothing needs escaping (most bad URLs). */
 function quoted(text: string): string {
   return JSON_ESCAPED.test(text) ? JSON.stringify(text) : `"${text}"`;
 }
 
-/** An error caused by bad input: it carries a stable `code` and the `input` that caused it. */
+/** What `JSON.stringify` escapes in a string: `"`, `\`, C0 controls and (well-formed JSON.stringify) surrogates. */
+const JSON_ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** The message of a `UrlError`: its code, the input quoted (cut at 200 characters) and the detail. */
+function messageOf(code: UrlErrorCode, input: string, detail: string | undefined): string {
+  return `${code}: ${quoted(truncate(input, MESSAGE_INPUT_LIMIT))}${detail ? ` (${detail})` : ''}`;
+}
+
+/**
+ * An error caused by bad input: it carries a stable `code` and the `input` that caused it.
+ *
+ * Its `message` is built when it is first read, from the code, the input and the detail: a batch
+ * that counts bad links by code never pays for quoting their text (about a third of the cost of an
+ * error, frames aside). It reads like any error's (`String(e)`, `e.stack`, `util.inspect`), and an
+ * assignment replaces it as usual.
+ */
 export class UrlError extends Error {
   /** Capture stack frames for bad-input codes too (off: see `INPUT_CODES`). Store and fetch errors always have them. */
   static captureStackTraces = false;
-  override readonly name = 'UrlError';
+  declare readonly name: 'UrlError';
+  // declared and set after `super` rather than parameter properties: the call to `super` sits in
+  // a `try`, and a transpiler puts a parameter property's assignment right after the first `super`
+  declare readonly code: UrlErrorCode;
+  declare readonly input: string;
   /** What was wrong, beyond the code (also in the message): "unclosed [", a host's UTS #46 failure. */
-  readonly detail: string | undefined;
-  constructor(
-    readonly code: UrlErrorCode,
-    readonly input: string,
-    options?: ErrorOptions & { readonly detail?: string },
-  ) {
-    super(messageOf(code, input, options?.detail), options);
-    this.detail = options?.detail;
-    if (savedStackTraceLimit !== undefined) {
-      Error.stackTraceLimit = savedStackTraceLimit;
-      savedStackTraceLimit = undefined;
+  declare readonly detail: string | undefined;
+  constructor(code: UrlErrorCode, input: string, options?: ErrorOptions & { readonly detail?: string }) {
+    const frameless = !UrlError.captureStackTraces && INPUT_CODES.has(code);
+    const limit = Error.stackTraceLimit;
+    if (frameless) Error.stackTraceLimit = 0;
+    try {
+      super(undefined, options); // no message of its own: the prototype's, built when read
+    } finally {
+      if (frameless) Error.stackTraceLimit = limit;
     }
+    this.code = code;
+    this.input = input;
+    this.detail = options?.detail;
   }
 }
+
+Object.defineProperties(UrlError.prototype, {
+  name: { value: 'UrlError', writable: true, configurable: true },
+  message: {
+    get(this: UrlError): string {
+      return messageOf(this.code, this.input, this.detail);
+    },
+    set(this: UrlError, value: string) {
+      Object.defineProperty(this, 'message', { value, writable: true, configurable: true });
+    },
+    configurable: true,
+  },
+});
 
 export function isUrlError(value: unknown): value is UrlError {
   return value instanceof UrlError;

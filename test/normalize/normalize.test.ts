@@ -1,5 +1,7 @@
 // Our own normalization cases, in the shared JSON shape { input, expected | expected_error, section, note }.
 import { readFileSync } from 'node:fs';
+import { inspect } from 'node:util';
+import { isNativeError } from 'node:util/types';
 import { describe, expect, it } from 'vitest';
 import { key, normalize, parseSpecialHost, UrlError, type NormalizeOptions } from '../../src/normalize/index.js';
 
@@ -87,6 +89,24 @@ describe('errors', () => {
     }
     // the host parser on its own reports the host it was given
     expect(thrown(() => parseSpecialHost('1.2.3.4.5')).input).toBe('1.2.3.4.5');
+  });
+
+  it('builds the message when it is read, and reads like any error', () => {
+    const e = new UrlError('ERR_INVALID_HOST', 'http://a b/"x"', { detail: 'space' });
+    expect(Object.hasOwn(e, 'message')).toBe(false);
+    expect(e.message).toBe('ERR_INVALID_HOST: "http://a b/\\"x\\"" (space)');
+    expect(String(e)).toBe(`UrlError: ${e.message}`);
+    expect(e.stack).toBe(`UrlError: ${e.message}`);
+    expect(inspect(e)).toContain(`UrlError: ${e.message}`);
+    expect([e instanceof Error, e instanceof UrlError, isNativeError(e)]).toEqual([true, true, true]);
+    expect(JSON.parse(JSON.stringify(e))).toEqual({ code: 'ERR_INVALID_HOST', input: 'http://a b/"x"', detail: 'space' });
+    expect(new UrlError('ERR_TOO_LONG', 'x'.repeat(300)).message).toBe(`ERR_TOO_LONG: "${'x'.repeat(200)}… (300 chars)"`);
+    const cause = new Error('underneath');
+    expect(new UrlError('ERR_STORE_IO', '/db', { cause }).cause).toBe(cause);
+    // an assignment replaces it, as on any error
+    e.message = 'rewritten';
+    expect([e.message, String(e)]).toEqual(['rewritten', 'UrlError: rewritten']);
+    expect(new UrlError('ERR_INVALID_HOST', 'http://c/').message).toBe('ERR_INVALID_HOST: "http://c/"');
   });
 
   it('store and fetch errors keep their stack frames', () => {
