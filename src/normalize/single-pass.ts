@@ -148,6 +148,8 @@ interface Authority {
   readonly bare: boolean;
   /** The prefix needed a browser's leniency (strict mode declines). */
   readonly lenient: boolean;
+  /** The prefix is ASCII: its `anyCaseRun` uses the `i` flag (see `authorityRun`). */
+  readonly asciiPrefix: boolean;
   /** Scheme, host and port as the normal form starts: "http://example.com". */
   readonly normalHead: string;
   /** The same as the key starts: "com,example)http://". */
@@ -177,7 +179,7 @@ const MEMO_SIZE = 8;
 const lanes = new Int32Array(2);
 const memo: Authority[] = [];
 /** The authority of the last successful scan. */
-let auth: Authority = { prefix: '', end: 0, lastChar: 0, https: false, host: '', port: '', same: false, bare: false, lenient: false, normalHead: '', keyHead: '', hostPort: '', keyLane1: 0, keyLane2: 0, run: undefined, anyCaseRun: undefined };
+let auth: Authority = { prefix: '', end: 0, lastChar: 0, https: false, host: '', port: '', same: false, bare: false, lenient: false, asciiPrefix: true, normalHead: '', keyHead: '', hostPort: '', keyLane1: 0, keyLane2: 0, run: undefined, anyCaseRun: undefined };
 
 // Results of the last successful `scan`.
 /** Path and query, normalized (from the first "/" up to the fragment). */
@@ -199,8 +201,14 @@ let prefixSame = true;
 /**
  * Scan `u`. True when it is an http(s) URL this pass normalizes; its pieces are then in `auth`
  * and the `r*` variables. False means only "take the full ladder".
+ *
+ * `exactFirst`: the caller wants the normal form, which is the input itself when nothing in it
+ * needs rewriting; a remembered authority is then matched as written first, to tell. A key never
+ * holds the input's prefix, so for one an ASCII prefix is matched in any case at once (one call,
+ * as fast as the exact one), and the normal form, if asked for after all, is built rather than cut
+ * from the input (the same string).
  */
-function scan(u: string): boolean {
+function scan(u: string, exactFirst: boolean): boolean {
   const n = u.length;
   // surrounding whitespace is stripped by a browser: the ladder's work (the shortest URL handled
   // here is "http://a")
@@ -231,10 +239,11 @@ function scan(u: string): boolean {
       prefixSame = true;
       return scanRest(u, i);
     }
-    if (c === last && (run = a.run ?? (a.run = authorityRun(a, false))).test(u)) {
+    if (c === last && (exactFirst || !a.asciiPrefix) && (run = a.run ?? (a.run = authorityRun(a, false))).test(u)) {
       prefixSame = p >= 0; // a port, even empty or default, is not the normal form (§6.2.3)
     } else {
       // the same authority in another ASCII case (§3.1, §3.2.2: case-insensitive), if it is one
+      // (or, for a key, in any case)
       run = a.anyCaseRun ?? (a.anyCaseRun = authorityRun(a, true));
       if (!run.test(u)) continue;
       prefixSame = false;
@@ -361,7 +370,7 @@ const SYNTAX_CHARACTER = /[\\^$.*+?()[\]{}|/-]/g;
  */
 function authorityRun(a: Authority, anyCase: boolean): RegExp {
   let source = a.prefix.replace(SYNTAX_CHARACTER, '\\$&');
-  const asciiCase = anyCase && ASCII_TEXT.test(a.prefix);
+  const asciiCase = anyCase && a.asciiPrefix;
   if (anyCase && !asciiCase) source = source.replace(ASCII_LETTER, (l) => `[${l.toLowerCase()}${l.toUpperCase()}]`);
   if (a.bare) source += a.https ? '(?::(?:443)?)?' : '(?::(?:80)?)?';
   return new RegExp(source + RUN_TAIL, asciiCase ? 'iy' : 'y');
@@ -504,6 +513,7 @@ function scanAuthority(u: string): number {
     same,
     bare: i === hostEnd,
     lenient,
+    asciiPrefix: ASCII_TEXT.test(u.slice(0, i)),
     normalHead: detached((https ? 'https://' : 'http://') + host + port),
     keyHead: detached(keyHead),
     hostPort: detached(host + port),
@@ -839,7 +849,7 @@ function reversedHost(host: string): string {
  * `strict`: also decline input that only a browser's leniency reads (strict mode rejects it).
  */
 export function singlePassNormal(url: string, strict = false): string | undefined {
-  if (!scan(url) || (strict && !isStrictlyValid(url))) return undefined;
+  if (!scan(url, true) || (strict && !isStrictlyValid(url))) return undefined;
   return scannedNormal(url);
 }
 
@@ -854,7 +864,7 @@ export function singlePassKey(url: string, strict = false): string | undefined {
  * head and rest apart rather than the key.
  */
 export function singlePassScan(url: string, strict = false): boolean {
-  return scan(url) && !(strict && !isStrictlyValid(url));
+  return scan(url, false) && !(strict && !isStrictlyValid(url));
 }
 
 /** What the store needs of a URL the single pass handles: normal form, key, scheme and host[:port]. */
@@ -868,9 +878,8 @@ export interface SinglePassIdentity {
 
 /** Normal form, key, scheme and host[:port] of `url` at default options, or `undefined`. */
 export function singlePassIdentity(url: string, strict = false): SinglePassIdentity | undefined {
-  const key = singlePassKey(url, strict);
-  if (key === undefined) return undefined;
-  return { normal: scannedNormal(url), key, scheme: scannedHttps() ? 'https' : 'http', hostPort: scannedHostPort() };
+  if (!scan(url, true) || (strict && !isStrictlyValid(url))) return undefined;
+  return { normal: scannedNormal(url), key: auth.keyHead + scannedRest(url), scheme: scannedHttps() ? 'https' : 'http', hostPort: scannedHostPort() };
 }
 
 // The rest of the last scan that gave a key (`singlePassKey`), read without building an identity

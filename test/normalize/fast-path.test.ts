@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fingerprintWords, isNormalHttpUrl, keyFromRecord, recompose, UrlError, key, normalize, normalizeAndKey } from '../../src/normalize/index.js';
 import { normalizeWith, resolveNormalizeOptions } from '../../src/normalize/normalize.js';
-import { scannedKeyFingerprint, singlePassIdentity, singlePassKey, singlePassNormal } from '../../src/normalize/single-pass.js';
+import { scannedKeyFingerprint, scannedNormal, singlePassIdentity, singlePassKey, singlePassNormal } from '../../src/normalize/single-pass.js';
 import { seededRandom } from '../support/seeded-random.js';
 
 const CORPUS = new URL('../../bench/corpus/urls.txt', import.meta.url);
@@ -60,6 +60,8 @@ function check(urls: readonly string[]): number {
   for (const u of urls) {
     const normal = singlePassNormal(u);
     const k = singlePassKey(u);
+    // after a key, the normal form read from the same scan (what the store's admit does)
+    const normalAfterKey = k === undefined ? undefined : scannedNormal(u);
     const id = singlePassIdentity(u);
     // the key's fingerprint from the lanes its authority left (what the store's admit uses)
     const fp = new Int32Array(2);
@@ -72,6 +74,7 @@ function check(urls: readonly string[]): number {
     expect(l, `the ladder rejects ${JSON.stringify(u)} but the single pass answered`).not.toBeNull();
     expect(normal, u).toBe(l!.normal);
     expect(k, u).toBe(l!.key);
+    expect(normalAfterKey, u).toBe(l!.normal);
     expect(id, u).toEqual({ normal: l!.normal, key: l!.key, scheme: l!.normal.startsWith('https:') ? 'https' : 'http', hostPort: l!.hostPort });
     expect([fp[0]! >>> 0, fp[1]! >>> 0], u).toEqual(fingerprintWords(l!.key));
     // and the public entry points give the same
