@@ -210,9 +210,13 @@ let prefixSame = true;
  */
 function scan(u: string, exactFirst: boolean): boolean {
   const n = u.length;
-  // surrounding whitespace is stripped by a browser: the ladder's work (the shortest URL handled
-  // here is "http://a")
-  if (n < 8 || !(u.charCodeAt(n - 1) > 0x20)) return false;
+  if (n < 8) return false; // shorter than "http://a"
+  // Surrounding whitespace is stripped by a browser: the ladder's work. Leading, it fails every
+  // match below; trailing, in a path or query `scanRest` declines it, and a run that reaches the
+  // end of the input ends with a character of its own. A fragment may end with it, unread: the
+  // fragment is dropped, as the ladder drops it once stripped (strict mode, which rejects it,
+  // reads it in `isStrictlyValid`). So the input is read from its start, where the memory it lies
+  // in is read in order, rather than from its end first.
   for (let m = 0; m < memo.length; m++) {
     const a = memo[m]!;
     const i = a.end;
@@ -686,6 +690,8 @@ function scanRest(u: string, i: number, resume = i): boolean {
     }
   }
   // the fragment (§3.5) is dropped; the lenient ladder never rejects one
+  // trailing whitespace, which a browser strips, in the path or query (see `scan`)
+  if (end === n && !(u.charCodeAt(n - 1) > 0x20)) return false;
 
   rEnd = end;
   rSame = auth.same && prefixSame && out === '';

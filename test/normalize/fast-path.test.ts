@@ -212,6 +212,19 @@ describe('single pass', () => {
     expect(singlePassNormal('http://a.b/x/.well-known/%41')).toBe('http://a.b/x/.well-known/A');
   });
 
+  it('declines trailing whitespace in a path or query, and drops it with a fragment, whatever it remembers', () => {
+    const urls = ['http://a.b/x ', 'http://a.b/x?q ', 'http://a.b/x?q\t', 'http://a.b/x#f ', 'http://a.b/x#f\t', 'http://a.b/x# ', 'http://a.b ', 'http://a.b:80 ',
+      'http://a.b/%41 ', 'http://a.b/%41#f ', 'http://a.b/./x#f \n'];
+    // first unseen, then from the memo: the same answers
+    for (let round = 0; round < 2; round++) expect(check(urls)).toBe(5);
+    expect(singlePassNormal('http://a.b/x ')).toBeUndefined();
+    expect(singlePassKey('http://a.b/x?q ')).toBeUndefined();
+    expect(singlePassNormal('http://a.b/x#f\t')).toBe('http://a.b/x');
+    expect(singlePassNormal('http://a.b/%41#f ')).toBe('http://a.b/A');
+    expect(normalize('http://a.b/x ')).toBe('http://a.b/x');
+    expect(singlePassNormal('http://a.b/x#f ', true)).toBeUndefined(); // strict: the ladder rejects it
+  });
+
   it('walks the path for a "%2E" only where it may be part of a dot-segment', () => {
     const urls = [
       'http://a.b/x/%2ehtml', 'http://a.b/x/a%2e/y', 'http://a.b/x/a.%2e/y', 'http://a.b/x/%2e%2E/y', 'http://a.b/x/.%2E', 'http://a.b/x/%2E.',
