@@ -18,19 +18,15 @@
  * skips), and holds no control character or space (a browser strips or trims those, so the same
  * text could be read two ways). The error is rebuilt for the new input: same code, same detail.
  */
-import { UrlError, type UrlErrorCode } from './errors.js';
+import { UrlError } from './errors.js';
+import { rememberFailedAuthority, scannedFailure, type AuthorityFailure } from './single-pass.js';
 
 /** "http://" or "https://" (any case), a non-empty authority of printable characters, its end. */
 const HTTP_AUTHORITY = /[hH][tT][tT][pP][sS]?:\/\/[^\x00-\x20/\\?#\x7f][^\x00-\x20/\\?#\x7f]*(?=[/\\?#]|$)/y;
 
-interface Failure {
-  readonly code: UrlErrorCode;
-  readonly detail: string | undefined;
-}
-
 /** Entries kept before the table is emptied, so hostile input cannot grow it. */
 const FAILURES_MAX = 1024;
-const failures = new Map<string, Failure>();
+const failures = new Map<string, AuthorityFailure>();
 
 /** The URL's text up to the end of its authority, when that text alone decides the ladder's errors. */
 function authorityText(url: string): string | undefined {
@@ -41,8 +37,12 @@ function authorityText(url: string): string | undefined {
 /** The error the ladder gave for `url`'s authority before, rebuilt for `url`; `undefined` when none is known. */
 export function knownAuthorityFailure(url: string): UrlError | undefined {
   if (failures.size === 0) return undefined;
-  const text = authorityText(url);
-  const failure = text === undefined ? undefined : failures.get(text);
+  // the single pass's scan of `url` may have found it already (see `rememberAuthorityFailure`)
+  let failure = scannedFailure(url);
+  if (failure === undefined) {
+    const text = authorityText(url);
+    failure = text === undefined ? undefined : failures.get(text);
+  }
   return failure === undefined ? undefined : new UrlError(failure.code, url, failure.detail === undefined ? undefined : { detail: failure.detail });
 }
 
@@ -52,5 +52,8 @@ export function rememberAuthorityFailure(url: string, error: UrlError): void {
   const text = authorityText(url);
   if (text === undefined) return;
   if (failures.size === FAILURES_MAX) failures.clear();
-  failures.set(text, { code: error.code, detail: error.detail });
+  const failure: AuthorityFailure = { code: error.code, detail: error.detail };
+  failures.set(text, failure);
+  // and in the single pass's table of authorities, where its scan looks this text up anyway
+  rememberFailedAuthority(text, failure);
 }

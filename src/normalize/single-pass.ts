@@ -23,7 +23,7 @@
  * The scan leaves its results in module variables (it is synchronous and not reentrant), so the
  * common case allocates only the strings it returns.
  */
-import { UrlError } from './errors.js';
+import { UrlError, type UrlErrorCode } from './errors.js';
 import { fingerprintFrom, fingerprintLanes } from './fingerprint.js';
 import { parseSpecialHost } from './host.js';
 import { hexValue, normalizePercentEncoding, percentEncodeCodePoint, REG_NAME } from './percent-encoding.js';
@@ -165,6 +165,14 @@ interface Authority {
    */
   run: RegExp | undefined;
   anyCaseRun: RegExp | undefined;
+  /** For an authority the ladder rejects (`end` -1), its error, once the ladder has said which. */
+  readonly failure: AuthorityFailure | undefined;
+}
+
+/** The ladder's error for an http(s) authority it rejects (authority-failures.ts). */
+export interface AuthorityFailure {
+  readonly code: UrlErrorCode;
+  readonly detail: string | undefined;
 }
 
 /**
@@ -179,7 +187,7 @@ const MEMO_SIZE = 8;
 const lanes = new Int32Array(2);
 const memo: Authority[] = [];
 /** The authority of the last successful scan. */
-let auth: Authority = { prefix: '', end: 0, lastChar: 0, https: false, host: '', port: '', same: false, bare: false, lenient: false, asciiPrefix: true, normalHead: '', keyHead: '', hostPort: '', keyLane1: 0, keyLane2: 0, run: undefined, anyCaseRun: undefined };
+let auth: Authority = { prefix: '', end: 0, lastChar: 0, https: false, host: '', port: '', same: false, bare: false, lenient: false, asciiPrefix: true, normalHead: '', keyHead: '', hostPort: '', keyLane1: 0, keyLane2: 0, run: undefined, anyCaseRun: undefined, failure: undefined };
 
 // Results of the last successful `scan`.
 /** Path and query, normalized (from the first "/" up to the fragment). */
@@ -287,7 +295,13 @@ function scan(u: string, exactFirst: boolean): boolean {
       }
     }
     if (a !== undefined) {
-      if (a === DECLINED) return false;
+      if (a.end < 0) {
+        if (a.failure !== undefined) {
+          failedInput = u;
+          failedWith = a.failure;
+        }
+        return false;
+      }
       auth = a;
       remember(a);
       return scanRest(u, end);
@@ -312,6 +326,29 @@ const DECLINED: Authority = { ...auth, end: -1 };
 function declined(text: string): void {
   if (authorities.size === AUTHORITIES_MAX) authorities.clear();
   authorities.set(detached(text), DECLINED);
+}
+
+/**
+ * Remember that the ladder rejects the authority that ends `text` (an http(s) URL up to the end of
+ * its authority) with `failure`: a later scan that finds it in the table leaves the failure for
+ * `scannedFailure`, so a bad link's error is rebuilt from the one lookup the scan made.
+ */
+export function rememberFailedAuthority(text: string, failure: AuthorityFailure): void {
+  if (authorities.size === AUTHORITIES_MAX) authorities.clear();
+  authorities.set(detached(text), { ...DECLINED, failure });
+}
+
+/** The last input whose scan found its authority rejected with a known failure, and that failure. */
+let failedInput: string | undefined;
+let failedWith: AuthorityFailure | undefined;
+
+/**
+ * The ladder's failure for `url`'s authority, when the last scan of `url` found it in the table
+ * (`rememberFailedAuthority`); `undefined` when it did not. The same text names the same authority,
+ * so an earlier scan of an equal string answers as well.
+ */
+export function scannedFailure(url: string): AuthorityFailure | undefined {
+  return failedInput === url ? failedWith : undefined;
 }
 
 /** The results for a URL whose path and query, [i, end), stand as written (`authorityRun` said so). */
@@ -525,6 +562,7 @@ function scanAuthority(u: string): number {
     keyLane2: lanes[1]!,
     run: undefined,
     anyCaseRun: undefined,
+    failure: undefined,
   };
   remember(auth);
   if (authorities.size === AUTHORITIES_MAX) authorities.clear();
