@@ -18,7 +18,6 @@
  * It depends only on the input string (and Node's UTS #46 tables through the host parser), never on
  * the machine or the run.
  */
-import { knownAuthorityFailure } from './authority-failures.js';
 import { normalizeWith, resolveNormalizeOptions, type NormalizeOptions, type ResolvedOptions } from './normalize.js';
 import { defaultLimits } from './limits.js';
 import { parseUriReference } from './parse.js';
@@ -91,12 +90,6 @@ export function key(url: string, options?: NormalizeOptions): string {
     if (url.length <= defaultLimits.maxLength) {
       const k = singlePassKey(url);
       if (k !== undefined) return k;
-      // An authority the ladder rejected before fails here with its error, as `climb` would
-      // have it fail, without the calls between. A crawl's bad links are rare and each finds
-      // those calls cold (and `climb`, which mostly throws for them, never returns, so V8 keeps
-      // it interpreted): on the benchmark corpus a bad link took about 5 µs that way, 3.5 µs this way.
-      const known = knownAuthorityFailure(url);
-      if (known !== undefined) throw known;
     }
     return keyFromRecord(normalizeWith(url, resolveNormalizeOptions(undefined), true));
   }

@@ -150,8 +150,6 @@ export function normalize(url: string, options?: NormalizeOptions): string {
     if (tried) {
       const normal = singlePassNormal(url);
       if (normal !== undefined) return normal;
-      const known = knownAuthorityFailure(url);
-      if (known !== undefined) throw known; // see `key`
     }
     return recompose(climb(url, DEFAULT_RESOLVED, tried));
   }
