@@ -5,9 +5,9 @@
 // Each subject runs in a child process of its own, with the baseline (new URL) beside it in the
 // same process, and its ratio is taken within that pair. In one process for all, a subject that
 // allocates a lot leaves the heap grown for the others (V8 keeps its young generation at the size
-// it reached, 32 MB instead of 1, even after full collections): with a stand-in for whatwg-url's 380 MB a pass run
-// between passes, key(u) took 300 ns a URL instead of 220 and new URL 445 instead of 385, and the
-// ratio between them fell from 1.75 to 1.46. `--one-process` runs all subjects in one process as
+// it reached, 32 MB instead of 1, even after full collections): with a stand-in for whatwg-url's
+// 380 MB a pass run between passes, key(u) took 300 ns a URL instead of 220 and new URL 445
+// instead of 385, and the ratio between them fell from 1.75 to 1.46. `--one-process` runs all subjects in one process as
 // before.
 //
 //   npx tsc -p tsconfig.build.json && node dist/bench/normalize.bench.js [options]
