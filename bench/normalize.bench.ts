@@ -7,8 +7,8 @@
 // allocates a lot leaves the heap grown for the others (V8 keeps its young generation at the size
 // it reached, 32 MB instead of 1, even after full collections): with a stand-in for whatwg-url's
 // 380 MB a pass run between passes, key(u) took 300 ns a URL instead of 220 and new URL 445
-// instead of 385, and the ratio between them fell from 1.75 to 1.46. `--one-process` runs all subjects in one process as
-// before.
+// instead of 385, and the ratio between them fell from 1.75 to 1.46. `--one-process` runs all
+// subjects in one process as before.
 //
 //   npx tsc -p tsconfig.build.json && node dist/bench/normalize.bench.js [options]
 //     --rounds N      measured passes per subject (default 5)
