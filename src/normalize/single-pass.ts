@@ -544,8 +544,9 @@ function scanAuthority(u: string): number {
   // the strings kept are flat copies of their own: a slice of the input would keep the whole input
   // alive as long as the authority is remembered (a crawled page's text, for a link cut from it),
   // and each hit would read them from wherever that input lies
+  const prefix = detached(u.slice(0, i));
   auth = {
-    prefix: detached(u.slice(0, i)),
+    prefix,
     end: i,
     lastChar: u.charCodeAt(i - 1),
     https,
@@ -554,7 +555,7 @@ function scanAuthority(u: string): number {
     same,
     bare: i === hostEnd,
     lenient,
-    asciiPrefix: ASCII_TEXT.test(u.slice(0, i)),
+    asciiPrefix: ASCII_TEXT.test(prefix),
     normalHead: detached((https ? 'https://' : 'http://') + host + port),
     keyHead: detached(keyHead),
     hostPort: detached(host + port),
