@@ -134,6 +134,12 @@ interface Authority {
   /** Its length and last character, as numbers: the memo's first checks read no string. */
   readonly end: number;
   readonly lastChar: number;
+  /**
+   * The character halfway through the prefix, ORed with 0x20 (ASCII case folded; a character that
+   * matches in any case matches this): hosts of one length ending alike (`www.example.com`,
+   * `www.foobars.com`) mostly differ there, so a miss reads one more character, not an expression.
+   */
+  readonly midChar: number;
   readonly https: boolean;
   /** The host, as the scheme rung leaves it. */
   readonly host: string;
@@ -187,7 +193,7 @@ const MEMO_SIZE = 8;
 const lanes = new Int32Array(2);
 const memo: Authority[] = [];
 /** The authority of the last successful scan. */
-let auth: Authority = { prefix: '', end: 0, lastChar: 0, https: false, host: '', port: '', same: false, bare: false, lenient: false, asciiPrefix: true, normalHead: '', keyHead: '', hostPort: '', keyLane1: 0, keyLane2: 0, run: undefined, anyCaseRun: undefined, failure: undefined };
+let auth: Authority = { prefix: '', end: 0, lastChar: 0, midChar: 0, https: false, host: '', port: '', same: false, bare: false, lenient: false, asciiPrefix: true, normalHead: '', keyHead: '', hostPort: '', keyLane1: 0, keyLane2: 0, run: undefined, anyCaseRun: undefined, failure: undefined };
 
 // Results of the last successful `scan`.
 /** Path and query, normalized (from the first "/" up to the fragment). */
@@ -232,7 +238,7 @@ function scan(u: string, exactFirst: boolean): boolean {
     if (i > n) continue;
     const c = u.charCodeAt(i - 1);
     const last = a.lastChar;
-    if ((c | 0x20) !== (last | 0x20)) continue;
+    if ((c | 0x20) !== (last | 0x20) || (u.charCodeAt(i >> 1) | 0x20) !== a.midChar) continue;
     // where the path starts: at the end of the prefix, or (-1, found below) after the empty or
     // default port a bare prefix's runs take
     let p = i;
@@ -549,6 +555,7 @@ function scanAuthority(u: string): number {
     prefix,
     end: i,
     lastChar: u.charCodeAt(i - 1),
+    midChar: u.charCodeAt(i >> 1) | 0x20,
     https,
     host: detached(host),
     port,

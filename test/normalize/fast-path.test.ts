@@ -212,6 +212,14 @@ describe('single pass', () => {
     expect(singlePassNormal('http://a.b/x/.well-known/%41')).toBe('http://a.b/x/.well-known/A');
   });
 
+  it('tells apart remembered hosts of one length that end alike', () => {
+    const urls = ['http://www.example.com/a', 'http://www.foobars.com/b', 'http://WWW.EXAMPLE.COM/c', 'http://www.fooBARS.com/d', 'https://www.example.com/e',
+      'http://www.example.com:80/f', 'http://www.examplf.com/g', 'http://xww.example.com/h', 'http://www.example.com/i'];
+    for (let round = 0; round < 3; round++) expect(check(urls)).toBe(urls.length);
+    expect(singlePassKey('http://www.fooBARS.com/d')).toBe('com,foobars,www)http:///d');
+    expect(singlePassKey('http://www.examplf.com/g')).toBe('com,examplf,www)http:///g');
+  });
+
   it('declines trailing whitespace in a path or query, and drops it with a fragment, whatever it remembers', () => {
     const urls = ['http://a.b/x ', 'http://a.b/x?q ', 'http://a.b/x?q\t', 'http://a.b/x#f ', 'http://a.b/x#f\t', 'http://a.b/x# ', 'http://a.b ', 'http://a.b:80 ',
       'http://a.b/%41 ', 'http://a.b/%41#f ', 'http://a.b/./x#f \n'];
