@@ -329,9 +329,9 @@ function scan(u: string, exactFirst: boolean): boolean {
  */
 const DECLINED: Authority = { ...auth, end: -1 };
 
-function declined(text: string): void {
+function declined(text: string, failure?: AuthorityFailure): void {
   if (authorities.size === AUTHORITIES_MAX) authorities.clear();
-  authorities.set(detached(text), DECLINED);
+  authorities.set(detached(text), failure === undefined ? DECLINED : { ...DECLINED, failure });
 }
 
 /**
@@ -340,8 +340,7 @@ function declined(text: string): void {
  * `scannedFailure`, so a bad link's error is rebuilt from the one lookup the scan made.
  */
 export function rememberFailedAuthority(text: string, failure: AuthorityFailure): void {
-  if (authorities.size === AUTHORITIES_MAX) authorities.clear();
-  authorities.set(detached(text), { ...DECLINED, failure });
+  declined(text, failure);
 }
 
 /** The last input whose scan found its authority rejected with a known failure, and that failure. */
@@ -827,8 +826,10 @@ function isALabelStart(u: string, i: number): boolean {
  * The path starts with "/" or "\\", so the walk back stops there at the latest.
  */
 function inDotSegment(u: string, i: number): boolean {
+  // the segment ends after it where an authority would end ("/", "\\", "?", "#", the end), or
+  // goes on with another dot or escape
   const next = u.charCodeAt(i + 3); // NaN at the end
-  if (!(next !== next || next === 0x2f || next === 0x5c || next === 0x3f || next === 0x23 || next === 0x2e || next === 0x25)) return false;
+  if (!(next !== next || endsAuthority(next) || next === 0x2e || next === 0x25)) return false;
   for (let j = i; ; ) {
     const c = u.charCodeAt(j - 1);
     if (c === 0x2f || c === 0x5c) return true;
