@@ -15,14 +15,20 @@
  *   - the limits that read the whole input (`maxLength`) are checked before this cache is asked.
  * The text remembered must itself fix what the ladder reads: it starts with "http://" or
  * "https://" (any case) and a non-empty authority (not a run of slashes, which the URL Standard
- * skips), and holds no control character or space (a browser strips or trims those, so the same
- * text could be read two ways). The error is rebuilt for the new input: same code, same detail.
+ * skips), holds no control character (a browser removes tabs and newlines wherever they stand),
+ * and neither starts nor ends with a space: a browser trims spaces at the input's ends, so a text
+ * ending with one could be read two ways (`https://a.b:80 ` alone is `https://a.b:80`). A space
+ * inside (`https://www example.org/`) is read one way, wherever the input goes on: it is not at
+ * either end. The error is rebuilt for the new input: same code, same detail.
  */
 import { UrlError } from './errors.js';
 import { rememberFailedAuthority, scannedFailure, type AuthorityFailure } from './single-pass.js';
 
-/** "http://" or "https://" (any case), a non-empty authority of printable characters, its end. */
-const HTTP_AUTHORITY = /[hH][tT][tT][pP][sS]?:\/\/[^\x00-\x20/\\?#\x7f][^\x00-\x20/\\?#\x7f]*(?=[/\\?#]|$)/y;
+/**
+ * "http://" or "https://" (any case), a non-empty authority of printable characters that neither
+ * starts nor ends with a space, its end.
+ */
+const HTTP_AUTHORITY = /[hH][tT][tT][pP][sS]?:\/\/[^\x00-\x20/\\?#\x7f](?:[^\x00-\x1f/\\?#\x7f]*[^\x00-\x20/\\?#\x7f])?(?=[/\\?#]|$)/y;
 
 /** Entries kept before the table is emptied, so hostile input cannot grow it. */
 const FAILURES_MAX = 1024;

@@ -9,15 +9,16 @@
  *   - port: empty or default removed, leading zeros dropped (§6.2.3, §3.2.3);
  *   - empty path → `/` (§6.2.3); `\` read as `/` in the path, as a browser reads it;
  *   - percent-encoding: hex digits uppercased, unreserved characters decoded (§6.2.2.1, §6.2.2.2),
- *     characters a component may not hold raw encoded as UTF-8 (§2.5), as the ladder's lenient mode;
+ *     characters a component may not hold raw encoded as UTF-8 (§2.5), and a `%` that starts no
+ *     escape kept as written, as the ladder's lenient mode does;
  *   - dot-segments removed (§6.2.2.3, §5.2.4), including `%2E` forms once decoded;
  *   - fragment dropped (the scheme rung's default, §3.5).
  *
  * It declines — answers "take the full ladder", which then also produces every error — for
  * userinfo, IP literals, control characters and surrounding whitespace (a browser strips them),
- * a `%` that starts no escape, `\` in the authority's slashes, an over-long port, a host the host
- * parser rejects. A differential test checks, on the whole benchmark corpus and on generated input,
- * that whenever it answers, the answer is the ladder's.
+ * an escape right after a `%` that starts none, `\` in the authority's slashes, an over-long port,
+ * a host the host parser rejects. A differential test checks, on the whole benchmark corpus and on
+ * generated input, that whenever it answers, the answer is the ladder's.
  *
  * Default options only (scheme rung, no presets, fragment dropped, not strict); the callers check.
  * The scan leaves its results in module variables (it is synchronous and not reentrant), so the
@@ -648,7 +649,12 @@ function scanRest(u: string, i: number, resume = i): boolean {
           }
         } else if (k === C_PERCENT) {
           const b = octetAt(u, i);
-          if (b < 0) return false; // a "%" that starts no escape: the ladder keeps it, with care
+          if (b < 0) {
+            if (!strayPercentKept(u, i)) return false;
+            lenient = true;
+            i++;
+            continue;
+          }
           const text = escapeRewritten(u, i, b);
           if (text !== undefined) {
             out = spliced(out, u, copied, i, text);
@@ -714,7 +720,12 @@ function scanRest(u: string, i: number, resume = i): boolean {
       const k = classOf(QUERY_CLASS, u.charCodeAt(i));
       if (k === C_PERCENT) {
         const b = octetAt(u, i);
-        if (b < 0) return false;
+        if (b < 0) {
+          if (!strayPercentKept(u, i)) return false;
+          lenient = true;
+          i++;
+          continue;
+        }
         const text = escapeRewritten(u, i, b);
         if (text !== undefined) {
           out = spliced(out, u, copied, i, text);
@@ -837,6 +848,18 @@ function inDotSegment(u: string, i: number): boolean {
     else if ((c | 0x20) === 0x65 && u.charCodeAt(j - 2) === 0x32 && u.charCodeAt(j - 3) === 0x25) j -= 3;
     else return false;
   }
+}
+
+/**
+ * True when the "%" at `i`, which starts no escape (§2.1: "%zz", "100%", "a%2"), stands as written
+ * here, as the ladder's lenient mode keeps it: a browser sends it so, and "%25" would name another
+ * request line (§6.1; percent-encoding.ts). Strict mode rejects it (the caller marks the scan
+ * lenient). The ladder then keeps a decoded hex digit encoded where it would follow such a "%" and
+ * make a new triplet ("%%32%65" never becomes "%2e"); rather than track that, the pass declines
+ * when an escape starts in the two characters after it, so every escape it decodes is further off.
+ */
+function strayPercentKept(u: string, i: number): boolean {
+  return u.charCodeAt(i + 1) !== 0x25 && u.charCodeAt(i + 2) !== 0x25;
 }
 
 /** The octet of the escape "%XX" at `i`, or -1 when it is not one (§2.1). */
