@@ -40,7 +40,7 @@ export interface BenchOptions {
   readonly batchSize: number;
 }
 
-export const defaultBenchOptions: BenchOptions = { rounds: 5, warmup: 1, batchSize: 256 };
+export const defaultBenchOptions: BenchOptions = { rounds: 9, warmup: 1, batchSize: 256 };
 
 export interface SubjectResult {
   readonly name: string;

@@ -11,7 +11,7 @@
 // subjects in one process as before.
 //
 //   npx tsc -p tsconfig.build.json && node dist/bench/normalize.bench.js [options]
-//     --rounds N      measured passes per subject (default 5)
+//     --rounds N      measured passes per subject (default 9)
 //     --warmup N      unmeasured passes per subject first (default 1)
 //     --batch N       calls per timed batch (default 256)
 //     --only NAME     run subjects whose name contains NAME (case-insensitive; repeatable);
