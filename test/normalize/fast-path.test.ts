@@ -160,8 +160,9 @@ describe('single pass', () => {
     const urls = [
       'https://[::1/x', 'https://[::1/y?q#f', 'HTTPS://[::1/z', 'https://[::1', 'https://a.b:80:80/x', 'https://a.b:99999/x',
       'https://a.b:99999', 'https://%zz.a.b/x', 'https://a<b/x', 'https://1.2.3.4.5/x', 'http://user@/x', 'https://:80/x',
-      // the same text read two ways: a space inside the authority, then trailing (trimmed); a run of
-      // slashes before the authority (skipped); a tab (removed): never remembered
+      // the same text read two ways: a space ending the authority, then trailing (trimmed); a run of
+      // slashes before the authority (skipped); a tab (removed): never remembered (a space inside,
+      // 'https://a.b:8 0', is read one way and is)
       'https://a.b:80 /x', 'https://a.b:80 ', 'https://a.b:8 0/x', 'https:///a.b/x', 'https:////[::1/x', 'https:///[::1]/x',
       'https://a.b:8\t0/x', 'https://a.b:80\t', 'https://a.b:8\t0',
       // a space inside the authority is read one way: remembered (not at the end of the text)
