@@ -351,10 +351,14 @@ let failedWith: AuthorityFailure | undefined;
 /**
  * The ladder's failure for `url`'s authority, when the last scan of `url` found it in the table
  * (`rememberFailedAuthority`); `undefined` when it did not. The same text names the same authority,
- * so an earlier scan of an equal string answers as well.
+ * so an earlier scan of an equal string answers as well. Read once: the input is let go, as the
+ * table lets go of the inputs its texts were cut from (a bad link's page stays alive otherwise),
+ * and a second ask finds the failure in authority-failures.ts's own table.
  */
 export function scannedFailure(url: string): AuthorityFailure | undefined {
-  return failedInput === url ? failedWith : undefined;
+  const failure = failedInput === url ? failedWith : undefined;
+  failedInput = undefined;
+  return failure;
 }
 
 /** The results for a URL whose path and query, [i, end), stand as written (`authorityRun` said so). */
