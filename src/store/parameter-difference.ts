@@ -1,0 +1,96 @@
+/**
+ * Parameter difference: the set of parameters by which two URLs of one path differ, when that is
+ * all they differ by. RFC 3986 §3.4 leaves a query's structure to the server; the common
+ * `name=value` fields joined by `&` (and §3.3's `;name=value` segment parameters) are how servers
+ * write session ids and tracking tags. Two documents fetched as themselves, `variant` and `base`,
+ * where `variant` is `base` with some fields added, are the evidence a parameter rule is learned
+ * from: equal content says the fields are irrelevant there, different content that they matter.
+ *
+ * The difference is a set, not one name: tracking tags travel together (`utm_source`,
+ * `utm_medium`, `utm_campaign`), so removing one of them never yields a fetched URL; removing the
+ * set does (Dasgupta et al., KDD 2008, learn such multi-field rewrites offline).
+ */
+import type { UriRecord } from '../normalize/index.js';
+
+export type ParameterPlace = 'query' | 'path';
+
+export interface ParameterDifference {
+  readonly place: ParameterPlace;
+  /** The names `variant` has and `base` has not, sorted, each once. */
+  readonly names: readonly string[];
+}
+
+/** `name` of a `name=value` (or bare `name`) field. */
+export function fieldName(field: string): string {
+  const eq = field.indexOf('=');
+  return eq === -1 ? field : field.slice(0, eq);
+}
+
+/** The fields of a query, in order (none for an absent or empty query). */
+export function queryFields(query: string | undefined): string[] {
+  return query === undefined || query === '' ? [] : query.split('&');
+}
+
+/**
+ * The query without the fields named in `names`. The "?" goes with the last field: `/?sid=1` is
+ * the tagged form of `/`, not of `/?`, so removing every field gives an absent query.
+ */
+export function removeQueryFields(query: string | undefined, names: ReadonlySet<string>): string | undefined {
+  if (query === undefined || query === '') return query;
+  const kept = query.split('&').filter((f) => !names.has(fieldName(f)));
+  return kept.length === 0 ? undefined : kept.join('&');
+}
+
+/** Names of the segment parameters of a path (§3.3), each once. An encoded `%3B` is data. */
+export function pathParameterNames(path: string): string[] {
+  if (path.indexOf(';') === -1) return [];
+  const names = new Set<string>();
+  for (const segment of path.split('/')) {
+    const parts = segment.split(';');
+    for (let i = 1; i < parts.length; i++) names.add(fieldName(parts[i]!));
+  }
+  return [...names];
+}
+
+/** The path without the segment parameters named in `names`. */
+export function removePathParameters(path: string, names: ReadonlySet<string>): string {
+  if (path.indexOf(';') === -1) return path;
+  return path
+    .split('/')
+    .map((segment) => {
+      if (segment.indexOf(';') === -1) return segment;
+      const parts = segment.split(';');
+      return [parts[0]!, ...parts.slice(1).filter((p) => !names.has(fieldName(p)))].join(';');
+    })
+    .join('/');
+}
+
+/** The path with every segment parameter removed: where a URL's parameter variants are indexed. */
+export function bareParameterPath(path: string): string {
+  return path.indexOf(';') === -1 ? path : path.split('/').map((s) => s.split(';')[0]!).join('/');
+}
+
+function namesOnlyIn(a: readonly string[], b: readonly string[]): string[] {
+  const other = new Set(b);
+  return [...new Set(a.filter((n) => !other.has(n)))].sort();
+}
+
+/**
+ * How `variant` differs from `base` when it is `base` with some parameters added and nothing else
+ * changed (scheme, authority, the rest of the path and query, field order); `undefined` otherwise.
+ * Both URLs are in normal form. Two values of one parameter (`?sid=1` and `?sid=2`) are not a
+ * difference of this kind: neither is the URL without it.
+ */
+export function parameterDifference(variant: UriRecord, base: UriRecord): ParameterDifference | undefined {
+  if (variant.scheme !== base.scheme || variant.host !== base.host || variant.port !== base.port || variant.userinfo !== base.userinfo) return undefined;
+  if (variant.path === base.path) {
+    if (variant.query === base.query) return undefined;
+    const names = namesOnlyIn(queryFields(variant.query).map(fieldName), queryFields(base.query).map(fieldName));
+    if (names.length === 0 || removeQueryFields(variant.query, new Set(names)) !== base.query) return undefined;
+    return { place: 'query', names };
+  }
+  if (variant.query !== base.query) return undefined;
+  const names = namesOnlyIn(pathParameterNames(variant.path), pathParameterNames(base.path));
+  if (names.length === 0 || removePathParameters(variant.path, new Set(names)) !== base.path) return undefined;
+  return { place: 'path', names };
+}

@@ -1,0 +1,111 @@
+/**
+ * Rule scope: the part of a host's URL space where a learned rule holds (RFC 3986 §6.2.4 learned
+ * from evidence). A rule is not a fact about a host but about the places its evidence lies: three
+ * directory redirects under `/docs/` say nothing about `/api/`.
+ *
+ * This is the pattern tree of Lei et al. ("A pattern tree-based approach to learning URL
+ * normalization rules", WWW 2010), learned online: the tree is the host's path hierarchy, each
+ * supporting observation sits at the path of its source URL, and a node holds the rule when
+ *
+ * 1. it has at least `threshold` supporting observations from distinct documents (two variants of
+ *    one page, or one error or shell body served under many URLs, count once);
+ * 2. it is an exact path (`=/search`: evidence from several queries of one path), or a directory
+ *    whose evidence spreads over at least two of its entries (a directory never inherits a rule
+ *    from one child: the scope grows with its support);
+ * 3. no contradiction was observed at or under it.
+ *
+ * The scopes of a rule are the maximal nodes that hold it. A contradiction removes every scope
+ * that covers it and leaves the others (the rule is narrowed); a rule with no scope left after a
+ * contradiction is withdrawn. A scope also records whether any of its evidence had a query: a rule
+ * seen only on query-less URLs (`/dir` → `/dir/`) is not applied to `/login?next=…`.
+ */
+
+/** One supporting observation, as kept in a rule's record. */
+export interface Support {
+  /** The path of the source URL (normal form). */
+  readonly p: string;
+  /** The document it shows: a content hash, or the target key of a redirect. */
+  readonly d: string;
+  /** The source URL had a query. */
+  readonly q?: boolean;
+  /** The source URL's key. */
+  readonly s: string;
+}
+
+/** Where a contradiction was observed: the path of the URL it was about. */
+export interface ContradictionSite {
+  readonly p: string;
+  /** The URL's key. */
+  readonly s: string;
+}
+
+/** A node of the path tree that holds a rule. */
+export interface Scope {
+  /** A directory (`/topics/`, covering every path under it) or an exact path (`=/search`). */
+  readonly at: string;
+  /** Distinct documents supporting it. */
+  readonly docs: number;
+  /** Some of its evidence had a query: the rule applies to URLs with a query too. */
+  readonly query: boolean;
+}
+
+/** True when the scope node `at` covers `path`. */
+export function covers(at: string, path: string): boolean {
+  return at.charCodeAt(0) === 0x3d /* = */ ? path === at.slice(1) : path.startsWith(at);
+}
+
+/** True when a rule with these scopes applies to a URL with this path (and a query or not). */
+export function inScope(scopes: readonly Scope[], path: string, hasQuery: boolean): boolean {
+  for (const s of scopes) if ((!hasQuery || s.query) && covers(s.at, path)) return true;
+  return false;
+}
+
+interface Node {
+  readonly docs: Set<string>;
+  readonly entries: Set<string>;
+  query: boolean;
+}
+
+/** The scopes that hold a rule with this evidence (see the module comment), widest first. */
+export function activeScopes(support: readonly Support[], against: readonly ContradictionSite[], threshold: number): Scope[] {
+  const nodes = new Map<string, Node>();
+  const add = (at: string, s: Support, entry: string): void => {
+    let n = nodes.get(at);
+    if (n === undefined) nodes.set(at, (n = { docs: new Set(), entries: new Set(), query: false }));
+    n.docs.add(s.d);
+    n.entries.add(entry);
+    if (s.q === true) n.query = true;
+  };
+  for (const s of support) {
+    const path = s.p === '' ? '/' : s.p;
+    add('=' + path, s, '');
+    // every ancestor directory, with the entry of the path directly under it
+    for (let i = path.indexOf('/'); i !== -1; i = path.indexOf('/', i + 1)) {
+      const rest = path.slice(i + 1);
+      const slash = rest.indexOf('/');
+      add(path.slice(0, i + 1), s, slash === -1 ? rest : rest.slice(0, slash));
+    }
+  }
+  const holding: Scope[] = [];
+  for (const [at, n] of nodes) {
+    if (n.docs.size < threshold) continue;
+    if (at.charCodeAt(0) !== 0x3d && n.entries.size < 2) continue;
+    if (against.some((c) => covers(at, c.p === '' ? '/' : c.p))) continue;
+    holding.push({ at, docs: n.docs.size, query: n.query });
+  }
+  // the maximal nodes: drop those a holding directory covers (shortest, i.e. widest, first); a
+  // directory's query flag is the union of its subtree's, so the wider never covers fewer URLs
+  holding.sort((a, b) => a.at.length - b.at.length || (a.at < b.at ? -1 : 1));
+  const out: Scope[] = [];
+  for (const s of holding) {
+    const path = s.at.charCodeAt(0) === 0x3d ? s.at.slice(1) : s.at;
+    if (out.some((o) => o.at.charCodeAt(0) !== 0x3d && covers(o.at, path))) continue;
+    out.push(s);
+  }
+  return out;
+}
+
+/** Scopes as text for people: `/topics/` or `=/search`, with ` +query` when queries are covered. */
+export function formatScopes(scopes: readonly Scope[]): string {
+  return scopes.length === 0 ? '(none)' : scopes.map((s) => (s.query ? `${s.at} +query` : s.at)).join(', ');
+}

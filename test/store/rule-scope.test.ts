@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { activeScopes, covers, formatScopes, inScope, type ContradictionSite, type Support } from '../../src/store/rule-scope.js';
+
+const at = (p: string, d = p, q = false): Support => ({ p, d, q, s: 'k' + p + d });
+const site = (p: string): ContradictionSite => ({ p, s: 'k' + p });
+
+describe('rule scope (pattern tree)', () => {
+  it('evidence from three files of one directory holds there, not host-wide', () => {
+    const scopes = activeScopes([at('/topics/a'), at('/topics/b'), at('/topics/c')], [], 3);
+    expect(scopes.map((s) => s.at)).toEqual(['/topics/']);
+    expect(inScope(scopes, '/topics/z', false)).toBe(true);
+    expect(inScope(scopes, '/guide/z', false)).toBe(false);
+    expect(inScope(scopes, '/topics', false)).toBe(false);
+  });
+
+  it('a directory never inherits a rule from one child: /old/topics/* says nothing of /old/*', () => {
+    const scopes = activeScopes([at('/old/topics/a'), at('/old/topics/b'), at('/old/topics/c')], [], 3);
+    expect(scopes.map((s) => s.at)).toEqual(['/old/topics/']);
+    expect(inScope(scopes, '/old/other', false)).toBe(false);
+  });
+
+  it('the scope grows with its support: evidence in two subtrees holds their parent', () => {
+    const scopes = activeScopes([at('/a/x'), at('/a/y'), at('/b/z')], [], 3);
+    expect(scopes.map((s) => s.at)).toEqual(['/']);
+  });
+
+  it('distinct documents count, not URLs: one body under many URLs is one document', () => {
+    const shell = [at('/app/a', 'H'), at('/app/b', 'H'), at('/app/c', 'H'), at('/app/d', 'H')];
+    expect(activeScopes(shell, [], 3)).toEqual([]);
+    expect(activeScopes([...shell, at('/app/e', 'I'), at('/app/f', 'J')], [], 3).map((s) => s.at)).toEqual(['/app/']);
+  });
+
+  it('an exact path holds a rule from several documents of one path (its queries)', () => {
+    const scopes = activeScopes([at('/search', 'h1', true), at('/search', 'h2', true), at('/search', 'h3', true)], [], 3);
+    expect(scopes).toEqual([{ at: '=/search', docs: 3, query: true }]);
+    expect(inScope(scopes, '/search', true)).toBe(true);
+    expect(inScope(scopes, '/search/x', true)).toBe(false);
+  });
+
+  it('a contradiction narrows the rule to the scopes that do not cover it', () => {
+    const support = [at('/old/topics/a'), at('/old/topics/b'), at('/old/topics/c'), at('/old/guides/x')];
+    expect(activeScopes(support, [], 3).map((s) => s.at)).toEqual(['/old/']);
+    const narrowed = activeScopes(support, [site('/old/other')], 3);
+    expect(narrowed.map((s) => s.at)).toEqual(['/old/topics/']);
+    expect(activeScopes(support, [site('/old/topics/q')], 3)).toEqual([]);
+  });
+
+  it('evidence without a query does not license URLs with one', () => {
+    const scopes = activeScopes([at('/a'), at('/b'), at('/c')], [], 3);
+    expect(inScope(scopes, '/login', false)).toBe(true);
+    expect(inScope(scopes, '/login', true)).toBe(false);
+    const withQuery = activeScopes([at('/a'), at('/b'), at('/c', '/c', true)], [], 3);
+    expect(inScope(withQuery, '/login', true)).toBe(true);
+  });
+
+  it('keeps only the maximal scopes; a directory covers queries when any evidence under it had one', () => {
+    const support = [at('/d/a'), at('/d/b'), at('/e/c'), at('/d/x', 'q1', true), at('/d/y', 'q2', true), at('/d/z', 'q3', true)];
+    expect(activeScopes(support, [], 3)).toEqual([{ at: '/', docs: 6, query: true }]);
+    const deep = activeScopes([at('/d/a/1'), at('/d/a/2'), at('/d/a/3'), at('/d/b/1'), at('/d/b/2'), at('/d/b/3')], [], 3);
+    expect(deep).toEqual([{ at: '/d/', docs: 6, query: false }]);
+  });
+
+  it('covers and formats', () => {
+    expect(covers('/a/', '/a/')).toBe(true);
+    expect(covers('/a/', '/ab')).toBe(false);
+    expect(covers('=/a', '/a')).toBe(true);
+    expect(covers('=/a', '/a/')).toBe(false);
+    expect(formatScopes([{ at: '/t/', docs: 3, query: false }, { at: '=/s', docs: 3, query: true }])).toBe('/t/, =/s +query');
+    expect(formatScopes([])).toBe('(none)');
+  });
+});
