@@ -5,8 +5,8 @@
  * - Addresses: every special-use range of the IANA IPv4 and IPv6 Special-Purpose Address Registries
  *   (RFC 6890) that is not globally reachable is refused with `ERR_BLOCKED_ADDRESS`: loopback,
  *   private (RFC 1918, unique local), link-local, CGNAT (RFC 6598), multicast, unspecified,
- *   documentation and benchmarking ranges, reserved space, and the IPv4-mapped, IPv4-compatible,
- *   NAT64 (RFC 6052) and 6to4 (RFC 3056) forms of a refused IPv4 address.
+ *   documentation and benchmarking ranges, reserved space, and the IPv4-mapped, IPv4-translated
+ *   (RFC 2765), IPv4-compatible, NAT64 (RFC 6052) and 6to4 (RFC 3056) forms of a refused IPv4 address.
  * - `localhost` and `*.localhost` are loopback names (RFC 6761 §6.3): they resolve to 127.0.0.1 and
  *   ::1 without a DNS query.
  *
@@ -96,6 +96,9 @@ const IPV6_REFUSED: readonly (readonly [string, number, string])[] = [
 const IPV6_EMBEDDING: readonly (readonly [string, number, number, string])[] = [
   // [prefix, prefix length, bit offset of the IPv4 address, name]
   ['::ffff:0:0', 96, 96, 'IPv4-mapped'],
+  // SIIT's IPv4-translated form (RFC 2765 §2.1, ::ffff:0:a.b.c.d): a translator reaches the IPv4
+  // address inside, so it decides as in the mapped form
+  ['::ffff:0:0:0', 96, 96, 'IPv4-translated'],
   ['64:ff9b::', 96, 96, 'NAT64 well-known prefix'],
   ['2002::', 16, 16, '6to4'],
 ];
