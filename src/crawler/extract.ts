@@ -2,8 +2,10 @@
  * Link extraction from HTML with htmlparser2's streaming tokenizer: the body is parsed chunk by
  * chunk as it arrives, never held whole.
  *
- * Links (HTML Living Standard): `a[href]`, `area[href]`, `link[href]` with rel `alternate`,
- * `canonical`, `next` or `prev` (not `stylesheet` or `icon`), `iframe[src]`, `frame[src]`, and
+ * Links (HTML Living Standard): `a[href]`, `area[href]`, `link[href]` with a rel that creates a
+ * hyperlink (§4.6.7: `alternate`, `author`, `help`, `license`, `next`, `prev`, `search`,
+ * `privacy-policy`, `terms-of-service`; and `canonical`, RFC 6596), never with a rel that names
+ * an external resource (`stylesheet`, `icon`, …), `iframe[src]`, `frame[src]`, and
  * `<meta http-equiv=refresh>` (§4.2.5.3, "shared declarative refresh steps"). Each is resolved
  * the way a browser resolves it: WHATWG URL parsing (`resolve(ref, base, { mode: 'html' })`)
  * against the document base URL, which is the frozen base URL of the first `base` element with an
@@ -71,7 +73,8 @@ export interface ExtractResult {
   readonly dropped: number;
 }
 
-const LINK_RELS = new Set(['alternate', 'canonical', 'next', 'prev', 'previous']);
+/** Link types that create hyperlinks on `link` (HTML §4.6.7, its table), `canonical` (RFC 6596), and `previous` (a common synonym of `prev`). */
+const LINK_RELS = new Set(['alternate', 'author', 'canonical', 'help', 'license', 'next', 'prev', 'previous', 'privacy-policy', 'search', 'terms-of-service']);
 const NOT_PAGES = new Set(['stylesheet', 'icon', 'preload', 'prefetch', 'modulepreload', 'dns-prefetch', 'preconnect', 'manifest']);
 
 function isAsciiWhitespace(c: number): boolean {

@@ -226,6 +226,19 @@ function codeOf(error: unknown): { code: CrawlErrorCode; message: string } {
 }
 
 /** A bounded HTTP client for crawling: one undici Agent behind the network guard. */
+/**
+ * The request target in origin-form (RFC 9112 §3.2.1): absolute-path ["?" query], with the "?"
+ * of an empty query kept: `/file?` and `/file` are different URLs (RFC 3986 §6.2.3 keeps the
+ * delimiter of an empty component), and the WHATWG `search` of both is "".
+ */
+export function originForm(u: URL): string {
+  if (u.search !== '') return u.pathname + u.search;
+  const href = u.href;
+  const hash = href.indexOf('#');
+  const end = hash === -1 ? href.length : hash;
+  return href.charCodeAt(end - 1) === 0x3f /* ? */ ? u.pathname + '?' : u.pathname;
+}
+
 export class Fetcher {
   readonly guard: NetworkGuard;
   readonly options: Omit<Required<FetchOptions>, 'guard'>;
@@ -292,7 +305,7 @@ export class Fetcher {
       try {
         res = await this.agent.request({
           origin: target.origin,
-          path: target.pathname + target.search,
+          path: originForm(target),
           method: 'GET',
           headers: {
             'user-agent': o.userAgent,

@@ -7,6 +7,15 @@ import { extractLinks, LinkExtractor, parseMetaRefresh } from '../../src/crawler
 
 const DOC = 'http://example.com/dir/page.html';
 
+describe('link relations that create hyperlinks (HTML §4.6.7)', () => {
+  it('follows alternate, author, help, license, next, prev, search, privacy-policy, terms-of-service; not external resources', () => {
+    const rels = ['author', 'help', 'license', 'search', 'privacy-policy', 'terms-of-service', 'SEARCH next'];
+    const page = rels.map((r, i) => `<link rel="${r}" href="/r${i}.html">`).join('') +
+      '<link rel="stylesheet" href="/s.css"><link rel="preload" href="/p.html"><link rel="search icon" href="/i.xml"><link rel="bookmark-ish" href="/b.html">';
+    expect(extractLinks(page, DOC).links.map((l) => l.url)).toEqual(rels.map((_, i) => `http://example.com/r${i}.html`));
+  });
+});
+
 describe('link kinds', () => {
   const page = `<!doctype html><html><head>
 <link rel="stylesheet" href="/style.css"><link rel="icon" href="/favicon.ico">

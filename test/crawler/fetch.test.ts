@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { brotliCompressSync, constants, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Fetcher } from '../../src/crawler/fetch.js';
+import { Fetcher, originForm } from '../../src/crawler/fetch.js';
 import { httpServer, tcpListener, type TestServer } from './support.js';
 
 const PAGE = '<!doctype html><title>x</title><p>hello, decoded world</p>'.repeat(20);
@@ -84,6 +84,8 @@ beforeAll(async () => {
         return res.writeHead(307, { location: 'ftp://127.0.0.1/x' }).end();
       case '/bad-location':
         return res.writeHead(301, { location: 'http://[::1' }).end();
+      case '/target':
+        return res.writeHead(200, { 'content-type': 'text/plain' }).end(String(req.url));
       case '/ua':
         return res.writeHead(200, { 'content-type': 'text/plain' }).end(String(req.headers['user-agent']));
       case '/encoded': {
@@ -206,6 +208,18 @@ describe('redirects', () => {
     expect(r.unfollowed?.location).toBe(`${server.origin}/b?x=1`);
     expect(seen).toEqual([`${server.origin}/b?x=1`]);
     expect(r.requests).toBe(1);
+  });
+});
+
+describe('request target (RFC 9112 §3.2.1)', () => {
+  it('keeps the "?" of an empty query: /target? is not /target on the wire', async () => {
+    for (const [url, wire] of [['/target?', '/target?'], ['/target', '/target'], ['/target?#f', '/target?'], ['/target?a=1', '/target?a=1']] as const) {
+      const r = await fetcher.fetch(`${server.origin}${url}`, { keepBody: true });
+      expect(r.body!.toString(), url).toBe(wire);
+    }
+    expect(originForm(new URL('http://a/x%3F'))).toBe('/x%3F');
+    expect(originForm(new URL('http://a/x?#y'))).toBe('/x?');
+    expect(originForm(new URL('http://u:p@a/x?'))).toBe('/x?');
   });
 });
 
