@@ -82,6 +82,20 @@ function axisLabel(v: number): string {
   return formatNumber(v);
 }
 
+/** The unit of a time axis spanning `maxMs`: seconds, minutes or hours. */
+function timeUnit(maxMs: number): { readonly ms: number; readonly name: string } {
+  if (maxMs > 3 * 3_600_000) return { ms: 3_600_000, name: 'hours' };
+  if (maxMs > 10 * 60_000) return { ms: 60_000, name: 'minutes' };
+  return { ms: 1000, name: 'seconds' };
+}
+
+/** `text` cut in the middle to at most `max` characters (the ends of a rule id say the most). */
+function middleEllipsis(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const head = Math.ceil((max - 1) * 0.4);
+  return `${text.slice(0, head)}…${text.slice(text.length - (max - 1 - head))}`;
+}
+
 interface Series {
   readonly name: string;
   readonly className: string;
@@ -98,8 +112,9 @@ function lineChart(id: string, label: string, xMaxMs: number, series: readonly S
   const ys = series.flatMap((s) => s.values.map(([, y]) => y)).filter((y): y is number => y !== null);
   const yTicks = ticks(Math.max(0, ...ys), 4);
   const yMax = yTicks[yTicks.length - 1]!;
-  const xTicksS = ticks(Math.max(xMaxMs, 1) / 1000, 6);
-  const xMax = xTicksS[xTicksS.length - 1]! * 1000;
+  const unit = timeUnit(xMaxMs);
+  const xTicksU = ticks(Math.max(xMaxMs, 1) / unit.ms, 6);
+  const xMax = xTicksU[xTicksU.length - 1]! * unit.ms;
   const iw = W - PAD.left - PAD.right;
   const ih = H - PAD.top - PAD.bottom;
   const sx = (x: number): number => PAD.left + (x / xMax) * iw;
@@ -111,10 +126,10 @@ function lineChart(id: string, label: string, xMaxMs: number, series: readonly S
     out.push(`<line class="grid" x1="${PAD.left}" x2="${W - PAD.right}" y1="${f(sy(t))}" y2="${f(sy(t))}"/>`);
     out.push(`<text class="tick" x="${PAD.left - 6}" y="${f(sy(t) + 4)}" text-anchor="end">${escapeHtml(axisLabel(t))}</text>`);
   }
-  for (const t of xTicksS) {
-    out.push(`<text class="tick" x="${f(sx(t * 1000))}" y="${H - PAD.bottom + 16}" text-anchor="middle">${escapeHtml(axisLabel(t))}</text>`);
+  for (const t of xTicksU) {
+    out.push(`<text class="tick" x="${f(sx(t * unit.ms))}" y="${H - PAD.bottom + 16}" text-anchor="middle">${escapeHtml(axisLabel(t))}</text>`);
   }
-  out.push(`<text class="axis" x="${PAD.left + iw / 2}" y="${H - 4}" text-anchor="middle">seconds since the start</text>`);
+  out.push(`<text class="axis" x="${PAD.left + iw / 2}" y="${H - 4}" text-anchor="middle">${unit.name} since the start</text>`);
   out.push(`<line class="axisline" x1="${PAD.left}" x2="${PAD.left}" y1="${PAD.top}" y2="${PAD.top + ih}"/>`);
   out.push(`<line class="axisline" x1="${PAD.left}" x2="${W - PAD.right}" y1="${PAD.top + ih}" y2="${PAD.top + ih}"/>`);
   for (const s of series) {
@@ -142,7 +157,7 @@ function lineChart(id: string, label: string, xMaxMs: number, series: readonly S
 /** A horizontal bar chart with the value at each bar's end. */
 function barChart(id: string, label: string, rows: readonly { readonly name: string; readonly value: number; readonly className: string }[]): string {
   const rowH = 24;
-  const labelW = 220;
+  const labelW = 230;
   const valueW = 70;
   const h = rows.length * rowH + 8;
   const max = Math.max(1, ...rows.map((r) => r.value));
@@ -150,7 +165,7 @@ function barChart(id: string, label: string, rows: readonly { readonly name: str
   rows.forEach((r, i) => {
     const y = 4 + i * rowH;
     const w = Math.max(1, ((W - labelW - valueW) * r.value) / max);
-    const name = r.name.length > 34 ? `${r.name.slice(0, 33)}…` : r.name;
+    const name = middleEllipsis(r.name, 27);
     out.push(`<text class="barlabel" x="${labelW - 8}" y="${y + 16}" text-anchor="end">${escapeHtml(name)}<title>${escapeHtml(r.name)}</title></text>`);
     out.push(`<rect class="bar ${r.className}" x="${labelW}" y="${y + 3}" width="${w.toFixed(1)}" height="${rowH - 6}"/>`);
     out.push(`<text class="barvalue" x="${(labelW + w + 6).toFixed(1)}" y="${y + 16}">${escapeHtml(formatNumber(r.value))}</text>`);
@@ -165,9 +180,10 @@ const CHANGE_CLASS: Readonly<Record<RuleEvent['change'], string>> = { activated:
 function ruleLanes(events: readonly RuleEvent[], xMaxMs: number): string {
   const lanes: RuleEvent['change'][] = ['activated', 'narrowed', 'withdrawn'];
   const laneH = 28;
-  const h = PAD.top + lanes.length * laneH + 28;
-  const xTicksS = ticks(Math.max(xMaxMs, 1) / 1000, 6);
-  const xMax = xTicksS[xTicksS.length - 1]! * 1000;
+  const h = PAD.top + lanes.length * laneH + 40;
+  const unit = timeUnit(xMaxMs);
+  const xTicksU = ticks(Math.max(xMaxMs, 1) / unit.ms, 6);
+  const xMax = xTicksU[xTicksU.length - 1]! * unit.ms;
   const left = 90;
   const iw = W - left - PAD.right;
   const sx = (x: number): number => left + (Math.min(Math.max(x, 0), xMax) / xMax) * iw;
@@ -182,7 +198,8 @@ function ruleLanes(events: readonly RuleEvent[], xMaxMs: number): string {
     }
   });
   const base = PAD.top + lanes.length * laneH;
-  for (const t of xTicksS) out.push(`<text class="tick" x="${sx(t * 1000).toFixed(1)}" y="${base + 16}" text-anchor="middle">${escapeHtml(axisLabel(t))}</text>`);
+  for (const t of xTicksU) out.push(`<text class="tick" x="${sx(t * unit.ms).toFixed(1)}" y="${base + 16}" text-anchor="middle">${escapeHtml(axisLabel(t))}</text>`);
+  out.push(`<text class="axis" x="${left + iw / 2}" y="${h - 2}" text-anchor="middle">${unit.name} since the start</text>`);
   out.push('</svg>');
   return out.join('');
 }
@@ -260,7 +277,8 @@ function duplicates(r: ReportWithTimeline): string {
     rewritten.length === 0
       ? ''
       : `<h3>Rewritten before their first fetch (a redirect saved each)</h3>${table('table-rewritten', ['by', 'links'], rewritten.map(([k, v]) => [`<code>${escapeHtml(k)}</code>`, escapeHtml(formatNumber(v))]), [false, true])}`;
-  return `${head}${bars}${table('table-duplicates', ['step', 'the link equals a known URL …', 'links'], rows, [false, false, true])}${rewrittenText}</section>`;
+  const legend = '<p class="legend"><span class="key s1"></span>the ladder and the alias table <span class="key s2"></span>learned host rules and policy presets</p>';
+  return `${head}${bars}${legend}${table('table-duplicates', ['step', 'the link equals a known URL …', 'links'], rows, [false, false, true])}${rewrittenText}</section>`;
 }
 
 function rules(r: ReportWithTimeline): string {
