@@ -11,8 +11,9 @@
 // Benchmarks print; they assert nothing.
 
 import { cpus } from 'node:os';
-import type { PresetName } from '../src/normalize/index.js';
+import { normalize, parseUriReference, recompose, type PresetName } from '../src/normalize/index.js';
 import { openStore, type CanonicalResult } from '../src/store/index.js';
+import { apply, applies, hostOf, parseRuleId } from '../src/store/rules.js';
 import { crawlWithUrldedup, crawlWithWget, type ClientRun } from './crawl-real-site.js';
 import { startRealisticSite, type RealisticSite, type Truth } from './realistic-site.js';
 
@@ -67,7 +68,7 @@ export async function findFalseMerges(site: RealisticSite, store: string): Promi
   return out;
 }
 
-function score(site: RealisticSite, run: ClientRun, merges?: readonly FalseMerge[]): RealisticRun {
+function score(run: ClientRun, merges?: readonly FalseMerge[]): RealisticRun {
   const missed = new Set(run.documentsMissed);
   const merged = new Set((merges ?? []).map((m) => m.document));
   return {
@@ -83,17 +84,38 @@ export async function crawlRealisticWithUrldedup(site: RealisticSite, presets: r
   const run = await crawlWithUrldedup(site, presets, 8, async (dir) => {
     merges = await findFalseMerges(site, dir);
   });
-  return score(site, run, merges);
+  return score(run, merges);
 }
 
 /** wget on the site, scored (it keeps no store: false merges are not asked). */
 export async function crawlRealisticWithWget(site: RealisticSite): Promise<RealisticRun> {
-  return score(site, await crawlWithWget(site));
+  return score(await crawlWithWget(site));
 }
 
-/** The rule or preset behind a merge, without the port and the drawn names' values. */
+/** The rule or preset behind a merge (the first that mapped the URL), without the port. */
 export function causeOf(m: FalseMerge): string {
   return m.via.replace(/:\d+\//, ':PORT/');
+}
+
+/**
+ * The active rules that, each alone, map a merged URL onto something else than its document:
+ * `via` names only the first rule of a chain, this names every rule that would lose it.
+ */
+export function rulesAlone(site: RealisticSite, m: FalseMerge, active: readonly string[]): string[] {
+  let rec;
+  try {
+    rec = parseUriReference(normalize(m.url));
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const id of active) {
+    const parsed = parseRuleId(id);
+    if (parsed === undefined || parsed.host !== hostOf(rec) || !applies(parsed.spec, rec)) continue;
+    const onto = site.truth(recompose(apply(parsed.spec, rec)));
+    if (onto.kind !== 'document' || onto.id !== m.document) out.push(`rule:${id.replace(/:\d+\//, ':PORT/')}`);
+  }
+  return out;
 }
 
 /** The results as a Markdown table. */
@@ -117,10 +139,14 @@ export function formatMerges(site: RealisticSite, r: RealisticRun, examples = 2)
   const by = new Map<string, FalseMerge[]>();
   for (const m of r.merges ?? []) by.set(causeOf(m), [...(by.get(causeOf(m)) ?? []), m]);
   const missed = new Set(r.documentsMissed);
+  const active = (r.report?.rules ?? []).map((x) => x.id);
+  const alone = new Map<string, Set<string>>();
+  for (const m of r.merges ?? []) for (const rule of rulesAlone(site, m, active)) alone.set(rule, (alone.get(rule) ?? new Set()).add(m.document));
   for (const [cause, ms] of [...by].sort((x, y) => y[1].length - x[1].length)) {
     const docs = new Set(ms.map((m) => m.document));
-    out.push(`  ${cause}: ${docs.size} documents (${[...docs].filter((d) => missed.has(d)).length} lost), e.g. ${ms.slice(0, examples).map((m) => `${m.url.replace(/^http:\/\//, '')} → ${m.onto}`).join('; ')}`);
+    out.push(`  via ${cause}: ${docs.size} documents (${[...docs].filter((d) => missed.has(d)).length} lost), e.g. ${ms.slice(0, examples).map((m) => `${m.url.replace(/^http:\/\//, '')} → ${m.onto}`).join('; ')}`);
   }
+  if (alone.size > 0) out.push(`  merged by each rule alone: ${[...alone].sort((x, y) => y[1].size - x[1].size).map(([k, v]) => `${k.replace(/^rule:/, '')} ${v.size}`).join(', ')}`);
   if (r.missedOther.length > 0) {
     const search = r.missedOther.filter((d) => site.onlyViaRelSearch.includes(d));
     out.push(`  missed, not merged: ${r.missedOther.length} (${search.length} reachable only through link rel=search): ${r.missedOther.slice(0, 6).join(' ')}${r.missedOther.length > 6 ? ' …' : ''}`);
@@ -150,7 +176,7 @@ async function main(): Promise<void> {
   }
   const aliases = Object.values(site.aliasLinks).reduce((x, y) => x + y, 0);
   process.stdout.write(
-    `realistic site (sqlite3-doc, seed ${site.seed}) on loopback: ${site.documents.length} documents reachable (${site.onlyViaRelSearch.length} only through link rel=search), ${site.linkCount} links, ${aliases} manual links rewritten into aliases ${JSON.stringify(site.aliasLinks)}\nnode ${process.version}, ${cpus().length} CPUs\n\n`,
+    `realistic site (sqlite3-doc, seed ${site.seed}) on loopback: ${site.documents.length} documents reachable (${site.onlyViaRelSearch.length} only through link rel=search), ${site.linkCount} links; of the ${site.manualLinks} links between manual pages ${aliases} (${Math.round((aliases * 100) / Math.max(1, site.manualLinks))} %) rewritten into aliases ${JSON.stringify(site.aliasLinks)}\nnode ${process.version}, ${cpus().length} CPUs\n\n`,
   );
   process.stdout.write(formatTable(site, runs));
   for (const r of runs) {

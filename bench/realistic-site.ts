@@ -80,6 +80,8 @@ export interface RealisticSite {
   /** Links rewritten into each kind of alias, and links in all (over the reachable pages). */
   readonly aliasLinks: Readonly<Record<string, number>>;
   readonly linkCount: number;
+  /** Links between manual pages (the ones `aliasLinks` counts rewrites of). */
+  readonly manualLinks: number;
   /** The names drawn from the seed. */
   readonly names: Readonly<Record<string, string>>;
   truth(url: string): Truth;
@@ -165,13 +167,14 @@ export async function startRealisticSite(options: RealisticSiteOptions = {}): Pr
   const sorts = [word(), word()] as const; // the first is the default
   const langs = ['en', 'de', 'fr'] as const;
   const listingNames = [word(), word(), word()];
-  const topics = Array.from({ length: 12 }, () => word());
-  const notes = Array.from({ length: 12 }, () => word());
+  const count = (least: number): number => least + Math.floor(random() * 5);
+  const topics = Array.from({ length: count(10) }, () => word());
+  const notes = Array.from({ length: count(10) }, () => word());
   const apiNames = Array.from({ length: 5 }, () => word());
   const accountPages = Array.from({ length: 5 }, () => word());
   const appViews = Array.from({ length: 3 }, () => word());
-  const posts = Array.from({ length: 10 }, () => word());
-  const staleIds = Array.from({ length: 6 }, () => word());
+  const posts = Array.from({ length: count(8) }, () => word());
+  const staleIds = Array.from({ length: count(6) }, () => word());
   const queries = Array.from({ length: 4 }, () => word());
 
   // ---- the manual: the first `manualPages` HTML files met from index.html -------------------
@@ -215,6 +218,7 @@ export async function startRealisticSite(options: RealisticSiteOptions = {}): Pr
 
   const requests: SiteRequest[] = [];
   const aliasLinks: Record<string, number> = {};
+  let manualLinks = 0;
   const sockets = new Set<Socket>();
   let port = 0;
   let A = '';
@@ -224,6 +228,7 @@ export async function startRealisticSite(options: RealisticSiteOptions = {}): Pr
   /** One link of manual page `file` to manual page `target`, maybe rewritten into an alias. */
   const rewrite = (file: string, i: number, orig: string, target: string, fragment: string): string => {
     const r = h32(`${seed}:${file}#${i}`);
+    manualLinks++;
     if (r % 100 >= aliasPercent) return orig + fragment;
     const kinds = target === 'index.html' ? ['directory', 'default-document', 'www', 'session-path', 'session-query'] : ['www', 'case', 'dot-segments', 'session-path', 'session-query', 'tracking', 'tracking'];
     const kind = kinds[(r >>> 8) % kinds.length]!;
@@ -283,14 +288,15 @@ export async function startRealisticSite(options: RealisticSiteOptions = {}): Pr
     page(
       `${N.hostA} home`,
       [
-        `<nav>${a(M(), 'Manual')} ${a('/index.html', 'Home')} ${a(`/?${N.visit}=${hex(`${seed}home`, 16)}`, 'Home (tracked visit)')}</nav>`,
+        // the folders are linked without their slash, as people type them (each a 301 to dir/)
+        `<nav>${folders.map((d) => a(`${M()}${d}`, d)).join(' ')} ${a(`/${N.topics}`, 'Topics')} ${a(M(), 'Manual')} ${a('/index.html', 'Home')} ${a(`/?${N.visit}=${hex(`${seed}home`, 16)}`, 'Home (tracked visit)')} ${a(`/${N.old}/`, 'Archive')} ${a(`/${N.api}/`, 'API')}</nav>`,
         `<p>Our app: ${appViews.flatMap((v, j) => [a(`/${N.app}/${v}?${N.sort}=${sorts[j % 2]}`, v), a(`/${N.app}/${v}?${N.sort}=${sorts[(j + 1) % 2]}`, `${v} reversed`), a(`/${N.app}/${v}?${N.sort}=${word0(j)}`, `${v} by ${word0(j)}`)]).join(' ')} ${a(`/${N.app}/`, 'open the app')}</p>`,
-        `<p>Popular API cards: ${[...staleIds, ...cards.slice(0, 3)].map((c) => a(`/${N.soft}/view?${N.id}=${c}`, c)).join(' ')}</p>`,
+        `<p>Popular API cards: ${staleIds.map((c) => a(`/${N.soft}/view?${N.id}=${c}`, c)).join(' ')}</p>`,
         `<p>Lists: ${listings.map((l) => a(`/${l.name}`, l.name)).join(' ')}</p>`,
         `<p>${a(`/${N.search}`, 'Search')} ${a(`/${N.search}?`, 'every page')} ${queries.map((q) => a(`/${N.search}?q=${q}`, q)).join(' ')}</p>`,
         `<p>${a(`/${N.login}`, 'Sign in')} ${accountPages.map((p) => a(`/${N.account}/${p}`, p)).join(' ')}</p>`,
-        `<p>API: ${a(`/${N.api}/`, 'index')} ${apiNames.map((p) => a(`/${N.api}/${p}`, p)).join(' ')}</p>`,
-        `<p>${a(`/${N.topics}`, 'Topics')} ${a(`/${N.old}/`, 'Archive')} ${a(`/${N.release}/all`, 'All releases')}</p>`,
+        `<p>API: ${apiNames.map((p) => a(`/${N.api}/${p}`, p)).join(' ')}</p>`,
+        `<p>${a(`/${N.release}/all`, 'All releases')}</p>`,
         token(),
       ].join('\n'),
       `<link rel="search" type="application/opensearchdescription+xml" href="/${N.search}/opensearch.xml">`,
@@ -489,6 +495,7 @@ export async function startRealisticSite(options: RealisticSiteOptions = {}): Pr
     const t = parseTarget(url);
     return t !== undefined && t.host === A && t.path.startsWith(`/${N.priv}/`);
   };
+  const resolved = new Map<string, { abs: string; search: boolean }[]>();
   /** Breadth-first over the pages' references, with or without `link rel=search`. */
   const explore = (followSearch: boolean): { reached: Set<string>; links: Map<string, Truth>; count: number } => {
     const links = new Map<string, Truth>();
@@ -510,21 +517,37 @@ export async function startRealisticSite(options: RealisticSiteOptions = {}): Pr
         ans = route(t.host, t.path, t.query);
         if (ans.kind !== 'redirect') break;
         final = new URL(ans.location, final).href;
+        if (!links.has(final)) links.set(final, tr); // a redirect target is a URL crawlers meet too
       }
       if (ans?.kind !== 'document' || !ans.type.startsWith('text/html')) continue;
-      for (const { href, rel } of references(ans.body().toString('utf8'))) {
-        if (rel.includes('search') && !followSearch) continue;
-        count++;
-        let abs: string;
-        try {
-          const u = new URL(href, final);
-          if (u.protocol !== 'http:') continue;
-          u.hash = '';
-          abs = u.href;
-        } catch {
-          continue;
+      // a page's links are the same on every fetch (tokens aside): resolve them once per folder
+      const base = final.replace(/[?#].*$/, '').replace(/[^/]*$/, '');
+      const ck = `${ans.id}\n${base}`;
+      let refs = resolved.get(ck);
+      if (refs === undefined) {
+        refs = [];
+        const seen = new Set<string>();
+        for (const { href, rel } of references(ans.body().toString('utf8'))) {
+          let abs: string;
+          try {
+            const u = new URL(href, final);
+            if (u.protocol !== 'http:') continue;
+            u.hash = '';
+            abs = u.href;
+          } catch {
+            continue;
+          }
+          const search = rel.includes('search');
+          if (seen.has(`${search}${abs}`)) continue;
+          seen.add(`${search}${abs}`);
+          refs.push({ abs, search });
         }
-        if (disallowed(abs) || met.has(abs)) continue;
+        resolved.set(ck, refs);
+      }
+      for (const { abs, search } of refs) {
+        if (search && !followSearch) continue;
+        count++;
+        if (met.has(abs) || disallowed(abs)) continue;
         met.add(abs);
         queue.push(abs);
       }
@@ -533,6 +556,7 @@ export async function startRealisticSite(options: RealisticSiteOptions = {}): Pr
   };
   for (const k of Object.keys(aliasLinks)) delete aliasLinks[k];
   rendered.clear();
+  manualLinks = 0;
   const all = explore(true);
   const counted = { ...aliasLinks };
   const withoutSearch = explore(false).reached;
@@ -556,6 +580,7 @@ export async function startRealisticSite(options: RealisticSiteOptions = {}): Pr
     requests,
     aliasLinks: { ...aliasLinks },
     linkCount,
+    manualLinks,
     names: { ...N, sorts: sorts.join(','), listings: listingNames.join(',') },
     truth,
     close: () =>
