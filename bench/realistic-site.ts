@@ -337,7 +337,7 @@ export async function startRealisticSite(options: RealisticSiteOptions = {}): Pr
       const dec = (s: string): string => { try { return decodeURIComponent(s.replace(/\+/g, ' ')); } catch { return s; } };
       params.set(dec(eq === -1 ? f : f.slice(0, eq)), dec(eq === -1 ? '' : f.slice(eq + 1)));
     }
-    if (path === '/robots.txt') {
+    if (path === '/robots.txt' && host !== `www.${A}`) {
       const text = host === A ? `User-agent: *\nDisallow: /${N.priv}/\n` : 'User-agent: *\nDisallow:\n';
       return docAnswer('/robots.txt', () => Buffer.from(text), 'text/plain');
     }
@@ -493,7 +493,7 @@ export async function startRealisticSite(options: RealisticSiteOptions = {}): Pr
   // ---- ground truth: the documents reachable from the seeds, robots.txt obeyed ---------------
   const disallowed = (url: string): boolean => {
     const t = parseTarget(url);
-    return t !== undefined && t.host === A && t.path.startsWith(`/${N.priv}/`);
+    return t !== undefined && (t.host === A || t.host === `www.${A}`) && t.path.startsWith(`/${N.priv}/`);
   };
   const resolved = new Map<string, { abs: string; search: boolean }[]>();
   /** Breadth-first over the pages' references, with or without `link rel=search`. */
