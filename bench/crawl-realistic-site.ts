@@ -176,7 +176,11 @@ async function main(): Promise<void> {
   }
   const aliases = Object.values(site.aliasLinks).reduce((x, y) => x + y, 0);
   process.stdout.write(
-    `realistic site (sqlite3-doc, seed ${site.seed}) on loopback: ${site.documents.length} documents reachable (${site.onlyViaRelSearch.length} only through link rel=search), ${site.linkCount} links; of the ${site.manualLinks} links between manual pages ${aliases} (${Math.round((aliases * 100) / Math.max(1, site.manualLinks))} %) rewritten into aliases ${JSON.stringify(site.aliasLinks)}\nnode ${process.version}, ${cpus().length} CPUs\n\n`,
+    `realistic site (sqlite3-doc, seed ${site.seed}) on loopback: ${site.documents.length} documents reachable (${site.onlyViaRelSearch.length} only through link rel=search), ${site.linkCount} link references on them; of the ${site.manualLinks} links between manual pages ${aliases} (${Math.round((aliases * 100) / Math.max(1, site.manualLinks))} %) rewritten into aliases ${JSON.stringify(site.aliasLinks)}\nnode ${process.version}, ${cpus().length} CPUs\n\n`,
+  );
+  const n = site.names;
+  process.stdout.write(
+    `drawn names: hosts ${n['hostA']} (manual; www.${n['hostA']} redirects) and ${n['hostB']} (www.${n['hostB']} has its own /${n['blog']}/); parameters page=${n['page']} sort=${n['sort']} lang=${n['lang']} soft-404 id=${n['id']} release version=${n['version']} session=${n['visit']}; prefixes manual=/${n['manual']}/ app shell=/${n['app']}/ soft 404=/${n['soft']}/ archive=/${n['old']}/ search=/${n['search']} login=/${n['login']}\n\n`,
   );
   process.stdout.write(formatTable(site, runs));
   for (const r of runs) {
