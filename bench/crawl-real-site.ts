@@ -17,7 +17,20 @@ import { join } from 'node:path';
 import { runCrawl } from '../src/crawler/crawl.js';
 import type { CrawlReport } from '../src/crawler/report.js';
 import type { PresetName } from '../src/normalize/index.js';
-import { startAliasSite, type AliasSite, type SiteRequest } from './crawl-site-server.js';
+import { startAliasSite, type SiteRequest } from './crawl-site-server.js';
+
+/** What the crawl runs below need of a site: its seeds, its port, its request log and its truth. */
+export interface CrawlSite {
+  readonly port: number;
+  readonly url: string;
+  /** Seeds (default: `url` alone). */
+  readonly seeds?: readonly string[];
+  /** Domains wget may span to (--span-hosts --domains); none: wget stays on the seed's host. */
+  readonly domains?: readonly string[];
+  readonly documents: readonly string[];
+  readonly disallowed: readonly string[];
+  readonly requests: SiteRequest[];
+}
 
 export interface ClientRun {
   readonly client: string;
@@ -33,7 +46,7 @@ export interface ClientRun {
 }
 
 /** Summarize the requests of one client run against the site's documents. */
-export function summarize(site: AliasSite, client: string, requests: readonly SiteRequest[], seconds: number, report?: CrawlReport): ClientRun {
+export function summarize(site: Pick<CrawlSite, 'documents' | 'disallowed'>, client: string, requests: readonly SiteRequest[], seconds: number, report?: CrawlReport): ClientRun {
   const served = new Map<string, number>();
   for (const r of requests) if (r.document !== undefined && r.status === 200) served.set(r.document, (served.get(r.document) ?? 0) + 1);
   const reached = site.documents.filter((d) => served.has(d));
@@ -52,15 +65,18 @@ export function summarize(site: AliasSite, client: string, requests: readonly Si
   };
 }
 
-/** Crawl the site with urldedup into a fresh LevelDB store. */
-export async function crawlWithUrldedup(site: AliasSite, presets: readonly PresetName[] = [], concurrency = 8): Promise<ClientRun> {
+/**
+ * Crawl the site with urldedup into a fresh LevelDB store; `inspect` is given the store's folder
+ * after the crawl, before it is removed.
+ */
+export async function crawlWithUrldedup(site: CrawlSite, presets: readonly PresetName[] = [], concurrency = 8, inspect?: (store: string) => Promise<void>): Promise<ClientRun> {
   const dir = mkdtempSync(join(tmpdir(), 'urldedup-real-'));
   const from = site.requests.length;
   const t = performance.now();
   try {
     const report = await runCrawl({
       store: dir,
-      seeds: [site.url],
+      seeds: site.seeds ?? [site.url],
       allow: [
         { address: '127.0.0.1', port: site.port },
         { address: '::1', port: site.port },
@@ -70,6 +86,7 @@ export async function crawlWithUrldedup(site: AliasSite, presets: readonly Prese
       perHost: concurrency,
     });
     const name = presets.length === 0 ? 'urldedup' : `urldedup --preset ${presets.join(',')}`;
+    if (inspect !== undefined) await inspect(dir);
     return summarize(site, name, site.requests.slice(from), (performance.now() - t) / 1000, report);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -77,12 +94,13 @@ export async function crawlWithUrldedup(site: AliasSite, presets: readonly Prese
 }
 
 /** Crawl the site with `wget --recursive`, through the server as its proxy. */
-export async function crawlWithWget(site: AliasSite): Promise<ClientRun> {
+export async function crawlWithWget(site: CrawlSite): Promise<ClientRun> {
   const dir = mkdtempSync(join(tmpdir(), 'urldedup-wget-'));
   const from = site.requests.length;
   const t = performance.now();
   try {
-    const args = ['--recursive', '--level=inf', '--no-parent', '--no-verbose', '--tries=1', '--timeout=10', '-e', 'robots=on', '-e', 'use_proxy=on', '-e', `http_proxy=http://127.0.0.1:${site.port}/`, '--directory-prefix', dir, site.url];
+    const span = site.domains === undefined ? [] : ['--span-hosts', `--domains=${site.domains.join(',')}`];
+    const args = ['--recursive', '--level=inf', '--no-parent', '--no-verbose', '--tries=1', '--timeout=10', ...span, '-e', 'robots=on', '-e', 'use_proxy=on', '-e', `http_proxy=http://127.0.0.1:${site.port}/`, '--directory-prefix', dir, ...(site.seeds ?? [site.url])];
     await new Promise<void>((resolve, reject) => {
       const p = spawn('wget', args, { stdio: ['ignore', 'ignore', 'ignore'] });
       p.on('error', reject);

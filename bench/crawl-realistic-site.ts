@@ -1,0 +1,193 @@
+// bench/crawl-realistic-site: urldedup (with and without presets) and `wget --recursive` on the
+// realistic site of bench/realistic-site.ts (Debian's sqlite3-doc manual beside 404s, soft 404s,
+// an app shell, extension-less files, token pages, a login wall, a moved archive, www hosts, real
+// parameters, tracking and session parameters), scored against its ground truth: recall, false
+// merges (documents whose URL urldedup mapped onto another document or onto no document), the
+// documents those merges lost, requests per document, documents fetched more than once, robots.txt.
+//
+//   apt-get install -y sqlite3-doc      # the tree, in /usr/share/doc/sqlite3
+//   npx tsc -p tsconfig.build.json && node dist/bench/crawl-realistic-site.js [--seed N] [--pages N] [--no-wget] [--json]
+//
+// Benchmarks print; they assert nothing.
+
+import { cpus } from 'node:os';
+import { normalize, parseUriReference, recompose, type PresetName } from '../src/normalize/index.js';
+import { openStore, type CanonicalResult } from '../src/store/index.js';
+import { apply, applies, hostOf, parseRuleId } from '../src/store/rules.js';
+import { crawlWithUrldedup, crawlWithWget, type ClientRun } from './crawl-real-site.js';
+import { startRealisticSite, type RealisticSite, type Truth } from './realistic-site.js';
+
+/** One document's URL that urldedup treated as a URL of something else. */
+export interface FalseMerge {
+  /** The document the URL names (ground truth). */
+  readonly document: string;
+  readonly url: string;
+  /** Where urldedup put it (the store's canonical URL). */
+  readonly canonical: string;
+  /** What the canonical URL names: another document's id, or `(not-found)`, `(shell)`, … */
+  readonly onto: string;
+  /** The preset, learned rule or alias that mapped it (`rule:<host>/<spec>`, `preset:<name>`, `alias`). */
+  readonly via: string;
+}
+
+export interface RealisticRun extends ClientRun {
+  /** Documents with at least one URL merged onto something else (undefined: no store to ask, wget). */
+  readonly falseMerges?: number;
+  /** Of those, documents never fetched. */
+  readonly lostToMerges?: number;
+  readonly merges?: readonly FalseMerge[];
+  /** Documents never fetched and not merged (not linked from any fetched page, or not extracted). */
+  readonly missedOther: readonly string[];
+}
+
+const describe = (t: Truth): string => (t.kind === 'document' ? t.id : `(${t.why})`);
+
+/** Ask the store after a crawl where it puts every link URL of the site, and compare with the truth. */
+export async function findFalseMerges(site: RealisticSite, store: string): Promise<FalseMerge[]> {
+  const urls = [...site.links].filter(([, t]) => t.kind === 'document').map(([u]) => u);
+  const db = await openStore(store, { readOnly: true });
+  const out: FalseMerge[] = [];
+  try {
+    for (let i = 0; i < urls.length; i += 500) {
+      const chunk = urls.slice(i, i + 500);
+      const results = await db.canonicalMany(chunk);
+      results.forEach((r, j) => {
+        if (!('canonicalKey' in r)) return;
+        const c = r as CanonicalResult;
+        if (c.canonicalKey === c.key) return;
+        const url = chunk[j]!;
+        const own = site.links.get(url)!;
+        const onto = site.truth(c.canonicalUrl);
+        if (onto.kind === 'document' && own.kind === 'document' && onto.id === own.id) return;
+        out.push({ document: describe(own), url, canonical: c.canonicalUrl, onto: describe(onto), via: c.via ?? '(unknown)' });
+      });
+    }
+  } finally {
+    await db.close();
+  }
+  return out;
+}
+
+function score(run: ClientRun, merges?: readonly FalseMerge[]): RealisticRun {
+  const missed = new Set(run.documentsMissed);
+  const merged = new Set((merges ?? []).map((m) => m.document));
+  return {
+    ...run,
+    ...(merges === undefined ? {} : { falseMerges: merged.size, lostToMerges: [...merged].filter((d) => missed.has(d)).length, merges }),
+    missedOther: run.documentsMissed.filter((d) => !merged.has(d)),
+  };
+}
+
+/** urldedup on the site, scored. */
+export async function crawlRealisticWithUrldedup(site: RealisticSite, presets: readonly PresetName[] = []): Promise<RealisticRun> {
+  let merges: FalseMerge[] = [];
+  const run = await crawlWithUrldedup(site, presets, 8, async (dir) => {
+    merges = await findFalseMerges(site, dir);
+  });
+  return score(run, merges);
+}
+
+/** wget on the site, scored (it keeps no store: false merges are not asked). */
+export async function crawlRealisticWithWget(site: RealisticSite): Promise<RealisticRun> {
+  return score(await crawlWithWget(site));
+}
+
+/** The rule or preset behind a merge (the first that mapped the URL), without the port. */
+export function causeOf(m: FalseMerge): string {
+  return m.via.replace(/:\d+\//, ':PORT/');
+}
+
+/**
+ * The active rules that, each alone, map a merged URL onto something else than its document:
+ * `via` names only the first rule of a chain, this names every rule that would lose it.
+ */
+export function rulesAlone(site: RealisticSite, m: FalseMerge, active: readonly string[]): string[] {
+  let rec;
+  try {
+    rec = parseUriReference(normalize(m.url));
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const id of active) {
+    const parsed = parseRuleId(id);
+    if (parsed === undefined || parsed.host !== hostOf(rec) || !applies(parsed.spec, rec)) continue;
+    const onto = site.truth(recompose(apply(parsed.spec, rec)));
+    if (onto.kind !== 'document' || onto.id !== m.document) out.push(`rule:${id.replace(/:\d+\//, ':PORT/')}`);
+  }
+  return out;
+}
+
+/** The results as a Markdown table. */
+export function formatTable(site: RealisticSite, runs: readonly RealisticRun[]): string {
+  const n = site.documents.length;
+  const lines = [
+    '| crawler | requests | documents reached | recall | false merges (documents) | lost to them | requests per document | extra fetches of a document | robots.txt-disallowed fetched | seconds |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of runs) {
+    lines.push(
+      `| ${r.client} | ${r.requests} | ${r.documentsReached} / ${n} | ${(r.documentsReached / n).toFixed(3)} | ${r.falseMerges ?? '—'} | ${r.lostToMerges ?? '—'} | ${r.requestsPerDocument} | ${r.extraFetches} | ${r.disallowedFetched} | ${r.seconds} |`,
+    );
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** False merges by cause, with a few examples; the other misses. */
+export function formatMerges(site: RealisticSite, r: RealisticRun, examples = 2): string {
+  const out: string[] = [];
+  const by = new Map<string, FalseMerge[]>();
+  for (const m of r.merges ?? []) by.set(causeOf(m), [...(by.get(causeOf(m)) ?? []), m]);
+  const missed = new Set(r.documentsMissed);
+  const active = (r.report?.rules ?? []).map((x) => x.id);
+  const alone = new Map<string, Set<string>>();
+  for (const m of r.merges ?? []) for (const rule of rulesAlone(site, m, active)) alone.set(rule, (alone.get(rule) ?? new Set()).add(m.document));
+  for (const [cause, ms] of [...by].sort((x, y) => y[1].length - x[1].length)) {
+    const docs = new Set(ms.map((m) => m.document));
+    out.push(`  via ${cause}: ${docs.size} documents (${[...docs].filter((d) => missed.has(d)).length} lost), e.g. ${ms.slice(0, examples).map((m) => `${m.url.replace(/^http:\/\//, '')} → ${m.onto}`).join('; ')}`);
+  }
+  if (alone.size > 0) out.push(`  merged by each rule alone: ${[...alone].sort((x, y) => y[1].size - x[1].size).map(([k, v]) => `${k.replace(/^rule:/, '')} ${v.size}`).join(', ')}`);
+  if (r.missedOther.length > 0) {
+    const search = r.missedOther.filter((d) => site.onlyViaRelSearch.includes(d));
+    out.push(`  missed, not merged: ${r.missedOther.length} (${search.length} reachable only through link rel=search): ${r.missedOther.slice(0, 6).join(' ')}${r.missedOther.length > 6 ? ' …' : ''}`);
+  }
+  return out.length === 0 ? '' : `${r.client}:\n${out.join('\n')}\n`;
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const opt = (name: string): number | undefined => {
+    const i = args.indexOf(name);
+    return i === -1 ? undefined : Number(args[i + 1]);
+  };
+  const site = await startRealisticSite({ seed: opt('--seed') ?? 1, manualPages: opt('--pages') ?? Infinity });
+  const runs: RealisticRun[] = [];
+  try {
+    runs.push(await crawlRealisticWithUrldedup(site));
+    runs.push(await crawlRealisticWithUrldedup(site, ['session-ids', 'tracking']));
+    if (!args.includes('--no-wget')) runs.push(await crawlRealisticWithWget(site));
+  } finally {
+    await site.close();
+  }
+  if (args.includes('--json')) {
+    const out = runs.map(({ report, ...r }) => ({ ...r, rules: report?.rules }));
+    process.stdout.write(JSON.stringify({ node: process.version, cpus: cpus().length, seed: site.seed, documents: site.documents.length, aliasLinks: site.aliasLinks, runs: out }, null, 2) + '\n');
+    return;
+  }
+  const aliases = Object.values(site.aliasLinks).reduce((x, y) => x + y, 0);
+  process.stdout.write(
+    `realistic site (sqlite3-doc, seed ${site.seed}) on loopback: ${site.documents.length} documents reachable (${site.onlyViaRelSearch.length} only through link rel=search), ${site.linkCount} link references on them; of the ${site.manualLinks} links between manual pages ${aliases} (${Math.round((aliases * 100) / Math.max(1, site.manualLinks))} %) rewritten into aliases ${JSON.stringify(site.aliasLinks)}\nnode ${process.version}, ${cpus().length} CPUs\n\n`,
+  );
+  const n = site.names;
+  process.stdout.write(
+    `drawn names: hosts ${n['hostA']} (manual; www.${n['hostA']} redirects) and ${n['hostB']} (www.${n['hostB']} has its own /${n['blog']}/); parameters page=${n['page']} sort=${n['sort']} lang=${n['lang']} soft-404 id=${n['id']} release version=${n['version']} session=${n['visit']}; prefixes manual=/${n['manual']}/ app shell=/${n['app']}/ soft 404=/${n['soft']}/ archive=/${n['old']}/ search=/${n['search']} login=/${n['login']}\n\n`,
+  );
+  process.stdout.write(formatTable(site, runs));
+  for (const r of runs) {
+    const text = formatMerges(site, r);
+    if (text !== '') process.stdout.write('\n' + text);
+    if (r.report !== undefined) process.stdout.write(`  rules learned: ${r.report.rules.map((x) => x.id.replace(/:\d+\//, ':PORT/')).join(', ') || 'none'}\n`);
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href) await main();
