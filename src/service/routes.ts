@@ -25,6 +25,8 @@ export interface RouteContext {
   readonly store: SeenStore;
   readonly metrics: ServiceMetrics;
   readonly maxBody: number;
+  /** Deepest JSON nesting of a request body (body.ts). */
+  readonly maxJsonDepth: number;
   readonly maxBatch: number;
   readonly retryAfterSeconds: number;
   /** URLs in flight (see overload.ts). */
@@ -251,7 +253,7 @@ function takeUrls(ctx: RouteContext, n: number, done: (release: () => void) => v
 }
 
 async function jsonBody(req: IncomingMessage, ctx: RouteContext, done: (release: () => void) => void): Promise<unknown> {
-  const { value, bytes } = await readJsonBody(req, { maxBody: ctx.maxBody, retryAfterSeconds: ctx.retryAfterSeconds }, ctx.bytes);
+  const { value, bytes } = await readJsonBody(req, { maxBody: ctx.maxBody, maxDepth: ctx.maxJsonDepth, retryAfterSeconds: ctx.retryAfterSeconds }, ctx.bytes);
   done(() => ctx.bytes.give(bytes));
   return value;
 }
