@@ -36,6 +36,12 @@ export interface ServiceOptions {
    * @default [] @example ['urldedup.internal', 'crawler-box:7070']
    */
   readonly allowedHosts?: readonly string[];
+  /**
+   * Learned rules whose id (which names a host, `example.com/https`) is kept as a metrics label
+   * value (`reason="rule:example.com/https"`); rules past this many are counted under their kind
+   * (`reason="rule:https"`). Each is a new series: keep it small. @default 0
+   */
+  readonly metricsRuleIds?: number;
   /** Bearer token required on every route but `/healthz`. @default undefined (no token) */
   readonly token?: string;
   /** Largest request body, in bytes. @default 8 MiB */
@@ -70,6 +76,7 @@ export const defaultServiceOptions = {
   host: '127.0.0.1',
   port: 7070,
   allowedHosts: [],
+  metricsRuleIds: 0,
   maxBody: 8 * 1024 * 1024,
   maxJsonDepth: DEFAULT_MAX_JSON_DEPTH,
   maxBatch: 10_000,
@@ -126,7 +133,7 @@ export async function startService(store: SeenStore, options: ServiceOptions = {
   createHostCheck({ boundAddress: o.host, port: o.port, allowedHosts: o.allowedHosts });
   let hostCheck: HostCheck | undefined;
   const log = o.logger;
-  const metrics = new ServiceMetrics();
+  const metrics = new ServiceMetrics({ ruleIdLabels: positiveInteger('metricsRuleIds', o.metricsRuleIds, 0), storeOnDisk: store.supports.durable });
   const requests = new Budget(positiveInteger('maxInFlight', o.maxInFlight));
   const ctx: RouteContext = {
     store,
