@@ -8,7 +8,7 @@
  * store. With `node:http` each of those is one visible line, and there is no dependency to audit.
  *
  * Request path: Host allowed? (421, host.ts) → route → shutting down? (503) → bearer token (401) → request budget (503 +
- * Retry-After) → handler (body limit 413, JSON 400, batch limit 413, URL budget 503) → JSON reply.
+ * Retry-After) → query text (400, query.ts) → handler (body limit 413, JSON 400, batch limit 413, URL budget 503) → JSON reply.
  * Every reply, errors included, is counted in the metrics.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -21,6 +21,7 @@ import { createHostCheck, type HostCheck } from './host.js';
 import { ClientGoneError, DEFAULT_MAX_JSON_DEPTH } from './body.js';
 import { ServiceMetrics } from './metrics.js';
 import { Budget, LookupQueue, overloaded } from './overload.js';
+import { assertUtf8Query } from './query.js';
 import { JSON_TYPE, sendError, sendJson, sendText, ServiceError } from './response.js';
 import { findRoute, type Reply, type RouteContext } from './routes.js';
 
@@ -195,7 +196,9 @@ export async function startService(store: SeenStore, options: ServiceOptions = {
         }
         releases.push(() => requests.give(1));
       }
-      const query = new URLSearchParams(q === -1 ? '' : target.slice(q + 1));
+      const search = q === -1 ? '' : target.slice(q + 1);
+      assertUtf8Query(search);
+      const query = new URLSearchParams(search);
       const reply: Reply = await route.handle(req, query, ctx, (release) => releases.push(release));
       const headers = shuttingDown ? CLOSE : {};
       if ('json' in reply) sendJson(res, reply.status, reply.json, headers);

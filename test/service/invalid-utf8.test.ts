@@ -1,8 +1,9 @@
 // input/invalid-utf8 (RELIABILITY.md), the service half: request bodies were decoded with U+FFFD
 // for every invalid byte, so `caf\xE9` and `caf\xE8` became one URL and one key. A body that is
-// not UTF-8 is now refused whole with 400 ERR_INVALID_UTF8, before anything is recorded.
+// not UTF-8 is now refused whole with 400 ERR_INVALID_UTF8, before anything is recorded. The same
+// held for `GET /v1/key?url=caf%E9` (URLSearchParams decodes with U+FFFD): refused the same way.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorOf, startHarness, type Answer, type Harness } from './support.js';
+import { errorOf, get, startHarness, type Answer, type Harness } from './support.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -60,5 +61,22 @@ describe('a body that is not UTF-8', () => {
     const kb = (b.body as { results: { key: string }[] }).results[0]!.key;
     expect(ka).toContain('caf%C3%A9');
     expect(kb).toContain('caf%C3%A8');
+  });
+});
+
+describe('a query parameter percent-encoding bytes that are not UTF-8', () => {
+  it('?url=…caf%E9 and …caf%E8 are both refused (never one shared key); %C3%A9 is answered', async () => {
+    for (const enc of ['%E9', '%e8', '%C0%AF', '%ED%A0%80']) {
+      const a = await get(`${h.url}/v1/key?url=https://utf8.example/caf${enc}`);
+      expect(a.status, enc).toBe(400);
+      expect(errorOf(a)).toMatchObject({ code: 'ERR_INVALID_UTF8', item: 'url' });
+    }
+    const ok = await get(`${h.url}/v1/key?url=https://utf8.example/caf%C3%A9`);
+    expect(ok.status).toBe(200);
+    expect((ok.body as { key: string }).key).toContain('caf%C3%A9');
+    // a % that encodes no byte is text, as URLSearchParams reads it: answered as before
+    const literal = await get(`${h.url}/v1/key?url=https://utf8.example/%zz%`);
+    expect(literal.status).toBe(200);
+    expect((literal.body as { url: string }).url).toBe('https://utf8.example/%zz%');
   });
 });
