@@ -12,6 +12,7 @@ import { isPresetName, UrlError, type PresetName } from '../normalize/index.js';
 import { ClassicLevel } from 'classic-level';
 import { openStore, type AdmitResult, type SeenStore, type StoreStats } from '../store/index.js';
 import { readTokenFile, TokenFileError } from '../service/auth.js';
+import { isLoopbackAddress } from '../service/host.js';
 import { defaultServiceOptions, startService, type Service } from '../service/server.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_SOME_INVALID, EXIT_STORE, EXIT_USAGE } from './exit-codes.js';
 import { LineWriter, readLines } from './lines.js';
@@ -46,6 +47,8 @@ Options:
   --port N            TCP port, 0 for any free one (default ${defaultServiceOptions.port})
   --token-file FILE   require 'Authorization: Bearer <token>' (the file's text) on every
                       route but /healthz
+  --allowed-host NAME answer requests with 'Host: NAME' (or NAME:PORT) too, repeatable; by
+                      default only the bound address and localhost names (DNS rebinding: 421)
   --max-body BYTES    largest request body (default ${defaultServiceOptions.maxBody}); more is 413
   --max-batch N       most URLs per request (default ${defaultServiceOptions.maxBatch}); more is 413
   --max-inflight N    requests handled at once (default ${defaultServiceOptions.maxInFlight}); more get 503 + Retry-After
@@ -190,6 +193,7 @@ const serveFlags = {
   host: { type: 'string' },
   port: { type: 'string' },
   'token-file': { type: 'string' },
+  'allowed-host': { type: 'string', multiple: true },
   'max-body': { type: 'string' },
   'max-batch': { type: 'string' },
   'max-inflight': { type: 'string' },
@@ -244,6 +248,7 @@ export async function runServeCommand(argv: string[], io: ServeIo = {}): Promise
         ...(maxBatch === undefined ? {} : { maxBatch }),
         ...(maxInFlight === undefined ? {} : { maxInFlight }),
         ...(token === undefined ? {} : { token }),
+        ...(values['allowed-host'] === undefined ? {} : { allowedHosts: values['allowed-host'] }),
         maxPendingUrls,
         maxBufferedBytes,
         logger: log,
@@ -252,6 +257,9 @@ export async function runServeCommand(argv: string[], io: ServeIo = {}): Promise
         JSON.stringify({ event: 'listening', url: service.url, host: service.host, port: service.port, db: store.location, pid: process.pid }) + '\n',
       );
       log.info({ url: service.url, db: store.location }, 'listening');
+      if (token === undefined && !isLoopbackAddress(service.host)) {
+        stderr.write(`urldedup serve: warning: listening on ${service.host}, which other machines can reach, without --token-file: anyone who reaches it can admit URLs and write evidence\n`);
+      }
       const signal = await (io.stopSignal ?? signals.first);
       log.info({ signal, inFlight: service.inFlight }, 'shutting down');
       // a second signal cuts the connections still open; the store still closes cleanly

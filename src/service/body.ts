@@ -8,10 +8,17 @@
  *   is given, else as soon as the count passes the limit. The rest of the body is read and dropped
  *   (up to `drainLimit` bytes more) so the client gets to read the answer instead of a connection
  *   reset; the connection is then closed.
+ * - Nesting deeper than `maxDepth` (the request shapes need 3): 400 `ERR_JSON_TOO_DEEP`, found by a
+ *   scan of the bytes as they arrive (json-nesting.ts), before anything is parsed; the rest of
+ *   the body is dropped as for a body too large. A `]` or `}` that closes nothing, or the other
+ *   kind of structure: 400 `ERR_MALFORMED_JSON` at once.
+ * - Bytes that are not UTF-8 (RFC 8259 §8.1; RFC 3629): 400 `ERR_INVALID_UTF8`. They are never
+ *   replaced by U+FFFD, which would give `caf\xE9` and `caf\xE8` one key.
  * - Invalid JSON or an empty body: 400 `ERR_MALFORMED_JSON`.
  * - Buffered bytes count against the service's byte budget (overload.ts): 503 past it.
  */
 import type { IncomingMessage } from 'node:http';
+import { JsonNestingScan } from './json-nesting.js';
 import type { Budget } from './overload.js';
 import { overloaded } from './overload.js';
 import { ServiceError } from './response.js';
@@ -19,6 +26,8 @@ import { ServiceError } from './response.js';
 export interface BodyLimits {
   /** Largest body accepted, in bytes. */
   readonly maxBody: number;
+  /** Structures open at once in the JSON text (`[]` is 1). @default 3 */
+  readonly maxDepth?: number;
   /** Bytes read and dropped after the limit before the connection is cut. @default 1 MiB */
   readonly drainLimit?: number;
   readonly retryAfterSeconds: number;
@@ -30,6 +39,9 @@ export class ClientGoneError extends Error {
 }
 
 const CLOSE = { connection: 'close' } as const;
+
+/** Nesting of the deepest request shape, `{"redirects": [{…}]}` (docs/openapi.yaml). */
+export const DEFAULT_MAX_JSON_DEPTH = 3;
 
 export function isJsonMediaType(contentType: string | undefined): boolean {
   if (contentType === undefined) return false;
@@ -53,6 +65,11 @@ export function readJsonBody(req: IncomingMessage, limits: BodyLimits, budget: B
   const { maxBody } = limits;
   const drainLimit = limits.drainLimit ?? 1024 * 1024;
   const declared = req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
+  const maxDepth = limits.maxDepth ?? DEFAULT_MAX_JSON_DEPTH;
+  const nesting = new JsonNestingScan(maxDepth);
+  // RFC 8259 §8.1: JSON text is UTF-8; `fatal` throws on any other byte sequence instead of
+  // writing U+FFFD. A byte order mark is kept, so JSON.parse refuses it as before.
+  const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -94,6 +111,14 @@ export function readJsonBody(req: IncomingMessage, limits: BodyLimits, budget: B
         refuse(tooLarge(maxBody), undefined);
         return;
       }
+      const verdict = nesting.push(chunk);
+      if (verdict !== 'ok') {
+        const error = verdict === 'too-deep'
+          ? new ServiceError(400, 'ERR_JSON_TOO_DEEP', `the JSON nests deeper than ${maxDepth} levels, more than any request shape needs`, undefined, CLOSE)
+          : new ServiceError(400, 'ERR_MALFORMED_JSON', 'the request body is not valid JSON: a closing bracket does not match', undefined, CLOSE);
+        refuse(error, declared === undefined ? undefined : declared - size);
+        return;
+      }
       if (!budget.take(chunk.length)) {
         refuse(overloaded('request bytes buffered', limits.retryAfterSeconds), declared === undefined ? undefined : declared - size);
         return;
@@ -104,8 +129,15 @@ export function readJsonBody(req: IncomingMessage, limits: BodyLimits, budget: B
     const onEnd = (): void => {
       if (failure !== undefined) return fail(failure);
       cleanup();
-      const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8');
-      chunks.length = 0;
+      let text: string;
+      try {
+        text = utf8.decode(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      } catch {
+        budget.give(taken);
+        return reject(new ServiceError(400, 'ERR_INVALID_UTF8', 'the request body is not UTF-8 (RFC 8259 §8.1)'));
+      } finally {
+        chunks.length = 0;
+      }
       if (text.trim() === '') {
         budget.give(taken);
         return reject(new ServiceError(400, 'ERR_MALFORMED_JSON', 'the request body is empty; send a JSON value'));

@@ -1,188 +1,184 @@
 /**
- * Metrics in the Prometheus text exposition format, version 0.0.4
- * (https://prometheus.io/docs/instrumenting/exposition_formats/): `# HELP` and `# TYPE` once per
- * family, then `name{label="value",…} value` lines; label values escape `\`, `"` and newline.
+ * Metrics in the Prometheus text exposition format 0.0.4
+ * (https://prometheus.io/docs/instrumenting/exposition_formats/), written by prom-client: the
+ * ecosystem's client, which also gives the standard process and Node.js runtime families
+ * (`process_cpu_seconds_total`, `process_resident_memory_bytes`, `process_start_time_seconds`,
+ * `nodejs_eventloop_lag_seconds`, `nodejs_gc_duration_seconds`, heap sizes, …).
  *
- * Service series are kept here; store series are read from `store.stats()` at scrape time.
- * Route labels are the route templates (unknown paths count as `other`), so a scanner cannot
- * grow the series without bound.
+ * Each service has its own registry (several services may run in one process); the process and
+ * runtime families are collected once per process, in a registry the services share, and merged
+ * into each scrape. Service series are counted as requests are answered; store series are read
+ * from `store.stats()` at scrape time.
+ *
+ * Label cardinality is bounded, so a crawl of many hosts (or a scanner) cannot grow the series:
+ * - `route` is a route template; unknown paths count as `other`.
+ * - `reason` (admit results, pruned URLs) is `new`, `seen`, `alias`, `duplicate-in-batch`,
+ *   `out-of-scope`, `preset:<name>`, `trap:<name>`, `invalid:<code>` — each from a fixed set —
+ *   or, for a learned host rule, `rule:<kind>` (`rule:https`, `rule:query-parameter`, …). A rule id
+ *   names a host (`example.com/https`), so `rule:<id>` labels are opt-in (`metricsRuleIds`) and
+ *   capped: the first N rule ids met keep their own label, later ones count under their kind.
+ * - The frontier's per-host counts (`stats.frontier.hosts`) are not exported.
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { StoreStats } from '../store/index.js';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { parseRuleId, type StoreStats } from '../store/index.js';
 
 /** Upper bounds of the latency histogram, in seconds. */
 export const LATENCY_BUCKETS: readonly number[] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-export type MetricType = 'counter' | 'gauge' | 'histogram';
+/** `Content-Type` of the exposition. */
+export const EXPOSITION_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
-function escapeLabelValue(v: string): string {
-  return v.replace(/[\\"\n]/g, (c) => (c === '\\' ? '\\\\' : c === '"' ? '\\"' : '\\n'));
+export interface MetricsOptions {
+  /**
+   * Rule ids kept as their own `reason` label (`rule:example.com/https`); rules past this many
+   * count under `rule:<kind>`. A rule id names a host: each one is a new series. @default 0
+   */
+  readonly ruleIdLabels?: number;
+  /** Export `urldedup_store_disk_bytes` (the store is a folder). @default false */
+  readonly storeOnDisk?: boolean;
 }
 
-function escapeHelp(v: string): string {
-  return v.replace(/[\\\n]/g, (c) => (c === '\\' ? '\\\\' : '\\n'));
+/** What a scrape reads besides the counters. */
+export interface ScrapeState {
+  readonly store: StoreStats;
+  readonly storeBytes: number | undefined;
+  readonly inFlight: number;
+  readonly pendingUrls: number;
+  readonly bufferedBytes: number;
 }
 
-function labelText(labels: Readonly<Record<string, string>>): string {
-  const names = Object.keys(labels);
-  if (names.length === 0) return '';
-  return '{' + names.map((n) => `${n}="${escapeLabelValue(labels[n]!)}"`).join(',') + '}';
-}
+/** Maps reasons to bounded label values (see the module comment). */
+export class ReasonLabels {
+  private readonly kept = new Set<string>();
+  constructor(private readonly ruleIdLabels: number) {}
 
-function formatValue(v: number): string {
-  if (Number.isNaN(v)) return 'NaN';
-  if (v === Infinity) return '+Inf';
-  if (v === -Infinity) return '-Inf';
-  return String(v);
-}
-
-/** Writes one exposition: each family's HELP and TYPE, then its samples. */
-export class Exposition {
-  private readonly lines: string[] = [];
-
-  family(name: string, type: MetricType, help: string): this {
-    this.lines.push(`# HELP ${name} ${escapeHelp(help)}`, `# TYPE ${name} ${type}`);
-    return this;
-  }
-
-  sample(name: string, value: number, labels: Readonly<Record<string, string>> = {}): this {
-    this.lines.push(`${name}${labelText(labels)} ${formatValue(value)}`);
-    return this;
-  }
-
-  text(): string {
-    return this.lines.join('\n') + '\n';
-  }
-}
-
-/** A counter family keyed by its label values (in a fixed label order). */
-class LabeledCounter {
-  private readonly values = new Map<string, { labels: Record<string, string>; value: number }>();
-  constructor(private readonly labelNames: readonly string[]) {}
-
-  inc(labelValues: readonly string[], by = 1): void {
-    const k = labelValues.join('\u0000');
-    const entry = this.values.get(k);
-    if (entry !== undefined) {
-      entry.value += by;
-      return;
+  label(reason: string): string {
+    if (!reason.startsWith('rule:')) return reason;
+    if (this.kept.has(reason)) return reason;
+    if (this.kept.size < this.ruleIdLabels) {
+      this.kept.add(reason);
+      return reason;
     }
-    const labels: Record<string, string> = {};
-    this.labelNames.forEach((n, i) => (labels[n] = labelValues[i] ?? ''));
-    this.values.set(k, { labels, value: by });
-  }
-
-  write(e: Exposition, name: string): void {
-    for (const { labels, value } of this.values.values()) e.sample(name, value, labels);
+    const rule = parseRuleId(reason.slice(5));
+    return rule === undefined ? 'rule:other' : `rule:${rule.spec.kind}`;
   }
 }
 
-/** A histogram per route: cumulative buckets are computed when written. */
-class RouteHistogram {
-  private readonly byRoute = new Map<string, { counts: number[]; sum: number; count: number }>();
-  constructor(private readonly bounds: readonly number[]) {}
+let processRegistry: Registry | undefined;
 
-  observe(route: string, seconds: number): void {
-    let h = this.byRoute.get(route);
-    if (h === undefined) this.byRoute.set(route, (h = { counts: new Array<number>(this.bounds.length).fill(0), sum: 0, count: 0 }));
-    const i = this.bounds.findIndex((b) => seconds <= b);
-    if (i !== -1) h.counts[i]!++;
-    h.sum += seconds;
-    h.count++;
+/** The process and Node.js families, collected once per process (their collectors never stop). */
+function processMetrics(): Registry {
+  if (processRegistry === undefined) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
   }
-
-  write(e: Exposition, name: string): void {
-    for (const [route, h] of this.byRoute) {
-      let cumulative = 0;
-      this.bounds.forEach((b, i) => {
-        cumulative += h.counts[i]!;
-        e.sample(`${name}_bucket`, cumulative, { route, le: String(b) });
-      });
-      e.sample(`${name}_bucket`, h.count, { route, le: '+Inf' });
-      e.sample(`${name}_sum`, h.sum, { route });
-      e.sample(`${name}_count`, h.count, { route });
-    }
-  }
+  return processRegistry;
 }
 
-/** What the service counts itself. */
+const URL_STATES = ['queued', 'fetched', 'redirected', 'pruned', 'failed'] as const;
+
+/** What the service counts itself, and the store's counts at scrape time. */
 export class ServiceMetrics {
-  private readonly requests = new LabeledCounter(['route', 'method', 'status']);
-  private readonly latency = new RouteHistogram(LATENCY_BUCKETS);
-  private readonly admitResults = new LabeledCounter(['reason']);
-  private readonly keyResults = new LabeledCounter(['outcome']);
-  private readonly evidence = new LabeledCounter(['kind', 'outcome']);
-  private readonly started = Date.now();
+  /** The service's own families (the process and Node.js ones are merged in at scrape time). */
+  readonly registry = new Registry();
+  private readonly reasons: ReasonLabels;
+  private readonly requests: Counter<'route' | 'method' | 'status'>;
+  private readonly latency: Histogram<'route'>;
+  private readonly admitResults: Counter<'reason'>;
+  private readonly keyResults: Counter<'outcome'>;
+  private readonly evidence: Counter<'kind' | 'outcome'>;
+  private readonly scrape: {
+    inFlight: Gauge;
+    pendingUrls: Gauge;
+    bufferedBytes: Gauge;
+    urls: Gauge<'state'>;
+    admitted: Gauge;
+    pruned: Gauge<'reason'>;
+    aliases: Gauge;
+    loops: Gauge;
+    temporaryRedirects: Gauge;
+    rules: Gauge<'state'>;
+    frontierSize: Gauge;
+    frontierInFlight: Gauge;
+    diskBytes: Gauge | undefined;
+  };
+
+  constructor(o: MetricsOptions = {}) {
+    const registers = [this.registry];
+    this.reasons = new ReasonLabels(o.ruleIdLabels ?? 0);
+    processMetrics();
+    this.requests = new Counter({ name: 'urldedup_http_requests_total', help: 'HTTP requests answered, by route template, method and status.', labelNames: ['route', 'method', 'status'], registers });
+    this.latency = new Histogram({ name: 'urldedup_http_request_duration_seconds', help: 'Time from the request head to the end of the response, by route.', labelNames: ['route'], buckets: [...LATENCY_BUCKETS], registers });
+    this.admitResults = new Counter({ name: 'urldedup_admit_results_total', help: 'Results of POST /v1/admit since start, by reason (new = admitted; rule:<kind> for learned host rules).', labelNames: ['reason'], registers });
+    this.keyResults = new Counter({ name: 'urldedup_key_results_total', help: 'URLs keyed by /v1/key since start, by outcome.', labelNames: ['outcome'], registers });
+    this.evidence = new Counter({ name: 'urldedup_evidence_total', help: 'Evidence items from POST /v1/evidence since start, by kind and outcome.', labelNames: ['kind', 'outcome'], registers });
+    const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []): Gauge<L> => new Gauge<L>({ name, help, labelNames, registers });
+    this.scrape = {
+      inFlight: gauge('urldedup_http_requests_in_flight', 'Requests being handled now (health and metrics excluded).'),
+      pendingUrls: gauge('urldedup_pending_urls', 'URLs being keyed or admitted now.'),
+      bufferedBytes: gauge('urldedup_buffered_body_bytes', 'Request body bytes held now.'),
+      urls: gauge('urldedup_store_urls', 'URL entries in the store (the seen set), by state.', ['state']),
+      admitted: gauge('urldedup_store_admitted', 'Keys with a URL entry: the size of the seen set.'),
+      pruned: gauge('urldedup_store_pruned', 'URLs pruned onto another key, by reason (rule:<kind>, preset:<name>, trap:<name>).', ['reason']),
+      aliases: gauge('urldedup_store_aliases', 'Alias entries (from permanent redirects).'),
+      loops: gauge('urldedup_store_redirect_loops', 'Redirects recorded as closing a loop.'),
+      temporaryRedirects: gauge('urldedup_store_temporary_redirects', 'Temporary redirects recorded as evidence.'),
+      rules: gauge('urldedup_store_rules', 'Learned host rules, by state.', ['state']),
+      frontierSize: gauge('urldedup_store_frontier_size', 'Frontier entries waiting to be fetched.'),
+      frontierInFlight: gauge('urldedup_store_frontier_in_flight', 'Frontier entries handed out and not yet recorded.'),
+      diskBytes: o.storeOnDisk === true ? gauge('urldedup_store_disk_bytes', 'Size of the store folder on disk.') : undefined,
+    };
+  }
 
   request(route: string, method: string, status: string, seconds: number): void {
-    this.requests.inc([route, method, status]);
-    this.latency.observe(route, seconds);
+    this.requests.inc({ route, method, status });
+    this.latency.observe({ route }, seconds);
   }
 
   /** One `admit` result: `reason` is `new` when admitted, else why not (`seen`, `preset:tracking`, …). */
   admitted(reason: string): void {
-    this.admitResults.inc([reason]);
+    this.admitResults.inc({ reason: this.reasons.label(reason) });
   }
 
   /** URLs keyed by `/v1/key`: `ok` with a key, `invalid` without (counted per request, not per URL). */
   keyed(ok: number, invalid: number): void {
-    if (ok > 0) this.keyResults.inc(['ok'], ok);
-    if (invalid > 0) this.keyResults.inc(['invalid'], invalid);
+    if (ok > 0) this.keyResults.inc({ outcome: 'ok' }, ok);
+    if (invalid > 0) this.keyResults.inc({ outcome: 'invalid' }, invalid);
   }
 
   evidenceRecorded(kind: 'redirect' | 'fetch', outcome: string): void {
-    this.evidence.inc([kind, outcome]);
+    this.evidence.inc({ kind, outcome });
   }
 
-  render(o: { store: StoreStats; storeBytes: number | undefined; inFlight: number; pendingUrls: number; bufferedBytes: number }): string {
-    const e = new Exposition();
-    e.family('urldedup_http_requests_total', 'counter', 'HTTP requests answered, by route template, method and status.');
-    this.requests.write(e, 'urldedup_http_requests_total');
-    e.family('urldedup_http_request_duration_seconds', 'histogram', 'Time from the request head to the end of the response, by route.');
-    this.latency.write(e, 'urldedup_http_request_duration_seconds');
-    e.family('urldedup_http_requests_in_flight', 'gauge', 'Requests being handled now (health and metrics excluded).');
-    e.sample('urldedup_http_requests_in_flight', o.inFlight);
-    e.family('urldedup_pending_urls', 'gauge', 'URLs being keyed or admitted now.');
-    e.sample('urldedup_pending_urls', o.pendingUrls);
-    e.family('urldedup_buffered_body_bytes', 'gauge', 'Request body bytes held now.');
-    e.sample('urldedup_buffered_body_bytes', o.bufferedBytes);
-    e.family('urldedup_admit_results_total', 'counter', 'Results of POST /v1/admit since start, by reason (new = admitted).');
-    this.admitResults.write(e, 'urldedup_admit_results_total');
-    e.family('urldedup_key_results_total', 'counter', 'URLs keyed by /v1/key since start, by outcome.');
-    this.keyResults.write(e, 'urldedup_key_results_total');
-    e.family('urldedup_evidence_total', 'counter', 'Evidence items from POST /v1/evidence since start, by kind and outcome.');
-    this.evidence.write(e, 'urldedup_evidence_total');
-
+  /** The exposition, with the scrape-time gauges set from `o`. */
+  async render(o: ScrapeState): Promise<string> {
+    const g = this.scrape;
     const s = o.store;
-    e.family('urldedup_store_urls', 'gauge', 'URL entries in the store (the seen set), by state.');
-    for (const state of ['queued', 'fetched', 'redirected', 'pruned', 'failed'] as const) e.sample('urldedup_store_urls', s.urls[state], { state });
-    e.family('urldedup_store_admitted', 'gauge', 'Keys with a URL entry: the size of the seen set.');
-    e.sample('urldedup_store_admitted', s.urls.admitted);
-    e.family('urldedup_store_pruned', 'gauge', 'URLs pruned onto another key, by reason (rule:<id>, preset:<name>).');
-    for (const [reason, n] of Object.entries(s.pruned)) e.sample('urldedup_store_pruned', n, { reason });
-    e.family('urldedup_store_aliases', 'gauge', 'Alias entries (from permanent redirects).');
-    e.sample('urldedup_store_aliases', s.aliases);
-    e.family('urldedup_store_redirect_loops', 'gauge', 'Redirects recorded as closing a loop.');
-    e.sample('urldedup_store_redirect_loops', s.loops);
-    e.family('urldedup_store_temporary_redirects', 'gauge', 'Temporary redirects recorded as evidence.');
-    e.sample('urldedup_store_temporary_redirects', s.temporaryRedirects);
-    e.family('urldedup_store_rules', 'gauge', 'Learned host rules, by state.');
-    for (const [state, n] of Object.entries(s.rules)) e.sample('urldedup_store_rules', n, { state });
-    e.family('urldedup_store_frontier_size', 'gauge', 'Frontier entries waiting to be fetched.');
-    e.sample('urldedup_store_frontier_size', s.frontier.size);
-    e.family('urldedup_store_frontier_in_flight', 'gauge', 'Frontier entries handed out and not yet recorded.');
-    e.sample('urldedup_store_frontier_in_flight', s.frontier.inFlight);
-    if (o.storeBytes !== undefined) {
-      e.family('urldedup_store_disk_bytes', 'gauge', 'Size of the store folder on disk.');
-      e.sample('urldedup_store_disk_bytes', o.storeBytes);
+    g.inFlight.set(o.inFlight);
+    g.pendingUrls.set(o.pendingUrls);
+    g.bufferedBytes.set(o.bufferedBytes);
+    for (const state of URL_STATES) g.urls.set({ state }, s.urls[state]);
+    g.admitted.set(s.urls.admitted);
+    // reasons are summed by label (several rules of one kind share `rule:<kind>`); one gone since
+    // the last scrape is dropped
+    const pruned = new Map<string, number>();
+    for (const [reason, n] of Object.entries(s.pruned)) {
+      const label = this.reasons.label(reason);
+      pruned.set(label, (pruned.get(label) ?? 0) + n);
     }
-
-    e.family('process_resident_memory_bytes', 'gauge', 'Resident set size.');
-    e.sample('process_resident_memory_bytes', process.memoryUsage.rss());
-    e.family('process_start_time_seconds', 'gauge', 'Start time of the service, seconds since the Unix epoch.');
-    e.sample('process_start_time_seconds', Math.floor(this.started / 1000));
-    return e.text();
+    g.pruned.reset();
+    for (const [reason, n] of pruned) g.pruned.set({ reason }, n);
+    g.aliases.set(s.aliases);
+    g.loops.set(s.loops);
+    g.temporaryRedirects.set(s.temporaryRedirects);
+    g.rules.reset();
+    for (const [state, n] of Object.entries(s.rules)) g.rules.set({ state }, n);
+    g.frontierSize.set(s.frontier.size);
+    g.frontierInFlight.set(s.frontier.inFlight);
+    if (g.diskBytes !== undefined && o.storeBytes !== undefined) g.diskBytes.set(o.storeBytes);
+    return Registry.merge([processMetrics(), this.registry]).metrics();
   }
 }
 

@@ -8,8 +8,14 @@ import type { ServerResponse } from 'node:http';
 
 /** Codes the service adds to the library's `UrlErrorCode`s. */
 export type ServiceErrorCode =
+  /** `Host` names neither this service nor an allowed host (DNS rebinding guard, host.ts): 421. */
+  | 'ERR_MISDIRECTED_REQUEST'
   /** The body is not valid JSON (or is empty). */
   | 'ERR_MALFORMED_JSON'
+  /** The body's JSON nests deeper than any request shape (json-nesting.ts). */
+  | 'ERR_JSON_TOO_DEEP'
+  /** The body is not UTF-8. */
+  | 'ERR_INVALID_UTF8'
   /** The JSON is valid but not the shape the route takes (`item` says where). */
   | 'ERR_INVALID_BODY'
   /** A required query parameter is missing. */

@@ -7,7 +7,7 @@
  *   POST /v1/evidence    redirects and fetch results from an external crawler
  *   GET  /v1/stats       the store's counts (`store.stats()`)
  *   GET  /healthz        liveness; 503 while shutting down
- *   GET  /metrics        Prometheus text format 0.0.4
+ *   GET  /metrics        Prometheus text format 0.0.4 (prom-client, metrics.ts)
  *
  * A handler returns a `Reply` or throws a `ServiceError`; the server writes it.
  */
@@ -16,7 +16,7 @@ import { UrlError } from '../normalize/index.js';
 import type { AdmitOptions, AdmitResult, CanonicalFailure, CanonicalResult, FetchRecord, SeenStore } from '../store/index.js';
 import { readJsonBody } from './body.js';
 import { keyResultJson, Utf8Builder } from './json.js';
-import { folderBytes, type ServiceMetrics } from './metrics.js';
+import { EXPOSITION_TYPE, folderBytes, type ServiceMetrics } from './metrics.js';
 import { overloaded, type Budget, type LookupQueue } from './overload.js';
 import { ServiceError } from './response.js';
 
@@ -25,6 +25,8 @@ export interface RouteContext {
   readonly store: SeenStore;
   readonly metrics: ServiceMetrics;
   readonly maxBody: number;
+  /** Deepest JSON nesting of a request body (body.ts). */
+  readonly maxJsonDepth: number;
   readonly maxBatch: number;
   readonly retryAfterSeconds: number;
   /** URLs in flight (see overload.ts). */
@@ -251,7 +253,7 @@ function takeUrls(ctx: RouteContext, n: number, done: (release: () => void) => v
 }
 
 async function jsonBody(req: IncomingMessage, ctx: RouteContext, done: (release: () => void) => void): Promise<unknown> {
-  const { value, bytes } = await readJsonBody(req, { maxBody: ctx.maxBody, retryAfterSeconds: ctx.retryAfterSeconds }, ctx.bytes);
+  const { value, bytes } = await readJsonBody(req, { maxBody: ctx.maxBody, maxDepth: ctx.maxJsonDepth, retryAfterSeconds: ctx.retryAfterSeconds }, ctx.bytes);
   done(() => ctx.bytes.give(bytes));
   return value;
 }
@@ -351,14 +353,14 @@ export const routes: readonly Route[] = [
         ctx.store.stats(),
         ctx.storeFolder === undefined ? Promise.resolve(undefined) : folderBytes(ctx.storeFolder),
       ]);
-      const text = ctx.metrics.render({
+      const text = await ctx.metrics.render({
         store,
         storeBytes,
         inFlight: ctx.requests.inUse,
         pendingUrls: ctx.urls.inUse,
         bufferedBytes: ctx.bytes.inUse,
       });
-      return { status: 200, text, contentType: 'text/plain; version=0.0.4; charset=utf-8' };
+      return { status: 200, text, contentType: EXPOSITION_TYPE };
     },
   },
 ];

@@ -7,8 +7,8 @@
  * and a shutdown that stops accepting, lets in-flight requests finish and only then closes the
  * store. With `node:http` each of those is one visible line, and there is no dependency to audit.
  *
- * Request path: route → shutting down? (503) → bearer token (401) → request budget (503 +
- * Retry-After) → handler (body limit 413, JSON 400, batch limit 413, URL budget 503) → JSON reply.
+ * Request path: Host allowed? (421, host.ts) → route → shutting down? (503) → bearer token (401) → request budget (503 +
+ * Retry-After) → query text (400, query.ts) → handler (body limit 413, JSON 400, batch limit 413, URL budget 503) → JSON reply.
  * Every reply, errors included, is counted in the metrics.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -17,9 +17,11 @@ import type { Logger } from 'pino';
 import { UrlError } from '../normalize/index.js';
 import type { SeenStore } from '../store/index.js';
 import { createBearerCheck, type BearerCheck } from './auth.js';
-import { ClientGoneError } from './body.js';
+import { createHostCheck, type HostCheck } from './host.js';
+import { ClientGoneError, DEFAULT_MAX_JSON_DEPTH } from './body.js';
 import { ServiceMetrics } from './metrics.js';
 import { Budget, LookupQueue, overloaded } from './overload.js';
+import { assertUtf8Query } from './query.js';
 import { JSON_TYPE, sendError, sendJson, sendText, ServiceError } from './response.js';
 import { findRoute, type Reply, type RouteContext } from './routes.js';
 
@@ -28,10 +30,28 @@ export interface ServiceOptions {
   readonly host?: string;
   /** TCP port; 0 picks a free one (read it from `service.port`). @default 7070 */
   readonly port?: number;
+  /**
+   * `Host` names answered besides the bound address and the loopback names (`localhost`,
+   * `*.localhost`, `127.0.0.1`, `[::1]`) on the bound port: `name` (any port) or `name:port`.
+   * Other names get 421 `ERR_MISDIRECTED_REQUEST` (DNS rebinding, host.ts).
+   * @default [] @example ['urldedup.internal', 'crawler-box:7070']
+   */
+  readonly allowedHosts?: readonly string[];
+  /**
+   * Learned rules whose id (which names a host, `example.com/https`) is kept as a metrics label
+   * value (`reason="rule:example.com/https"`); rules past this many are counted under their kind
+   * (`reason="rule:https"`). Each is a new series: keep it small. @default 0
+   */
+  readonly metricsRuleIds?: number;
   /** Bearer token required on every route but `/healthz`. @default undefined (no token) */
   readonly token?: string;
   /** Largest request body, in bytes. @default 8 MiB */
   readonly maxBody?: number;
+  /**
+   * Structures open at once in a request's JSON (`[]` is 1); deeper is 400 `ERR_JSON_TOO_DEEP`
+   * before anything is parsed. The request shapes need 3 (`{"redirects": [{…}]}`). @default 3
+   */
+  readonly maxJsonDepth?: number;
   /** Most URLs (or evidence items) in one request. @default 10000 */
   readonly maxBatch?: number;
   /** Requests handled at once; more get 503. @default 64 */
@@ -56,7 +76,10 @@ export interface ServiceOptions {
 export const defaultServiceOptions = {
   host: '127.0.0.1',
   port: 7070,
+  allowedHosts: [],
+  metricsRuleIds: 0,
   maxBody: 8 * 1024 * 1024,
+  maxJsonDepth: DEFAULT_MAX_JSON_DEPTH,
   maxBatch: 10_000,
   maxInFlight: 64,
   maxPendingUrls: 100_000,
@@ -107,13 +130,17 @@ export async function startService(store: SeenStore, options: ServiceOptions = {
   if (o.maxPendingUrls < maxBatch) throw new TypeError('service: maxPendingUrls must be >= maxBatch (else a full batch never runs)');
   if (o.maxBufferedBytes < maxBody) throw new TypeError('service: maxBufferedBytes must be >= maxBody (else a full body never fits)');
   const check: BearerCheck | undefined = o.token === undefined ? undefined : createBearerCheck(o.token);
+  // refuse a malformed allowedHosts entry before listening
+  createHostCheck({ boundAddress: o.host, port: o.port, allowedHosts: o.allowedHosts });
+  let hostCheck: HostCheck | undefined;
   const log = o.logger;
-  const metrics = new ServiceMetrics();
+  const metrics = new ServiceMetrics({ ruleIdLabels: positiveInteger('metricsRuleIds', o.metricsRuleIds, 0), storeOnDisk: store.supports.durable });
   const requests = new Budget(positiveInteger('maxInFlight', o.maxInFlight));
   const ctx: RouteContext = {
     store,
     metrics,
     maxBody,
+    maxJsonDepth: positiveInteger('maxJsonDepth', o.maxJsonDepth),
     maxBatch,
     retryAfterSeconds: positiveInteger('retryAfterSeconds', o.retryAfterSeconds),
     urls: new Budget(positiveInteger('maxPendingUrls', o.maxPendingUrls)),
@@ -151,6 +178,10 @@ export async function startService(store: SeenStore, options: ServiceOptions = {
       if (--active === 0 && idle !== undefined) idle();
     });
     try {
+      hostCheck ??= createHostCheck({ boundAddress: (server.address() as AddressInfo).address, port: (server.address() as AddressInfo).port, allowedHosts: o.allowedHosts });
+      if (!hostCheck(req.headers.host)) {
+        throw new ServiceError(421, 'ERR_MISDIRECTED_REQUEST', 'this service does not answer for that Host (see --allowed-host)', undefined, CLOSE);
+      }
       if (shuttingDown) throw new ServiceError(503, 'ERR_SHUTTING_DOWN', 'the service is shutting down', undefined, { ...CLOSE, 'retry-after': String(ctx.retryAfterSeconds) });
       if (route === undefined) {
         if (allowed !== undefined) throw new ServiceError(405, 'ERR_METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}`, undefined, { allow: allowed.join(', ') });
@@ -165,7 +196,9 @@ export async function startService(store: SeenStore, options: ServiceOptions = {
         }
         releases.push(() => requests.give(1));
       }
-      const query = new URLSearchParams(q === -1 ? '' : target.slice(q + 1));
+      const search = q === -1 ? '' : target.slice(q + 1);
+      assertUtf8Query(search);
+      const query = new URLSearchParams(search);
       const reply: Reply = await route.handle(req, query, ctx, (release) => releases.push(release));
       const headers = shuttingDown ? CLOSE : {};
       if ('json' in reply) sendJson(res, reply.status, reply.json, headers);

@@ -2,7 +2,8 @@
 // route and status, the latency histogram (cumulative, +Inf = count), admit results by reason,
 // keyed URLs by outcome, pruned URLs by reason, store counts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Exposition } from '../../src/service/metrics.js';
+import { Counter } from 'prom-client';
+import { ServiceMetrics } from '../../src/service/metrics.js';
 import { get, parsePrometheus, postJson, sampleValue, startHarness, type Harness } from './support.js';
 
 let h: Harness;
@@ -58,16 +59,22 @@ describe('GET /metrics', () => {
   });
 });
 
-describe('Exposition', () => {
-  it('escapes label values and help text', () => {
-    const text = new Exposition()
-      .family('x_total', 'counter', 'a \\ help\nline')
-      .sample('x_total', 1, { reason: 'a "quoted" \\ back\nslash' })
-      .sample('x_total', Infinity, { reason: 'inf' })
-      .text();
+describe('the exposition (prom-client)', () => {
+  it('escapes label values and help text, and writes the +Inf bucket', async () => {
+    const m = new ServiceMetrics();
+    m.admitted('a "quoted" \\ back\nslash');
+    m.request('/v1/admit', 'POST', '200', 60);
+    new Counter({ name: 'x_total', help: 'a \\ help\nline', registers: [m.registry] }).inc();
+    const stats = { urls: { admitted: 0, queued: 0, fetched: 0, redirected: 0, pruned: 0, failed: 0 }, aliases: 0, loops: 0, temporaryRedirects: 0, rules: { candidate: 0, active: 0, withdrawn: 0 }, pruned: {}, frontier: { size: 0, inFlight: 0, hosts: {} }, front: { source: 'database' as const, keys: 0, aliasKeys: 0, bytes: 0 } };
+    const text = await m.render({ store: stats, storeBytes: undefined, inFlight: 0, pendingUrls: 0, bufferedBytes: 0 });
     expect(text).toContain('# HELP x_total a \\\\ help\\nline');
     const { samples } = parsePrometheus(text);
-    expect(samples[0]!.labels.reason).toBe('a "quoted" \\ back\nslash');
-    expect(samples[1]!.value).toBe(Infinity);
+    expect(sampleValue(samples, 'urldedup_admit_results_total')).toBe(1);
+    expect(samples.find((x) => x.name === 'urldedup_admit_results_total')!.labels.reason).toBe('a "quoted" \\ back\nslash');
+    expect(sampleValue(samples, 'urldedup_http_request_duration_seconds_bucket', { route: '/v1/admit', le: '10' })).toBe(0);
+    expect(sampleValue(samples, 'urldedup_http_request_duration_seconds_bucket', { route: '/v1/admit', le: '+Inf' })).toBe(1);
+    // the process and runtime families prom-client adds
+    expect(sampleValue(samples, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(sampleValue(samples, 'process_start_time_seconds')).toBeGreaterThan(1_600_000_000);
   });
 });

@@ -138,7 +138,9 @@ export function parsePrometheus(text: string): { samples: Sample[]; types: Map<s
       }
       return;
     }
-    if (line.trim() === '') throw new Error(`empty line, ${where}`);
+    // "Empty lines are ignored" (the format's text; prom-client puts one between families)
+    if (line === '') return;
+    if (line.trim() === '') throw new Error(`blank line that is not empty, ${where}`);
     let i = 0;
     while (i < line.length && line[i] !== '{' && line[i] !== ' ') i++;
     const name = line.slice(0, i);
@@ -178,8 +180,10 @@ export function parsePrometheus(text: string): { samples: Sample[]; types: Map<s
     if (line[i] !== ' ') throw new Error(`expected a space before the value, ${where}`);
     const parts = line.slice(i + 1).split(' ');
     const raw = parts[0]!;
-    const value = raw === '+Inf' ? Infinity : raw === '-Inf' ? -Infinity : raw === 'NaN' ? NaN : Number(raw);
-    if (raw === '' || (Number.isNaN(value) && raw !== 'NaN')) throw new Error(`bad value, ${where}`);
+    // Prometheus reads values with Go's strconv.ParseFloat, where NaN is any case (prom-client writes `Nan`)
+    const nan = raw.toLowerCase() === 'nan';
+    const value = raw === '+Inf' ? Infinity : raw === '-Inf' ? -Infinity : nan ? NaN : Number(raw);
+    if (raw === '' || (Number.isNaN(value) && !nan)) throw new Error(`bad value, ${where}`);
     if (parts.length > 2 || (parts.length === 2 && !/^-?\d+$/.test(parts[1]!))) throw new Error(`bad timestamp, ${where}`);
     const family = name.replace(/_(bucket|sum|count)$/, '');
     if (!types.has(name) && !(types.get(family) === 'histogram' || types.get(family) === 'summary')) {
