@@ -36,7 +36,7 @@ export function storeScopeFilter(
 ): (record: UriRecord) => boolean {
   let memoScope: CrawlScope | undefined;
   let memo = new Map<string, boolean>();
-  return (record) => {
+  const admitsRecord = (record: UriRecord): boolean => {
     const url = recompose(record);
     if (seedForms.has(url)) return true;
     const s = scope();
@@ -52,6 +52,7 @@ export function storeScopeFilter(
     }
     return verdict;
   };
+  return admitsRecord;
 }
 
 /** Scope, traps and depth, then the store's gate, for the links of each page. */
