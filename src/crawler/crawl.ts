@@ -30,6 +30,7 @@ import { mayFollowRedirect, type RedirectContext } from './follow-redirect.js';
 import { NetworkGuard } from './guard.js';
 import { LinkIntake, storeScopeFilter } from './link-intake.js';
 import { HTML_TYPES, SniffingSink } from './mime-sniff.js';
+import { PageChannel } from './page-channel.js';
 import { Politeness } from './politeness.js';
 import { ReportBuilder, type CrawlReport, type StopReason } from './report.js';
 import { RobotsCache } from './robots.js';
@@ -108,10 +109,12 @@ class Crawler implements Crawl, RedirectContext {
   private lastStats = { queued: 0, pruned: 0 };
   private progressTimer: NodeJS.Timeout | undefined;
   // the page channel of the async iterator
-  private iterating = false;
-  private readonly pages: CrawledPage[] = [];
-  private pageWaiter: (() => void) | undefined;
-  private spaceWaiter: (() => void) | undefined;
+  private readonly channel = new PageChannel({
+    ended: () => this.finished && this.outstanding === 0,
+    done: () => this.done,
+    stop: () => this.stop(),
+    signal: this.aborter.signal,
+  });
 
   constructor(private readonly o: CrawlOptions) {
     this.done = new Promise((res, rej) => {
@@ -281,7 +284,7 @@ class Crawler implements Crawl, RedirectContext {
     } catch (error) {
       this.fatal ??= error;
     }
-    this.endPages();
+    this.channel.end();
     if (this.fatal !== undefined || report === undefined) this.rejectDone(this.fatal);
     else {
       this.log.info({ pages: report.pagesFetched, requests: report.requests, reason }, 'crawl ended');
@@ -328,7 +331,7 @@ class Crawler implements Crawl, RedirectContext {
         const n = (this.inHand.get(entry.host) ?? 1) - 1;
         if (n <= 0) this.inHand.delete(entry.host);
         else this.inHand.set(entry.host, n);
-        if (this.spaceWaiter !== undefined && this.pages.length < 64) this.spaceWaiter();
+        this.channel.taskEnded();
         if (!this.stopping) this.pump();
         this.checkIdle();
       });
@@ -542,7 +545,7 @@ class Crawler implements Crawl, RedirectContext {
   // ---- pages out ------------------------------------------------------------------------------------
 
   private async emit(entry: FrontierEntry, res: FetchResult, x: ExtractResult | undefined, admitted: number, contentLocation?: string): Promise<void> {
-    if (this.o.onPage === undefined && !this.iterating) return;
+    if (this.o.onPage === undefined && !this.channel.iterating) return;
     const page: CrawledPage = {
       url: entry.url,
       finalUrl: res.finalUrl,
@@ -561,46 +564,11 @@ class Crawler implements Crawl, RedirectContext {
       elapsedMs: Math.round(res.elapsedMs),
     };
     await this.o.onPage?.(page);
-    if (!this.iterating) return;
-    this.pages.push(page);
-    this.pageWaiter?.();
-    // backpressure: a slow consumer slows the crawl instead of filling memory
-    while (this.iterating && this.pages.length >= 64 && !this.aborter.signal.aborted) {
-      await new Promise<void>((res) => (this.spaceWaiter = res));
-      this.spaceWaiter = undefined;
-    }
-  }
-
-  private endPages(): void {
-    this.pageWaiter?.();
+    await this.channel.push(page);
   }
 
   [Symbol.asyncIterator](): AsyncIterator<CrawledPage> {
-    this.iterating = true;
-    return {
-      next: async (): Promise<IteratorResult<CrawledPage>> => {
-        for (;;) {
-          const page = this.pages.shift();
-          if (page !== undefined) {
-            this.spaceWaiter?.();
-            return { value: page, done: false };
-          }
-          if (this.finished && this.outstanding === 0) {
-            await this.done.catch(() => undefined);
-            if (this.pages.length === 0) return { value: undefined, done: true };
-            continue;
-          }
-          await new Promise<void>((res) => (this.pageWaiter = res));
-          this.pageWaiter = undefined;
-        }
-      },
-      return: async (): Promise<IteratorResult<CrawledPage>> => {
-        this.iterating = false;
-        this.spaceWaiter?.();
-        this.stop();
-        return { value: undefined, done: true };
-      },
-    };
+    return this.channel.iterator();
   }
 
   // ---- progress -------------------------------------------------------------------------------------
