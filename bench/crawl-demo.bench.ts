@@ -13,7 +13,7 @@ import { cpus } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCrawl } from '../src/crawler/crawl.js';
-import { startDemoSite } from '../src/crawler/demo-site.js';
+import { startDemoSite } from '../src/cli/commands/demo-site.js';
 import type { PresetName } from '../src/normalize/index.js';
 
 interface Setting {

@@ -9,11 +9,17 @@
 // wget reaches the *.localhost names through the server itself, used as its HTTP proxy. Each run
 // starts from http://docs.localhost:PORT/docs/15/ with robots.txt obeyed. Benchmarks print; they
 // assert nothing.
+//
+// urldedup crawls in a child process (the server stays in this one), so the child's
+// process.cpuUsage() over the crawl is the crawler's own CPU: user + sys, divided by the links
+// found, is the "µs per link" column. `--runs N` repeats each urldedup run N times (medians and
+// spread printed); `--cpu-prof DIR` writes a V8 CPU profile of each crawl child into DIR.
 
-import { spawn } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { runCrawl } from '../src/crawler/crawl.js';
 import type { CrawlReport } from '../src/crawler/report.js';
 import type { PresetName } from '../src/normalize/index.js';
@@ -43,10 +49,18 @@ export interface ClientRun {
   readonly disallowedFetched: number;
   readonly seconds: number;
   readonly report?: CrawlReport;
+  /** The crawl's CPU (user + sys), when measured in a child process. */
+  readonly cpu?: CrawlCpu;
+}
+
+export interface CrawlCpu {
+  readonly linksFound: number;
+  readonly cpuSeconds: number;
+  readonly microsPerLink: number;
 }
 
 /** Summarize the requests of one client run against the site's documents. */
-export function summarize(site: Pick<CrawlSite, 'documents' | 'disallowed'>, client: string, requests: readonly SiteRequest[], seconds: number, report?: CrawlReport): ClientRun {
+export function summarize(site: Pick<CrawlSite, 'documents' | 'disallowed'>, client: string, requests: readonly SiteRequest[], seconds: number, report?: CrawlReport, cpu?: CrawlCpu): ClientRun {
   const served = new Map<string, number>();
   for (const r of requests) if (r.document !== undefined && r.status === 200) served.set(r.document, (served.get(r.document) ?? 0) + 1);
   const reached = site.documents.filter((d) => served.has(d));
@@ -62,31 +76,92 @@ export function summarize(site: Pick<CrawlSite, 'documents' | 'disallowed'>, cli
     disallowedFetched: requests.filter((r) => site.disallowed.includes(r.target)).length,
     seconds: Math.round(seconds * 100) / 100,
     ...(report === undefined ? {} : { report }),
+    ...(cpu === undefined ? {} : { cpu }),
   };
 }
 
+interface ChildJob {
+  readonly store: string;
+  readonly seeds: readonly string[];
+  readonly port: number;
+  readonly presets: readonly PresetName[];
+  readonly concurrency: number;
+}
+
+function crawlOptions(job: ChildJob): Parameters<typeof runCrawl>[0] {
+  return {
+    store: job.store,
+    seeds: job.seeds,
+    allow: [
+      { address: '127.0.0.1', port: job.port },
+      { address: '::1', port: job.port },
+    ],
+    presets: job.presets,
+    concurrency: job.concurrency,
+    perHost: job.concurrency,
+  };
+}
+
+/** The child's side: one crawl, its report and its CPU (user + sys) sent to the parent. */
+async function crawlChild(job: ChildJob): Promise<void> {
+  const before = process.cpuUsage();
+  const report = await runCrawl(crawlOptions(job));
+  const used = process.cpuUsage(before);
+  process.send!({ report, cpuMicros: used.user + used.system });
+}
+
+/** Run one crawl in a child process; the child's CPU over the crawl is the crawler's own. */
+function crawlInChild(job: ChildJob, profileDir: string | undefined): Promise<{ report: CrawlReport; cpu: CrawlCpu }> {
+  const execArgv = profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir];
+  const child = fork(fileURLToPath(import.meta.url), ['--crawl-child', JSON.stringify(job)], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    let got: { report: CrawlReport; cpuMicros: number } | undefined;
+    child.on('message', (m) => (got = m as typeof got));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (got === undefined) return reject(new Error(`crawl child exited ${code} without a report`));
+      const found = got.report.links.found;
+      resolve({
+        report: got.report,
+        cpu: { linksFound: found, cpuSeconds: got.cpuMicros / 1e6, microsPerLink: found > 0 ? got.cpuMicros / found : 0 },
+      });
+    });
+  });
+}
+
+/** How a crawl is measured and inspected. */
+export interface CrawlMeasure {
+  /** Crawl in a child process whose CPU (user + sys) over the crawl is reported. */
+  readonly child?: boolean;
+  /** With `child`: write a V8 CPU profile of it here. */
+  readonly profileDir?: string;
+  /** Given the store's folder after the crawl, before it is removed. */
+  readonly inspect?: (store: string) => Promise<void>;
+}
+
 /**
- * Crawl the site with urldedup into a fresh LevelDB store; `inspect` is given the store's folder
- * after the crawl, before it is removed.
+ * Crawl the site with urldedup into a fresh LevelDB store: in this process, or (`child`) in a child
+ * process whose CPU is measured (`profileDir`: a V8 CPU profile of it).
  */
-export async function crawlWithUrldedup(site: CrawlSite, presets: readonly PresetName[] = [], concurrency = 8, inspect?: (store: string) => Promise<void>): Promise<ClientRun> {
+export async function crawlWithUrldedup(
+  site: CrawlSite,
+  presets: readonly PresetName[] = [],
+  concurrency = 8,
+  measure: CrawlMeasure = {},
+): Promise<ClientRun> {
   const dir = mkdtempSync(join(tmpdir(), 'urldedup-real-'));
   const from = site.requests.length;
   const t = performance.now();
   try {
-    const report = await runCrawl({
-      store: dir,
-      seeds: site.seeds ?? [site.url],
-      allow: [
-        { address: '127.0.0.1', port: site.port },
-        { address: '::1', port: site.port },
-      ],
-      presets,
-      concurrency,
-      perHost: concurrency,
-    });
+    const job: ChildJob = { store: dir, seeds: site.seeds ?? [site.url], port: site.port, presets, concurrency };
     const name = presets.length === 0 ? 'urldedup' : `urldedup --preset ${presets.join(',')}`;
-    if (inspect !== undefined) await inspect(dir);
+    if (measure.child === true) {
+      const { report, cpu } = await crawlInChild(job, measure.profileDir);
+      if (measure.inspect !== undefined) await measure.inspect(dir);
+      return summarize(site, name, site.requests.slice(from), (performance.now() - t) / 1000, report, cpu);
+    }
+    const report = await runCrawl(crawlOptions(job));
+    if (measure.inspect !== undefined) await measure.inspect(dir);
     return summarize(site, name, site.requests.slice(from), (performance.now() - t) / 1000, report);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -112,20 +187,52 @@ export async function crawlWithWget(site: CrawlSite): Promise<ClientRun> {
   }
 }
 
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+function argValue(args: readonly string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  return i === -1 ? undefined : args[i + 1];
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
+  const rounds = Math.max(1, Number(argValue(args, '--runs') ?? 1));
+  const profileDir = argValue(args, '--cpu-prof');
+  const measure = { child: true, ...(profileDir === undefined ? {} : { profileDir }) };
   const site = await startAliasSite();
   const runs: ClientRun[] = [];
+  const cpu: Record<string, CrawlCpu[]> = {};
   try {
-    runs.push(await crawlWithUrldedup(site));
-    runs.push(await crawlWithUrldedup(site, ['session-ids', 'tracking']));
+    for (let i = 0; i < rounds; i++) {
+      for (const presets of [[], ['session-ids', 'tracking']] as PresetName[][]) {
+        const run = await crawlWithUrldedup(site, presets, 8, measure);
+        (cpu[run.client] ??= []).push(run.cpu!);
+        if (i === 0) runs.push(run);
+      }
+    }
     if (!args.includes('--no-wget')) runs.push(await crawlWithWget(site));
   } finally {
     await site.close();
   }
+  const cpuRows = Object.entries(cpu).map(([client, xs]) => {
+    const us = xs.map((x) => x.microsPerLink);
+    return {
+      client,
+      runs: xs.length,
+      linksFound: xs[0]!.linksFound,
+      cpuSeconds: median(xs.map((x) => x.cpuSeconds)),
+      microsPerLink: median(us),
+      microsPerLinkMin: Math.min(...us),
+      microsPerLinkMax: Math.max(...us),
+    };
+  });
   if (args.includes('--json')) {
     const out = runs.map(({ report, ...r }) => ({ ...r, rules: report?.rules, duplicates: report?.links.duplicates }));
-    process.stdout.write(JSON.stringify({ node: process.version, cpus: cpus().length, documents: site.documents.length, aliasLinks: site.aliasLinks, runs: out }, null, 2) + '\n');
+    process.stdout.write(JSON.stringify({ node: process.version, cpus: cpus().length, documents: site.documents.length, aliasLinks: site.aliasLinks, runs: out, cpu: cpuRows }, null, 2) + '\n');
     return;
   }
   process.stdout.write(
@@ -138,10 +245,21 @@ async function main(): Promise<void> {
       `| ${r.client} | ${r.requests} | ${r.documentsReached} / ${site.documents.length} | ${r.requestsPerDocument} | ${r.extraFetches} | ${r.disallowedFetched} | ${r.seconds} |\n`,
     );
   }
+  process.stdout.write('\n| crawler (CPU of the crawl process) | runs | links found | CPU s (median) | µs per link (median) | µs per link (min–max) |\n');
+  process.stdout.write('|---|---:|---:|---:|---:|---:|\n');
+  for (const c of cpuRows) {
+    process.stdout.write(
+      `| ${c.client} | ${c.runs} | ${c.linksFound} | ${c.cpuSeconds.toFixed(2)} | ${c.microsPerLink.toFixed(2)} | ${c.microsPerLinkMin.toFixed(2)}–${c.microsPerLinkMax.toFixed(2)} |\n`,
+    );
+  }
   for (const r of runs) {
     if (r.documentsMissed.length > 0) process.stdout.write(`\n${r.client} missed: ${r.documentsMissed.slice(0, 20).join(' ')}${r.documentsMissed.length > 20 ? ' …' : ''}\n`);
     if (r.report !== undefined) process.stdout.write(`\n${r.client}: rules ${r.report.rules.map((x) => x.id).join(', ')}; duplicates avoided ${JSON.stringify(r.report.links.duplicates)}\n`);
   }
 }
 
-if (process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href) await main();
+if (process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
+  const i = process.argv.indexOf('--crawl-child');
+  if (i !== -1) await crawlChild(JSON.parse(process.argv[i + 1]!) as ChildJob);
+  else await main();
+}

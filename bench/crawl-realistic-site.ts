@@ -81,9 +81,9 @@ function score(run: ClientRun, merges?: readonly FalseMerge[]): RealisticRun {
 /** urldedup on the site, scored. */
 export async function crawlRealisticWithUrldedup(site: RealisticSite, presets: readonly PresetName[] = []): Promise<RealisticRun> {
   let merges: FalseMerge[] = [];
-  const run = await crawlWithUrldedup(site, presets, 8, async (dir) => {
+  const run = await crawlWithUrldedup(site, presets, 8, { inspect: async (dir) => {
     merges = await findFalseMerges(site, dir);
-  });
+  } });
   return score(run, merges);
 }
 

@@ -10,7 +10,6 @@ export {
   classifyAddress,
   extractLinks,
   LinkExtractor,
-  startDemoSite,
   FetchError,
   isFetchError,
   USER_AGENT,
@@ -26,6 +25,7 @@ export {
   type ExtractedLink,
   type ScopeMode,
   type ScopeOptions as CrawlScopeOptions,
-  type DemoSite,
   type CrawlErrorCode,
 } from './crawler/index.js';
+// the demo site `urldedup crawl` starts with no URL (a CLI fixture, kept in the public surface)
+export { startDemoSite, type DemoSite } from './cli/commands/demo-site.js';

@@ -5,9 +5,12 @@
  *       ─► robots.txt (per origin, cached) ─► politeness slot ─► fetch
  *            └ each redirect hop: store.recordRedirect; followed at once only to the same origin
  *              and only when the target is a queued URL no other task holds
- *       ─► extract links (HTML only) ─► resolve ─► scope, traps, depth
- *       ─► store.admit (dedup: ladder, aliases, rules, presets)
+ *       ─► extract links (HTML only, each parsed once) ─► scope, traps, depth ─► store.admit
+ *          (link-intake.ts: dedup by the ladder, aliases, rules, presets; report buckets)
  *       ─► store.recordFetch (status, content hash)
+ *
+ * This module is the claim/fetch loop; redirect hops go through follow-redirect.ts, a page's links
+ * through link-intake.ts, and the options and page types live in crawl-options.ts.
  *
  * The frontier lives in the store, so a stopped or killed crawl resumes where it was: entries are
  * removed in the batch that records their fetch, so nothing recorded as fetched is offered again.
@@ -17,186 +20,31 @@
  * recorded, then closes the store; `abort()` also aborts in-flight fetches (they stay queued).
  */
 import { pino, type Logger } from 'pino';
-import {
-  normalize,
-  recompose,
-  resolve,
-  urlFromKey,
-  UrlError,
-  type PresetName,
-} from '../normalize/index.js';
-import { openStore, type AdmitResult, type FrontierEntry, type OpenStoreOptions, type PruneEntry, type RuleRecord, type SeenStore } from '../store/index.js';
+import { normalize, resolve, UrlError } from '../normalize/index.js';
+import { openStore, type FrontierEntry, type RuleRecord, type SeenStore } from '../store/index.js';
+import { defaultCrawlOptions, type Crawl, type CrawledPage, type CrawlOptions, type CrawlProgress } from './crawl-options.js';
 import type { CrawlErrorCode } from './errors.js';
-import { LinkExtractor, type ExtractOptions, type ExtractResult } from './extract.js';
-import { Fetcher, type BodySink, type FetchOptions, type FetchResult, type RedirectHop, type ResponseHead } from './fetch.js';
-import { NetworkGuard, type AllowedEndpoint, type Resolver } from './guard.js';
+import { LinkExtractor, type ExtractResult } from './extract.js';
+import { Fetcher, type FetchResult, type ResponseHead } from './fetch.js';
+import { mayFollowRedirect, type RedirectContext } from './follow-redirect.js';
+import { NetworkGuard } from './guard.js';
+import { LinkIntake, storeScopeFilter } from './link-intake.js';
+import { HTML_TYPES, SniffingSink } from './mime-sniff.js';
+import { PageChannel } from './page-channel.js';
 import { Politeness } from './politeness.js';
 import { ReportBuilder, type CrawlReport, type StopReason } from './report.js';
 import { RobotsCache } from './robots.js';
-import { CrawlScope, type ScopeMode } from './scope.js';
-import { HostBudget, pathTrap, type TrapOptions } from './traps.js';
+import { CrawlScope } from './scope.js';
+import { HostBudget } from './traps.js';
 
-export interface CrawlOptions {
-  /** A store, or the folder of a LevelDB store to open (and close at the end). */
-  readonly store: SeenStore | string;
-  /** Options for opening the store when `store` is a folder (presets come from `presets`). */
-  readonly storeOptions?: Omit<OpenStoreOptions, 'presets' | 'scope'>;
-  /** Seed URLs, admitted at depth 0 (none: resume the stored frontier). */
-  readonly seeds?: readonly string[];
-  /** Opt-in policy presets of the store (when opened here). @default [] */
-  readonly presets?: readonly PresetName[];
-  /** @default 8 */
-  readonly concurrency?: number;
-  /** @default 2 */
-  readonly perHost?: number;
-  /** Least time between the starts of two requests to one host, ms. @default 0 */
-  readonly delayMs?: number;
-  /** @default 30_000 */
-  readonly maxCrawlDelayMs?: number;
-  /** Pages fetched in this run (frontier entries). @default Infinity */
-  readonly maxPages?: number;
-  /** Deepest link depth from a seed. @default Infinity */
-  readonly maxDepth?: number;
-  /** @default 'host' */
-  readonly scope?: ScopeMode;
-  readonly include?: readonly (RegExp | string)[];
-  readonly exclude?: readonly (RegExp | string)[];
-  /** Allow loopback, private and other special-use addresses. @default false */
-  readonly allowPrivate?: boolean;
-  /** Endpoints allowed whatever their range (the demo site). */
-  readonly allow?: readonly AllowedEndpoint[];
-  /** Name resolution (tests inject one). */
-  readonly resolver?: Resolver;
-  /** Obey robots.txt. @default true */
-  readonly robots?: boolean;
-  /** An unreachable robots.txt (5xx, no answer) disallows its origin for this long, then is fetched again. @default 60_000 */
-  readonly robotsRetryMs?: number;
-  /** Fetches of an unreachable robots.txt per run before the origin is left for a later run. @default 3 */
-  readonly robotsAttempts?: number;
-  /** Redirects followed per fetch. @default 10 */
-  readonly maxRedirects?: number;
-  readonly fetch?: Omit<FetchOptions, 'guard' | 'maxRedirects'>;
-  readonly traps?: TrapOptions;
-  readonly extract?: Omit<ExtractOptions, 'charset'>;
-  /** Keep each page's decoded body on `CrawledPage.body`. @default false */
-  readonly keepBodies?: boolean;
-  /** Aborting it is `abort()`. */
-  readonly signal?: AbortSignal;
-  /** pino logger. @default silent */
-  readonly logger?: Logger;
-  /** Called for each fetched page (awaited: a slow callback slows the crawl). */
-  readonly onPage?: (page: CrawledPage) => void | Promise<void>;
-  readonly onProgress?: (progress: CrawlProgress) => void;
-  /** @default 1000 */
-  readonly progressIntervalMs?: number;
-}
-
-export interface CrawledPage {
-  /** The frontier entry's URL. */
-  readonly url: string;
-  /** The URL that answered (after same-origin redirects). */
-  readonly finalUrl: string;
-  readonly depth: number;
-  /** 0 when there was no response. */
-  readonly status: number;
-  readonly mediaType?: string;
-  readonly contentHash?: string;
-  readonly hops: readonly RedirectHop[];
-  /** The http(s) links of an HTML page, resolved. */
-  readonly links: readonly string[];
-  /** Links that became new frontier entries. */
-  readonly admitted: number;
-  readonly canonical?: string;
-  readonly contentLocation?: string;
-  readonly body?: Buffer;
-  readonly error?: { readonly code: CrawlErrorCode; readonly message: string };
-  readonly requests: number;
-  readonly elapsedMs: number;
-}
-
-export interface CrawlProgress {
-  readonly pagesFetched: number;
-  readonly requests: number;
-  readonly queued: number;
-  readonly inFlight: number;
-  readonly duplicatesAvoided: number;
-  readonly pruned: number;
-  readonly errors: number;
-  readonly pagesPerSecond: number;
-  readonly elapsedMs: number;
-}
-
-export interface Crawl extends AsyncIterable<CrawledPage> {
-  /** The report, when the crawl has ended and the store is closed (rejects on a store failure). */
-  readonly done: Promise<CrawlReport>;
-  /** Take no new work; finish and record in-flight fetches; then end. */
-  stop(reason?: 'stopped' | 'signal'): void;
-  /** `stop()`, and abort in-flight fetches (they stay queued for a later run). */
-  abort(): void;
-  progress(): CrawlProgress;
-}
-
-export const defaultCrawlOptions = {
-  concurrency: 8,
-  perHost: 2,
-  delayMs: 0,
-  maxRedirects: 10,
-  robotsRetryMs: 60_000,
-  robotsAttempts: 3,
-  scope: 'host',
-} as const;
-
-const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
-const SNIFF_BYTES = 512;
-
-/**
- * A body sink for a response without Content-Type: the first bytes decide (WHATWG MIME Sniffing
- * §7.1, the HTML patterns) whether the link extractor gets the body.
- */
-class SniffingSink implements BodySink {
-  private head: Buffer[] = [];
-  private size = 0;
-  private target: BodySink | null | undefined;
-
-  constructor(private readonly make: () => BodySink) {}
-
-  private decide(): void {
-    const text = Buffer.concat(this.head).toString('latin1').trimStart().slice(0, 16).toLowerCase();
-    const html = ['<!doctype html', '<html', '<head', '<body', '<script', '<iframe', '<h1', '<div', '<font', '<table', '<a', '<style', '<title', '<b', '<br', '<p', '<!--'].some(
-      (t) => text.startsWith(t) && (text.length === t.length || t === '<!--' || /[ >]/.test(text.charAt(t.length))),
-    );
-    this.target = html ? this.make() : null;
-    if (this.target !== null) for (const c of this.head) this.target.write(c);
-    this.head = [];
-  }
-
-  write(chunk: Buffer): void {
-    if (this.target === null) return;
-    if (this.target !== undefined) return this.target.write(chunk);
-    this.head.push(chunk);
-    this.size += chunk.length;
-    if (this.size >= SNIFF_BYTES) this.decide();
-  }
-
-  end(): void {
-    if (this.target === undefined) this.decide();
-    this.target?.end();
-  }
-}
+export { defaultCrawlOptions, type Crawl, type CrawledPage, type CrawlOptions, type CrawlProgress } from './crawl-options.js';
+export { rungOf } from './duplicate-rung.js';
 
 function originOf(url: string): string | undefined {
   try {
     return new URL(url).origin;
   } catch {
     return undefined;
-  }
-}
-
-function pathOf(url: string): string {
-  try {
-    return new URL(url).pathname;
-  } catch {
-    return '/';
   }
 }
 
@@ -209,27 +57,6 @@ function toRegex(r: RegExp | string): RegExp {
   return typeof r === 'string' ? new RegExp(r) : r;
 }
 
-/** Which step of the ladder makes `link` (as written on a page with base `base`) equal `stored`. */
-export function rungOf(raw: string, resolved: string, base: string, stored: string): string {
-  let written: string;
-  const trimmed = raw.trim();
-  try {
-    written = /^[A-Za-z][A-Za-z0-9+.-]*:/.test(trimmed) ? trimmed : resolve(trimmed, base, { mode: 'rfc3986' });
-  } catch {
-    written = resolved;
-  }
-  if (written === stored) return 'exact';
-  const bare = stripFragment(written);
-  if (bare === stored) return 'fragment';
-  try {
-    if (normalize(bare, { level: 'syntax' }) === stored) return 'syntax';
-    if (normalize(bare, { level: 'scheme' }) === stored) return 'scheme';
-  } catch {
-    // not an RFC 3986 URI as written: only the browser's resolution made it one
-  }
-  return 'resolution';
-}
-
 /** A host whose frontier entries wait: an unreachable robots.txt (until a retry) or a spent budget. */
 interface PausedHost {
   readonly reason: string;
@@ -237,24 +64,26 @@ interface PausedHost {
   timer?: NodeJS.Timeout;
 }
 
-class Crawler implements Crawl {
+class Crawler implements Crawl, RedirectContext {
   readonly done: Promise<CrawlReport>;
   private resolveDone!: (r: CrawlReport) => void;
   private rejectDone!: (e: unknown) => void;
-  private readonly log: Logger;
-  private store!: SeenStore;
+  readonly log: Logger;
+  store!: SeenStore;
   private ownsStore = false;
   private readonly fetcher: Fetcher;
-  private readonly politeness: Politeness;
-  private readonly robots: RobotsCache | undefined;
-  private scope: CrawlScope;
-  private readonly budget: HostBudget;
-  private readonly report = new ReportBuilder();
+  readonly politeness: Politeness;
+  readonly robots: RobotsCache | undefined;
+  scope: CrawlScope;
+  readonly budget: HostBudget;
+  readonly report = new ReportBuilder();
+  readonly traps: CrawlOptions['traps'];
+  private readonly intake: LinkIntake;
   private readonly aborter = new AbortController();
   /** Keys a task is fetching (its frontier entry, or a redirect target it follows). */
-  private readonly claimed = new Set<string>();
+  readonly claimed = new Set<string>();
   /** Keys fetched as the target of a followed redirect in this run (their frontier entry may be in hand too). */
-  private readonly followed = new Set<string>();
+  readonly followed = new Set<string>();
   private readonly paused = new Map<string, PausedHost>();
   /** Entries handed out but not fetched (stopped, max-pages): given back at the end. */
   private readonly unstarted: string[] = [];
@@ -273,17 +102,19 @@ class Crawler implements Crawl {
   private pumping = false;
   private pumpAgain = false;
   private started = false;
-  private stopping = false;
+  stopping = false;
   private stopReason: StopReason | undefined;
   private finished = false;
   private fatal: unknown;
   private lastStats = { queued: 0, pruned: 0 };
   private progressTimer: NodeJS.Timeout | undefined;
   // the page channel of the async iterator
-  private iterating = false;
-  private readonly pages: CrawledPage[] = [];
-  private pageWaiter: (() => void) | undefined;
-  private spaceWaiter: (() => void) | undefined;
+  private readonly channel = new PageChannel({
+    ended: () => this.finished && this.outstanding === 0,
+    done: () => this.done,
+    stop: () => this.stop(),
+    signal: this.aborter.signal,
+  });
 
   constructor(private readonly o: CrawlOptions) {
     this.done = new Promise((res, rej) => {
@@ -333,7 +164,9 @@ class Crawler implements Crawl {
             },
           });
     this.scope = this.makeScope(this.seeds);
+    this.traps = o.traps;
     this.budget = new HostBudget(o.traps?.maxPagesPerHost);
+    this.intake = new LinkIntake(this.report, o.traps, this.maxDepth);
     if (o.signal !== undefined) {
       if (o.signal.aborted) this.abort();
       else o.signal.addEventListener('abort', () => this.abort(), { once: true });
@@ -357,7 +190,6 @@ class Crawler implements Crawl {
       this.store = this.o.store;
       return;
     }
-    const traps = this.o.traps ?? {};
     this.store = await openStore(this.o.store, {
       ...(this.o.storeOptions ?? {}),
       presets: this.o.presets ?? [],
@@ -365,10 +197,7 @@ class Crawler implements Crawl {
         schemes: ['http', 'https'],
         ...(Number.isFinite(this.maxDepth) ? { maxDepth: this.maxDepth } : {}),
         // redirect targets the store queues by itself pass the crawl's scope and trap rules too
-        filter: (rec) => {
-          const url = recompose(rec);
-          return this.seedForms.has(url) || (this.scope.has(url) && pathTrap(rec.path, traps) === undefined);
-        },
+        filter: storeScopeFilter(() => this.scope, this.seedForms, this.o.traps ?? {}),
       },
     });
     this.ownsStore = true;
@@ -455,7 +284,7 @@ class Crawler implements Crawl {
     } catch (error) {
       this.fatal ??= error;
     }
-    this.endPages();
+    this.channel.end();
     if (this.fatal !== undefined || report === undefined) this.rejectDone(this.fatal);
     else {
       this.log.info({ pages: report.pagesFetched, requests: report.requests, reason }, 'crawl ended');
@@ -502,7 +331,7 @@ class Crawler implements Crawl {
         const n = (this.inHand.get(entry.host) ?? 1) - 1;
         if (n <= 0) this.inHand.delete(entry.host);
         else this.inHand.set(entry.host, n);
-        if (this.spaceWaiter !== undefined && this.pages.length < 64) this.spaceWaiter();
+        this.channel.taskEnded();
         if (!this.stopping) this.pump();
         this.checkIdle();
       });
@@ -620,35 +449,8 @@ class Crawler implements Crawl {
     await this.politeness.run(host, () => this.fetchEntry(entry, host), this.aborter.signal);
   }
 
-  /** May the crawl follow `hop` at once? Records it first (evidence), whatever the answer. */
-  private async onRedirect(hop: RedirectHop, host: string, followed: string[]): Promise<boolean> {
-    this.report.redirects++;
-    try {
-      await this.store.recordRedirect(hop.url, hop.location, hop.status);
-    } catch (error) {
-      if (error instanceof UrlError) {
-        this.log.warn({ from: hop.url, to: hop.location, code: error.code }, 'redirect target refused by the store');
-        return false;
-      }
-      throw error;
-    }
-    if (this.stopping) return false;
-    // another origin has its own robots.txt and politeness: the frontier brings the target there
-    if (originOf(hop.location) !== originOf(hop.url)) return false;
-    if (this.scope.check(hop.location) !== 'in' || pathTrap(pathOf(hop.location), this.o.traps) !== undefined) return false;
-    if (this.robots !== undefined) {
-      const e = this.robots.peek(originOf(hop.location)!);
-      const u = new URL(hop.location);
-      if (e === undefined || !e.policy.isAllowed(u.pathname + u.search)) return false;
-    }
-    const c = await this.store.canonical(hop.location);
-    if (c.state !== 'queued' || this.claimed.has(c.key)) return false;
-    if (!this.budget.take(host)) return false;
-    this.claimed.add(c.key);
-    this.followed.add(c.key);
-    followed.push(c.key);
-    await this.politeness.pace(host, this.aborter.signal);
-    return true;
+  get signal(): AbortSignal {
+    return this.aborter.signal;
   }
 
   private async fetchEntry(entry: FrontierEntry, host: string): Promise<void> {
@@ -662,7 +464,7 @@ class Crawler implements Crawl {
       res = await this.fetcher.fetch(entry.url, {
         signal: this.aborter.signal,
         ...(this.o.keepBodies === true ? { keepBody: true } : {}),
-        onRedirect: (hop) => this.onRedirect(hop, host, followed),
+        onRedirect: (hop) => mayFollowRedirect(this, hop, host, followed),
         onHead: (head) => {
           if (head.status < 200 || head.status >= 300 || !head.decodable) return undefined;
           if (head.mediaType === undefined) return new SniffingSink(() => makeExtractor(head));
@@ -715,7 +517,7 @@ class Crawler implements Crawl {
         r.evidence.canonical++;
         if (stripFragment(x.canonical) !== final) r.evidence.canonicalElsewhere++;
       }
-      admitted = await this.admitLinks(entry, final, x);
+      admitted = await this.intake.admit(this.store, this.scope, entry, final, x);
     }
     // Promise 4 (nothing admitted is lost): the page's links are admitted before its fetch is
     // recorded. These are two batches; a crash between them now leaves the page queued (fetched
@@ -740,83 +542,10 @@ class Crawler implements Crawl {
     }
   }
 
-  /** Scope, traps and depth, then the store's gate; every link counted in one bucket. */
-  private async admitLinks(entry: FrontierEntry, final: string, x: ExtractResult): Promise<number> {
-    const r = this.report;
-    r.found += x.found;
-    r.duplicate('same-page', x.repeated);
-    r.refuse('other-scheme', x.otherScheme);
-    r.refuse('invalid', x.invalid);
-    r.refuse('dropped', x.dropped);
-    if (x.nofollow) {
-      r.refuse('nofollow', x.links.length);
-      return 0;
-    }
-    const offered: { url: string; raw: string }[] = [];
-    // refusals by a trap rule or the depth limit, recorded in the store with their reason (one batch per page)
-    const pruned: PruneEntry[] = [];
-    const depth = entry.depth + 1;
-    for (const link of x.links) {
-      const v = this.scope.check(link.url);
-      if (v !== 'in') {
-        r.refuse(v);
-        continue;
-      }
-      const trap = pathTrap(pathOf(link.url), this.o.traps);
-      if (trap !== undefined) {
-        r.refuse(trap);
-        pruned.push({ url: link.url, reason: trap, depth });
-        continue;
-      }
-      offered.push(link);
-    }
-    if (depth > this.maxDepth) {
-      // Counted, not stored: the depth limit is about the path a link was found by, not the URL,
-      // so the same URL found from a shallower page must still be admitted. Path traps are
-      // properties of the URL itself and are stored as pruned.
-      r.refuse('depth', offered.length);
-      if (pruned.length > 0) await this.store.prune(pruned);
-      return 0;
-    }
-    if (pruned.length > 0) await this.store.prune(pruned);
-    if (offered.length === 0) return 0;
-    r.offered += offered.length;
-    const results = await this.store.admit(
-      offered.map((l) => l.url),
-      { depth: entry.depth + 1, source: final },
-    );
-    let admitted = 0;
-    for (let i = 0; i < results.length; i++) admitted += this.count(results[i]!, offered[i]!.raw, x.base);
-    return admitted;
-  }
-
-  private count(a: AdmitResult, raw: string, base: string): number {
-    const r = this.report;
-    if (a.admitted) {
-      r.admitted++;
-      if (a.via !== undefined) r.rewrite(a.via);
-      return 1;
-    }
-    switch (a.reason) {
-      case 'seen':
-      case 'duplicate-in-batch':
-        // both are found by the URL's own key (RFC rungs): the rung is judged against it
-        r.duplicate(a.identityKey === undefined ? 'exact' : rungOf(raw, a.url, base, urlFromKey(a.identityKey)));
-        break;
-      case 'out-of-scope':
-        r.refuse('out-of-scope');
-        break;
-      default:
-        if (a.reason.startsWith('invalid:')) r.refuse(a.reason);
-        else r.duplicate(a.reason); // alias, rule:<id>, preset:<name>
-    }
-    return 0;
-  }
-
   // ---- pages out ------------------------------------------------------------------------------------
 
   private async emit(entry: FrontierEntry, res: FetchResult, x: ExtractResult | undefined, admitted: number, contentLocation?: string): Promise<void> {
-    if (this.o.onPage === undefined && !this.iterating) return;
+    if (this.o.onPage === undefined && !this.channel.iterating) return;
     const page: CrawledPage = {
       url: entry.url,
       finalUrl: res.finalUrl,
@@ -835,46 +564,11 @@ class Crawler implements Crawl {
       elapsedMs: Math.round(res.elapsedMs),
     };
     await this.o.onPage?.(page);
-    if (!this.iterating) return;
-    this.pages.push(page);
-    this.pageWaiter?.();
-    // backpressure: a slow consumer slows the crawl instead of filling memory
-    while (this.iterating && this.pages.length >= 64 && !this.aborter.signal.aborted) {
-      await new Promise<void>((res) => (this.spaceWaiter = res));
-      this.spaceWaiter = undefined;
-    }
-  }
-
-  private endPages(): void {
-    this.pageWaiter?.();
+    await this.channel.push(page);
   }
 
   [Symbol.asyncIterator](): AsyncIterator<CrawledPage> {
-    this.iterating = true;
-    return {
-      next: async (): Promise<IteratorResult<CrawledPage>> => {
-        for (;;) {
-          const page = this.pages.shift();
-          if (page !== undefined) {
-            this.spaceWaiter?.();
-            return { value: page, done: false };
-          }
-          if (this.finished && this.outstanding === 0) {
-            await this.done.catch(() => undefined);
-            if (this.pages.length === 0) return { value: undefined, done: true };
-            continue;
-          }
-          await new Promise<void>((res) => (this.pageWaiter = res));
-          this.pageWaiter = undefined;
-        }
-      },
-      return: async (): Promise<IteratorResult<CrawledPage>> => {
-        this.iterating = false;
-        this.spaceWaiter?.();
-        this.stop();
-        return { value: undefined, done: true };
-      },
-    };
+    return this.channel.iterator();
   }
 
   // ---- progress -------------------------------------------------------------------------------------

@@ -10,7 +10,9 @@
  * the way a browser resolves it: WHATWG URL parsing (`resolve(ref, base, { mode: 'html' })`)
  * against the document base URL, which is the frozen base URL of the first `base` element with an
  * `href` (§2.4.1, resolved against the document URL; it applies to links before it too, so
- * resolution waits for the end of the document), else the document URL.
+ * resolution waits for the end of the document), else the document URL. Each link is parsed once:
+ * its URL record travels with it (`ExtractedLink.record`), so scope and trap rules read the
+ * components instead of parsing the href again.
  *
  * Departures: queries are encoded as UTF-8 whatever the document's encoding (the URL Standard
  * uses the document encoding for the query of special URLs); `<meta charset>` is not sniffed (the
@@ -22,7 +24,7 @@
  */
 import { Parser } from 'htmlparser2';
 import { TextDecoder } from 'node:util';
-import { resolve } from '../normalize/index.js';
+import { parseWhatwg, serializeWhatwg, type WhatwgUrl } from '../normalize/index.js';
 import type { BodySink } from './fetch.js';
 
 export type LinkKind = 'a' | 'area' | 'link' | 'iframe' | 'frame' | 'refresh';
@@ -33,6 +35,8 @@ export interface ExtractedLink {
   /** The reference as written in the document (entities decoded). */
   readonly raw: string;
   readonly kind: LinkKind;
+  /** The URL record `url` serializes (URL Standard §4.1), fragment included. */
+  readonly record: Readonly<WhatwgUrl>;
 }
 
 export interface ExtractOptions {
@@ -250,21 +254,42 @@ export class LinkExtractor implements BodySink {
     return this.ended!;
   }
 
-  private resolveOne(raw: string, base: string): string | undefined {
+  /** URL Standard "URL parser" of `raw` against the base record; undefined when it fails. */
+  private parseOne(raw: string, base: WhatwgUrl): WhatwgUrl | undefined {
     try {
-      return resolve(raw, base, { mode: 'html' });
+      return parseWhatwg(raw, base);
     } catch {
       return undefined;
     }
+  }
+
+  /** The document base URL's record: a string base is parsed once per document, not once per link. */
+  private parseBase(base: string): WhatwgUrl | undefined {
+    try {
+      return parseWhatwg(base);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private resolveOne(raw: string, base: WhatwgUrl | undefined): string | undefined {
+    const record = base === undefined ? undefined : this.parseOne(raw, base);
+    return record === undefined ? undefined : serializeWhatwg(record);
   }
 
   private resolveAll(): ExtractResult {
     // §2.4.1 frozen base URL: the base href parsed against the fallback base URL; failure (or a
     // data:/javascript: base, which browsers refuse) leaves the fallback base URL
     let base = this.documentUrl;
-    if (this.baseHref !== undefined) {
-      const b = this.resolveOne(this.baseHref, this.documentUrl);
-      if (b !== undefined && /^https?:/i.test(b)) base = b;
+    let baseRecord = this.parseBase(base);
+    if (this.baseHref !== undefined && baseRecord !== undefined) {
+      const b = this.parseOne(this.baseHref, baseRecord);
+      if (b !== undefined && (b.scheme === 'http' || b.scheme === 'https')) {
+        base = serializeWhatwg(b);
+        // the base as its href, parsed again (and held to the length limit) as before: links
+        // resolve against exactly what a string base gives
+        baseRecord = this.parseBase(base);
+      }
     }
     const links: ExtractedLink[] = [];
     const seen = new Set<string>();
@@ -273,15 +298,16 @@ export class LinkExtractor implements BodySink {
     let invalid = 0;
     let dropped = this.droppedRaw;
     for (const ref of this.refs) {
-      const url = this.resolveOne(ref.raw, base);
-      if (url === undefined) {
+      const record = baseRecord === undefined ? undefined : this.parseOne(ref.raw, baseRecord);
+      if (record === undefined) {
         invalid++;
         continue;
       }
-      if (!/^https?:/i.test(url)) {
+      if (record.scheme !== 'http' && record.scheme !== 'https') {
         otherScheme++;
         continue;
       }
+      const url = serializeWhatwg(record);
       if (seen.has(url)) {
         repeated++;
         continue;
@@ -291,10 +317,10 @@ export class LinkExtractor implements BodySink {
         continue;
       }
       seen.add(url);
-      links.push({ url, raw: ref.raw, kind: ref.kind });
+      links.push({ url, raw: ref.raw, kind: ref.kind, record });
     }
-    const canonical = this.canonicalRaw === undefined ? undefined : this.resolveOne(this.canonicalRaw, base);
-    const refresh = this.refreshRaw === undefined ? undefined : this.resolveOne(this.refreshRaw, base);
+    const canonical = this.canonicalRaw === undefined ? undefined : this.resolveOne(this.canonicalRaw, baseRecord);
+    const refresh = this.refreshRaw === undefined ? undefined : this.resolveOne(this.refreshRaw, baseRecord);
     return {
       links,
       base,

@@ -35,9 +35,7 @@ export {
 } from './robots.js';
 export { LinkExtractor, extractLinks, parseMetaRefresh, defaultExtractOptions, type ExtractOptions, type ExtractResult, type ExtractedLink, type LinkKind } from './extract.js';
 export { Politeness, defaultPolitenessOptions, type PolitenessOptions } from './politeness.js';
-export { pathTrap, hasRepeatedSegments, HostBudget, defaultTrapOptions, type TrapOptions, type TrapReason } from './traps.js';
+export { pathTrap, segmentsTrap, hasRepeatedSegments, HostBudget, defaultTrapOptions, type TrapOptions, type TrapReason } from './traps.js';
 export { CrawlScope, type ScopeMode, type ScopeOptions, type ScopeVerdict } from './scope.js';
-export { startDemoSite, DEMO_HOST, DEMO_WWW_HOST, type DemoSite, type DemoSiteOptions, type DemoRequest } from './demo-site.js';
 export { FetchError, isFetchError, type CrawlErrorCode } from './errors.js';
-export { runCrawlCommand, CRAWL_HELP, type CrawlCommandIo } from './cli-crawl.js';
 export { USER_AGENT, PRODUCT_TOKEN, VERSION } from './user-agent.js';

@@ -11,6 +11,7 @@
  * expressions tested against the URL's normal form. Schemes other than http and https are never
  * in scope.
  */
+import type { WhatwgUrl } from '../normalize/index.js';
 
 export type ScopeMode = 'host' | 'domain' | 'any';
 
@@ -30,14 +31,26 @@ function withoutWww(host: string): string {
   return host.startsWith('www.') && host.length > 4 ? host.slice(4) : host;
 }
 
+/** A host name compared without case and without a trailing dot (`Example.COM.` → `example.com`). */
+function comparable(hostname: string): string {
+  const h = hostname.toLowerCase();
+  return h.endsWith('.') ? h.slice(0, -1) : h;
+}
+
 function hostnameOf(url: string): string | undefined {
   try {
     const u = new URL(url);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
-    return u.hostname.toLowerCase().replace(/\.$/, '');
+    return comparable(u.hostname);
   } catch {
     return undefined;
   }
+}
+
+/** The same from a URL record already parsed: URL Standard §4.1, `hostname` is the serialized host. */
+function hostnameOfRecord(record: Readonly<WhatwgUrl>): string | undefined {
+  if (record.scheme !== 'http' && record.scheme !== 'https') return undefined;
+  return comparable(record.host ?? '');
 }
 
 export type ScopeVerdict = 'in' | 'out-of-scope' | 'excluded' | 'not-included' | 'other-scheme';
@@ -69,7 +82,7 @@ export class CrawlScope {
 
   hostInScope(hostname: string): boolean {
     if (this.mode === 'any') return true;
-    const h = withoutWww(hostname.toLowerCase().replace(/\.$/, ''));
+    const h = withoutWww(comparable(hostname));
     if (this.roots.has(h)) return true;
     if (this.mode === 'domain') {
       for (const r of this.roots) if (h.endsWith('.' + r)) return true;
@@ -79,7 +92,15 @@ export class CrawlScope {
 
   /** The verdict on an absolute URL (normal form preferred: the regexes see what they are given). */
   check(url: string): ScopeVerdict {
-    const h = hostnameOf(url);
+    return this.verdict(hostnameOf(url), url);
+  }
+
+  /** `check(url)` for a URL whose record is at hand (`url` is its serialization): no second parse. */
+  checkRecord(record: Readonly<WhatwgUrl>, url: string): ScopeVerdict {
+    return this.verdict(hostnameOfRecord(record), url);
+  }
+
+  private verdict(h: string | undefined, url: string): ScopeVerdict {
     if (h === undefined) return 'other-scheme';
     if (!this.hostInScope(h)) return 'out-of-scope';
     if (this.include.length > 0 && !this.include.some((re) => testRegex(re, url))) return 'not-included';

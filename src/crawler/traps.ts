@@ -58,9 +58,16 @@ export function hasRepeatedSegments(segments: readonly string[], maxRepeats: num
 
 /** Path-shape rules on one URL's path: the trap it falls into, if any. */
 export function pathTrap(path: string, options: TrapOptions = {}): TrapReason | undefined {
+  return segmentsTrap(segmentsOf(path), options);
+}
+
+/**
+ * `pathTrap` on a path already split into its segments (a URL record's path list, URL Standard
+ * §4.1: `/a/b/` is `['a', 'b', '']`).
+ */
+export function segmentsTrap(segments: readonly string[], options: TrapOptions = {}): TrapReason | undefined {
   const maxPathDepth = options.maxPathDepth ?? defaultTrapOptions.maxPathDepth;
   const maxRepeats = options.maxRepeats ?? defaultTrapOptions.maxRepeats;
-  const segments = segmentsOf(path);
   const depth = segments.length > 0 && segments[segments.length - 1] === '' ? segments.length - 1 : segments.length;
   if (depth > maxPathDepth) return 'trap:path-depth';
   // segments beyond the depth cap were refused above, so this check is O(maxPathDepth² · repeats)

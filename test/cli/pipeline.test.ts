@@ -10,7 +10,10 @@ import { createInterface } from 'node:readline';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runExportCommand, runFilterCommand, runServeCommand, runStatsCommand } from '../../src/cli/pipeline-commands.js';
+import { runExportCommand } from '../../src/cli/commands/export.js';
+import { runFilterCommand } from '../../src/cli/commands/filter.js';
+import { runServeCommand } from '../../src/cli/commands/serve.js';
+import { runStatsCommand } from '../../src/cli/commands/stats.js';
 import { openStore } from '../../src/store/index.js';
 
 class Sink extends Writable {

@@ -8,14 +8,14 @@ import { existsSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCrawlCommand } from '../../src/crawler/cli-crawl.js';
+import { runCrawlCommand } from '../../src/cli/commands/crawl.js';
 import { runCrawl } from '../../src/crawler/crawl.js';
 import type { CrawlReport } from '../../src/crawler/report.js';
 import { openStore } from '../../src/store/index.js';
 import { html, httpServer, tempDir, type TestServer } from './support.js';
 
 const RUNNER = fileURLToPath(new URL('../fixtures/crawl-cli.mjs', import.meta.url));
-const BUILT = fileURLToPath(new URL('../../dist/src/crawler/cli-crawl.js', import.meta.url));
+const BUILT = fileURLToPath(new URL('../../dist/src/cli/commands/crawl.js', import.meta.url));
 
 async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = new PassThrough();

@@ -1,7 +1,7 @@
 /** Crawl limits and scope in a real crawl of the demo site: --max-depth, --include, --exclude, --scope. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCrawl, type CrawlOptions } from '../../src/crawler/crawl.js';
-import { startDemoSite, type DemoSite } from '../../src/crawler/demo-site.js';
+import { startDemoSite, type DemoSite } from '../../src/cli/commands/demo-site.js';
 import type { CrawlReport } from '../../src/crawler/report.js';
 import { tempDir } from './support.js';
 

@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl } from '../../src/crawler/crawl.js';
-import { startDemoSite, type DemoSite } from '../../src/crawler/demo-site.js';
+import { startDemoSite, type DemoSite } from '../../src/cli/commands/demo-site.js';
 import type { CrawlReport } from '../../src/crawler/report.js';
 import { escapeHtml, formatDuration, formatNumber, renderReportHtml, type ReportWithTimeline } from '../../src/crawler/report-html.js';
 import { TimelineRecorder } from '../../src/crawler/timeline.js';

@@ -28,7 +28,7 @@ import { auditStore, describeAudit } from '../support/store-audit.js';
 import { tempDir } from '../crawler/support.js';
 
 const RUNNER = fileURLToPath(new URL('../fixtures/crawl-cli.mjs', import.meta.url));
-const BUILT = fileURLToPath(new URL('../../dist/src/crawler/cli-crawl.js', import.meta.url));
+const BUILT = fileURLToPath(new URL('../../dist/src/cli/commands/crawl.js', import.meta.url));
 const PAGES = LONG ? 10_000 : 2000;
 const CONCURRENCY = 8;
 const KILLS = LONG ? 30 : 3;

@@ -12,7 +12,7 @@ import { openStore } from '../../src/store/index.js';
 import { postOwnConnection, tempDir } from './support.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/serve.mjs', import.meta.url));
-const BUILT = fileURLToPath(new URL('../../dist/src/cli/pipeline-commands.js', import.meta.url));
+const BUILT = fileURLToPath(new URL('../../dist/src/cli/commands/serve.js', import.meta.url));
 
 const CLIENTS = 8;
 const BATCH = 300;

@@ -6,13 +6,12 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Writable } from 'node:stream';
-import { createLogger, type LogLevel } from '../cli/logger.js';
-import { EXIT_FAILURE, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_STORE, EXIT_USAGE } from '../cli/exit-codes.js';
-import { isPresetName, UrlError, type PresetName } from '../normalize/index.js';
-import { crawl, defaultCrawlOptions, type CrawlOptions, type CrawlProgress } from './crawl.js';
+import { crawl, defaultCrawlOptions, formatReport, type CrawlOptions, type CrawlProgress, type ScopeMode } from '../../crawler/index.js';
+import { isPresetName, UrlError, type PresetName } from '../../normalize/index.js';
+import { UsageError } from '../errors.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_STORE, EXIT_USAGE } from '../exit-codes.js';
+import { createLogger, type LogLevel } from '../logger.js';
 import { startDemoSite, type DemoSite } from './demo-site.js';
-import { formatReport } from './report.js';
-import type { ScopeMode } from './scope.js';
 
 export const CRAWL_HELP = `Usage: urldedup crawl [URL...] [options]
 
@@ -52,8 +51,6 @@ Examples:
   urldedup crawl https://example.com/ --max-pages 100 --delay-ms 500 --db ./example-db
   urldedup crawl --db ./example-db                    # resume
 `;
-
-class UsageError extends Error {}
 
 const flags = {
   db: { type: 'string' },

@@ -1,6 +1,7 @@
 /**
- * `urldedup normalize`, `urldedup key`, `urldedup resolve BASE`: one URL per stdin line, one
- * result per stdout line, in order. An invalid input gives `!ERR_CODE<TAB>input` on its line.
+ * The line plumbing of `urldedup normalize`, `key` and `resolve BASE` (commands/*.ts parse their
+ * arguments): one URL per stdin line, one result per stdout line, in order. An invalid input gives
+ * `!ERR_CODE<TAB>input` on its line.
  */
 import type { Readable, Writable } from 'node:stream';
 import { UrlError } from '../normalize/errors.js';

@@ -1,0 +1,71 @@
+/**
+ * `urldedup repair`: LevelDB repair of a damaged store, the derived records rebuilt, then verify.
+ */
+import { existsSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
+import type { Writable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import { ClassicLevel } from 'classic-level';
+import { isPresetName, UrlError, type PresetName } from '../../normalize/index.js';
+import { presetsFrom } from '../args.js';
+import { failure } from '../errors.js';
+import { EXIT_OK } from '../exit-codes.js';
+import { DEFAULT_DB, openForCommand, openReadOnly } from '../store-access.js';
+import { verifyAndReport, verifyFlags } from './verify.js';
+
+const REPAIR_HELP = `Usage: urldedup repair --db DIR
+
+Runs LevelDB's repair on a damaged store (after ERR_STORE_CORRUPT), recovering every record that
+can still be read, rebuilds what is derived from the URL and alias records (counters, frontier,
+indexes), then checks the store as 'urldedup verify' does. Stop every process using the
+store first. Exit codes: 0 repaired and consistent, 1 repaired with problems left, 3 not repairable.
+
+Example:
+  urldedup repair --db ./.urldedup/db && urldedup verify --db ./.urldedup/db
+`;
+
+/**
+ * After a LevelDB repair: recount the counters and rebuild the frontier and indexes from the URL
+ * records. The store is opened with the presets that have pruned URLs (so none is given back)
+ * plus any given with --preset.
+ */
+async function rebuildDerived(location: string, extra: readonly PresetName[]): Promise<void> {
+  const presets = new Set<PresetName>(extra);
+  const ro = await openReadOnly(location);
+  try {
+    for (const reason of Object.keys((await ro.stats()).pruned)) {
+      const name = reason.startsWith('preset:') ? reason.slice(7) : '';
+      if (isPresetName(name)) presets.add(name);
+    }
+  } finally {
+    await ro.close();
+  }
+  const store = await openForCommand(location, [...presets], false);
+  try {
+    await store.rebuildDerived();
+  } finally {
+    await store.close();
+  }
+}
+
+export async function runRepairCommand(argv: string[], stdout: Writable, stderr: Writable = process.stderr): Promise<number> {
+  try {
+    const { values } = parseArgs({ args: argv, options: verifyFlags, allowPositionals: false, strict: true });
+    if (values.help) {
+      stdout.write(REPAIR_HELP);
+      return EXIT_OK;
+    }
+    const location = resolvePath(values.db ?? DEFAULT_DB);
+    if (!existsSync(location)) throw new UrlError('ERR_STORE_IO', location, { detail: 'no store in this folder' });
+    try {
+      await ClassicLevel.repair(location);
+    } catch (error) {
+      throw new UrlError('ERR_STORE_CORRUPT', location, { cause: error, detail: 'LevelDB repair failed' });
+    }
+    stdout.write(`store ${location}: repaired\n`);
+    await rebuildDerived(location, presetsFrom(values.preset));
+    return await verifyAndReport(location, values.json === true, stdout);
+  } catch (error) {
+    return failure(error, stderr);
+  }
+}

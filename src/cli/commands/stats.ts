@@ -1,0 +1,77 @@
+/**
+ * `urldedup stats`: the store's counts, human-readable or `--json`.
+ */
+import type { Writable } from 'node:stream';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { SeenStore, StoreStats } from '../../store/index.js';
+import { presetsFrom } from '../args.js';
+import { failure } from '../errors.js';
+import { EXIT_OK } from '../exit-codes.js';
+import { DEFAULT_DB, openReadOnly, READ_ONLY_PRESET_NOTE } from '../store-access.js';
+
+const STATS_HELP = `Usage: urldedup stats [--db DIR] [--json]
+
+Prints the store's counts: URLs by state, aliases, rules, pruned URLs by reason, the frontier.
+
+Options:
+  --db DIR            the store folder (default ${DEFAULT_DB})
+  --json              one JSON object (the shape of GET /v1/stats)
+${READ_ONLY_PRESET_NOTE}
+  -h, --help
+
+Example:
+  urldedup stats --db ./seen --json | jq .urls
+`;
+
+const statsFlags = {
+  db: { type: 'string' },
+  json: { type: 'boolean' },
+  preset: { type: 'string', multiple: true },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+function counts(record: Readonly<Record<string, number>>): string {
+  const parts = Object.entries(record).map(([k, n]) => `${k} ${n}`);
+  return parts.length === 0 ? 'none' : parts.join(', ');
+}
+
+/** The human-readable form of `urldedup stats`. */
+export function formatStats(location: string, s: StoreStats): string {
+  const { admitted, ...states } = s.urls;
+  const hosts = Object.keys(s.frontier.hosts).length;
+  const rows: [string, string][] = [
+    ['store', location],
+    ['urls seen', `${admitted} (${counts(states)})`],
+    ['aliases', String(s.aliases)],
+    ['redirect loops', String(s.loops)],
+    ['temp. redirects', String(s.temporaryRedirects)],
+    ['rules', counts(s.rules)],
+    ['pruned', counts(s.pruned)],
+    ['frontier', `${s.frontier.size} queued on ${hosts} host${hosts === 1 ? '' : 's'}, ${s.frontier.inFlight} in flight`],
+  ];
+  return rows.map(([k, v]) => `${k.padEnd(16)} ${v}`).join('\n') + '\n';
+}
+
+/** `urldedup stats`: the store's counts, human-readable or `--json`. */
+export async function runStatsCommand(argv: string[], stdout: Writable, stderr: Writable = process.stderr): Promise<number> {
+  let store: SeenStore | undefined;
+  try {
+    const { values } = parseArgs({ args: argv, options: statsFlags, allowPositionals: false, strict: true });
+    if (values.help) {
+      stdout.write(STATS_HELP);
+      return EXIT_OK;
+    }
+    presetsFrom(values.preset); // accepted for compatibility: the store's recorded presets are used
+    store = await openReadOnly(values.db ?? DEFAULT_DB);
+    const stats = await store.stats();
+    const location = store.location;
+    const s = store;
+    store = undefined;
+    await s.close();
+    stdout.write(values.json === true ? JSON.stringify(stats) + '\n' : formatStats(location, stats));
+    return EXIT_OK;
+  } catch (error) {
+    if (store !== undefined) await store.close().catch(() => undefined);
+    return failure(error, stderr);
+  }
+}

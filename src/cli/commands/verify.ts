@@ -1,0 +1,62 @@
+/**
+ * `urldedup verify`: the store's invariants checked (a consistency check, like fsck).
+ */
+import type { Writable } from 'node:stream';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { presetsFrom } from '../args.js';
+import { failure } from '../errors.js';
+import { EXIT_OK, EXIT_SOME_INVALID } from '../exit-codes.js';
+import { DEFAULT_DB, openReadOnly } from '../store-access.js';
+
+const VERIFY_HELP = `Usage: urldedup verify --db DIR [--json]
+
+Checks the store's invariants (a consistency check, like fsck): every queued URL has a frontier
+entry and every frontier entry a queued URL; every alias target exists and the alias graph has no
+cycle; every pruned entry names an existing rule or preset; the counters equal a recount.
+The store is opened read-only and judged with the presets it was last opened with (recorded in
+the store); --preset is accepted for compatibility and ignored.
+Exit codes: 0 consistent, 1 problems found (listed), 3 store locked, corrupt or missing.
+
+Example:
+  urldedup verify --db ./.urldedup/db
+`;
+
+export const verifyFlags = {
+  db: { type: 'string' },
+  preset: { type: 'string', multiple: true },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+/** Open, verify, close; the report as text or JSON; exit 0 when consistent, 1 otherwise. */
+export async function verifyAndReport(db: string, json: boolean, stdout: Writable): Promise<number> {
+  const store = await openReadOnly(db);
+  let report;
+  try {
+    report = await store.verify();
+  } finally {
+    await store.close();
+  }
+  if (json) stdout.write(JSON.stringify(report) + '\n');
+  else {
+    stdout.write(`store ${store.location}: ${report.ok ? 'consistent' : `${report.problems.length} problem(s)`}\n`);
+    for (const problem of report.problems) stdout.write(`  ${problem}\n`);
+    const counted = Object.entries(report.counted).map(([k, v]) => `${k} ${v}`).join(', ');
+    if (counted) stdout.write(`  counted: ${counted}\n`);
+  }
+  return report.ok ? EXIT_OK : EXIT_SOME_INVALID;
+}
+
+export async function runVerifyCommand(argv: string[], stdout: Writable, stderr: Writable = process.stderr): Promise<number> {
+  try {
+    const { values } = parseArgs({ args: argv, options: verifyFlags, allowPositionals: false, strict: true });
+    if (values.help) {
+      stdout.write(VERIFY_HELP);
+      return EXIT_OK;
+    }
+    presetsFrom(values.preset); // accepted for compatibility: the store's recorded presets are used
+    return await verifyAndReport(values.db ?? DEFAULT_DB, values.json === true, stdout);
+  } catch (error) {
+    return failure(error, stderr);
+  }
+}
