@@ -10,7 +10,7 @@
  *
  * `identifyInto(url, out)` writes into a record the caller reuses (the store's admit loop makes one
  * per batch): the single pass's answer then makes no object, and the normal form, which the store
- * rarely reads, is only built when read.
+ * rarely reads, is only built when read (`normal` is a getter).
  */
 import { fingerprintInto } from './fingerprint.js';
 import { keyFromRecord } from './key.js';
@@ -51,9 +51,9 @@ export class UrlIdentity {
   private url = '';
   private normalForm: string | undefined = undefined;
 
-  /** The normal form: `normalize(url, options)`. */
+  /** The normal form: `normalize(url, options)`. Built when first read. */
   get normal(): string {
-    return (this.normalForm ??= normalOf(this.scanned, this.url));
+    return (this.normalForm ??= this.record === undefined ? normalOf(this.scanned, this.url) : recompose(this.record));
   }
 
   /** Fill from the scan of `url` in `this.scanned`, which handled it. */
@@ -79,7 +79,7 @@ export class UrlIdentity {
   fromRecord(url: string, rec: UriRecord): this {
     const k = keyFromRecord(rec);
     this.url = url;
-    this.normalForm = recompose(rec);
+    this.normalForm = undefined;
     this.record = rec;
     this.keyHead = '';
     this.keyRest = k;

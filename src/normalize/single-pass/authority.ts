@@ -5,10 +5,9 @@
  * a plain domain itself (§6.2.2.1) and hands any other host to the ladder's host parser (UTS #46,
  * IPv4 forms, §6.2.3), and writes the normal form's and the key's head with it.
  */
-import type { UrlErrorCode } from '../errors.js';
+import { UrlError, type UrlErrorCode } from '../errors.js';
 import { fingerprintLanes } from '../fingerprint.js';
 import { parseSpecialHost } from '../host.js';
-import { UrlError } from '../errors.js';
 import { normalizePercentEncoding, REG_NAME } from '../percent-encoding.js';
 import { sortHost } from '../sort-host.js';
 
