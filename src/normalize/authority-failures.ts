@@ -22,7 +22,7 @@
  * either end. The error is rebuilt for the new input: same code, same detail.
  */
 import { UrlError } from './errors.js';
-import { rememberFailedAuthority, scannedFailure, type AuthorityFailure } from './single-pass.js';
+import { rememberFailedAuthority, type AuthorityFailure } from './single-pass.js';
 
 /**
  * "http://" or "https://" (any case), a non-empty authority of printable characters that neither
@@ -40,11 +40,14 @@ function authorityText(url: string): string | undefined {
   return HTTP_AUTHORITY.test(url) ? url.slice(0, HTTP_AUTHORITY.lastIndex) : undefined;
 }
 
-/** The error the ladder gave for `url`'s authority before, rebuilt for `url`; `undefined` when none is known. */
-export function knownAuthorityFailure(url: string): UrlError | undefined {
+/**
+ * The error the ladder gave for `url`'s authority before, rebuilt for `url`; `undefined` when none
+ * is known. `scanned`: what the single pass's scan of `url` found in its own table, if it was
+ * scanned (see `rememberAuthorityFailure`; its `SinglePassResult.failure`).
+ */
+export function knownAuthorityFailure(url: string, scanned?: AuthorityFailure): UrlError | undefined {
   if (failures.size === 0) return undefined;
-  // the single pass's scan of `url` may have found it already (see `rememberAuthorityFailure`)
-  let failure = scannedFailure(url);
+  let failure = scanned;
   if (failure === undefined) {
     const text = authorityText(url);
     failure = text === undefined ? undefined : failures.get(text);

@@ -22,3 +22,4 @@ export { key, keyFromRecord, keyFromNormal, urlFromKey, normalizeAndKey, sortHos
 export { fingerprint, fingerprintInto, fingerprintWords } from './fingerprint.js';
 export { toSurt, hostToSurt, defaultSurtOptions, type SurtOptions } from './surt.js';
 export { isNormalHttpUrl } from './fast-path.js';
+export { identify, identifyInto, UrlIdentity } from './identify.js';

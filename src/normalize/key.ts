@@ -22,7 +22,7 @@ import { normalizeWith, resolveNormalizeOptions, type NormalizeOptions, type Res
 import { defaultLimits } from './limits.js';
 import { parseUriReference } from './parse.js';
 import { sortHost } from './sort-host.js';
-import { singlePassIdentity, singlePassKey } from './single-pass.js';
+import { keyOf, normalOf, singlePassKey, singlePassScan, SinglePassResult, type AuthorityFailure } from './single-pass.js';
 import type { UriRecord } from './uri-record.js';
 import { recompose } from './uri-record.js';
 
@@ -83,22 +83,21 @@ export function urlFromKey(key: string): string {
   return tail.slice(0, insertAt) + unsortHost(head) + tail.slice(insertAt);
 }
 
+/** The single pass's record for the scans made here (read only within the call that scanned). */
+const scanned = new SinglePassResult();
+
 /** Normalize `url` with `options` and return its canonical key. Throws `UrlError` like `normalize`. */
 export function key(url: string, options?: NormalizeOptions): string {
   if (options === undefined) {
     // the default options, known without resolving them (the common call: one per extracted link)
-    if (url.length <= defaultLimits.maxLength) {
-      const k = singlePassKey(url);
-      if (k !== undefined) return k;
-    }
-    return keyFromRecord(normalizeWith(url, resolveNormalizeOptions(undefined), true));
+    if (url.length > defaultLimits.maxLength) return keyFromRecord(normalizeWith(url, resolveNormalizeOptions(undefined), true));
+    if (singlePassScan(url, scanned)) return keyOf(scanned, url);
+    return keyFromRecord(normalizeWith(url, resolveNormalizeOptions(undefined), true, scanned.failure));
   }
   const o = resolveNormalizeOptions(options);
-  if (o.fast && o.presets.length === 0 && url.length <= o.maxLength) {
-    const k = singlePassKey(url, o.strict);
-    if (k !== undefined) return k;
-  }
-  return keyFromRecord(normalizeWith(url, o, true));
+  if (!(o.fast && o.presets.length === 0 && url.length <= o.maxLength)) return keyFromRecord(normalizeWith(url, o, true));
+  if (singlePassScan(url, scanned, o.strict)) return keyOf(scanned, url);
+  return keyFromRecord(normalizeWith(url, o, true, scanned.failure));
 }
 
 /** The normal form and the key together, for callers that need both. */
@@ -108,10 +107,11 @@ export function normalizeAndKey(url: string, options?: NormalizeOptions): { read
 
 /** `normalizeAndKey` with options resolved once by the caller. */
 export function normalizeAndKeyWith(url: string, o: ResolvedOptions): { readonly normal: string; readonly key: string } {
+  let failure: AuthorityFailure | undefined;
   if (o.fast && o.presets.length === 0 && url.length <= o.maxLength) {
-    const id = singlePassIdentity(url, o.strict);
-    if (id !== undefined) return id;
+    if (singlePassScan(url, scanned, o.strict, true)) return { normal: normalOf(scanned, url), key: keyOf(scanned, url) };
+    failure = scanned.failure;
   }
-  const r = normalizeWith(url, o, true);
+  const r = normalizeWith(url, o, true, failure);
   return { normal: recompose(r), key: keyFromRecord(r) };
 }

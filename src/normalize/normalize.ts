@@ -12,7 +12,7 @@ import { syntaxNormalize } from './ladder/syntax.js';
 import { defaultLimits, type Limits } from './limits.js';
 import { parseUriReference } from './parse.js';
 import { countSegments } from './remove-dot-segments.js';
-import { singlePassNormal } from './single-pass.js';
+import { normalOf, singlePassScan, SinglePassResult, type AuthorityFailure } from './single-pass.js';
 import { recompose, type UriRecord } from './uri-record.js';
 
 /** How far up the ladder to go. */
@@ -100,17 +100,27 @@ export function resolveNormalizeOptions(options: NormalizeOptions | undefined): 
   };
 }
 
-/** The ladder on a record, from parse to the requested rung. */
-function climb(input: string, o: ResolvedOptions, knownNotFast = false): UriRecord {
+/** The single pass's record for the scans made here (read only within the call that scanned). */
+const scanned = new SinglePassResult();
+
+/**
+ * The ladder on a record, from parse to the requested rung. `knownNotFast`: the caller's scan
+ * declined `input`, having found `failure` for its authority (or none).
+ */
+function climb(input: string, o: ResolvedOptions, knownNotFast = false, failure?: AuthorityFailure): UriRecord {
   // Limits first (bounded work per input), then the fast path.
   if (input.length > o.maxLength) throw new UrlError('ERR_TOO_LONG', input, { detail: `longer than ${o.maxLength}` });
   let r: UriRecord;
-  const normal = o.fast && !knownNotFast ? singlePassNormal(input, o.strict) : undefined;
+  let normal: string | undefined;
+  if (o.fast && !knownNotFast) {
+    if (singlePassScan(input, scanned, o.strict, true)) normal = normalOf(scanned, input);
+    else failure = scanned.failure;
+  }
   if (normal !== undefined) {
     r = parseUriReference(normal, { maxLength: o.maxLength });
   } else if (o.fast && !o.strict && o.presets.length === 0) {
     // the single pass's options: an authority the ladder rejected before fails alike, at once
-    const known = knownAuthorityFailure(input);
+    const known = knownAuthorityFailure(input, failure);
     if (known !== undefined) throw known;
     try {
       r = climbRungs(input, o);
@@ -146,20 +156,14 @@ function climbRungs(input: string, o: ResolvedOptions): UriRecord {
 export function normalize(url: string, options?: NormalizeOptions): string {
   if (options === undefined) {
     // the default options, known without resolving them (the common call: one per extracted link)
-    const tried = url.length <= defaultLimits.maxLength;
-    if (tried) {
-      const normal = singlePassNormal(url);
-      if (normal !== undefined) return normal;
-    }
-    return recompose(climb(url, DEFAULT_RESOLVED, tried));
+    if (url.length > defaultLimits.maxLength) return recompose(climb(url, DEFAULT_RESOLVED));
+    if (singlePassScan(url, scanned, false, true)) return normalOf(scanned, url);
+    return recompose(climb(url, DEFAULT_RESOLVED, true, scanned.failure));
   }
   const o = resolveNormalizeOptions(options);
-  const tried = o.fast && o.presets.length === 0 && url.length <= o.maxLength;
-  if (tried) {
-    const normal = singlePassNormal(url, o.strict);
-    if (normal !== undefined) return normal;
-  }
-  return recompose(climb(url, o, tried));
+  if (!(o.fast && o.presets.length === 0 && url.length <= o.maxLength)) return recompose(climb(url, o));
+  if (singlePassScan(url, scanned, o.strict, true)) return normalOf(scanned, url);
+  return recompose(climb(url, o, true, scanned.failure));
 }
 
 /** Like `normalize`, returning the normal form's components. */
@@ -170,9 +174,10 @@ export function normalizeRecord(url: string, options?: NormalizeOptions): UriRec
 /**
  * The ladder for callers that resolved their options once (batch and store paths).
  * `knownNotFast`: the caller already found the single pass (single-pass.ts) declines `url`; skip it.
+ * `failure`: what that scan found for the URL's authority (`SinglePassResult.failure`).
  */
-export function normalizeWith(url: string, o: ResolvedOptions, knownNotFast = false): UriRecord {
-  return climb(url, o, knownNotFast);
+export function normalizeWith(url: string, o: ResolvedOptions, knownNotFast = false, failure?: AuthorityFailure): UriRecord {
+  return climb(url, o, knownNotFast, failure);
 }
 
 export type { ResolvedOptions };

@@ -33,7 +33,7 @@ import {
   type UriRecord,
   type UrlErrorCode,
 } from '../normalize/index.js';
-import { scannedHostPort, scannedHttps, scannedKeyFingerprint, scannedKeyHead, scannedKeyRest, scannedNormal, singlePassScan } from '../normalize/single-pass.js';
+import { identifyInto, UrlIdentity } from '../normalize/identify.js';
 import { EntryCache, KeyTable, ScalableBloom } from './bloom.js';
 import { deleteFrontSnapshot, readFrontSnapshot, writeFrontSnapshot } from './front-snapshot.js';
 import { BLOCK_LINES, blockLine, Frontier, headLine, parseBlock, wholeLines } from './frontier.js';
@@ -1038,6 +1038,7 @@ export class StoreEngine implements SeenStore {
     const recordFree = this.o.presets.length === 0 && this.o.hosts === undefined && this.o.filter === undefined;
     const aliasFront = this.aliasFront.count > 0 ? this.aliasFront : undefined;
     const fw = new Int32Array(2); // fingerprint words of the key at hand
+    const idr = new UrlIdentity(); // the URL at hand, identified (reused)
     for (let i = 0; i < n; i++) {
       const url = urls[i]!;
       let k0: string;
@@ -1045,21 +1046,33 @@ export class StoreEngine implements SeenStore {
       let rec: UriRecord | undefined;
       let head = '';
       let rest: string;
-      const sp = fast && typeof url === 'string' && url.length <= maxLength && singlePassScan(url);
+      let sp = false;
+      let identified = false; // idr is this URL's
+      if (fast && typeof url === 'string' && url.length <= maxLength) {
+        try {
+          identifyInto(url, idr);
+          identified = true;
+        } catch (e) {
+          if (!isUrlError(e)) throw e;
+          results[i] = { url, key: undefined, identityKey: undefined, admitted: false, reason: `invalid:${e.code as UrlErrorCode}` };
+          continue;
+        }
+        sp = idr.record === undefined;
+      }
       if (sp) {
         // http(s) through normalize's single pass (it declines userinfo, so there is no password
         // to redact): key and host[:port] with no record, unless a preset, a rule of its host or
         // the scope needs one
-        head = scannedKeyHead();
-        rest = scannedKeyRest(url);
-        k0 = head + rest;
-        host = scannedHostPort();
-        if (!(scannedHttps() ? httpsIn : httpIn)) {
+        head = idr.keyHead;
+        rest = idr.keyRest;
+        k0 = idr.key;
+        host = idr.hostPort;
+        if (!(idr.scheme === 'https' ? httpsIn : httpIn)) {
           results[i] = { url, key: k0, identityKey: k0, admitted: false, reason: 'out-of-scope' };
           continue;
         }
         if (!recordFree || this.activeByHost.has(host)) {
-          rec = parseUri(scannedNormal(url));
+          rec = parseUri(idr.normal);
           if (!this.inScope(rec, depth)) {
             results[i] = { url, key: k0, identityKey: k0, admitted: false, reason: 'out-of-scope' };
             continue;
@@ -1069,7 +1082,9 @@ export class StoreEngine implements SeenStore {
         let id: Identity;
         try {
           if (typeof url !== 'string') throw new UrlError('ERR_INVALID_URL', String(url), { detail: 'not a string' });
-          id = this.identity(url);
+          // the ladder's record identify already made, its password redacted (this.identity's steps)
+          const r = !identified || idr.record === undefined || idr.record.userinfo !== undefined ? undefined : idr.record;
+          id = r === undefined ? this.identity(url) : { rec: r, key: idr.key };
         } catch (e) {
           if (!isUrlError(e)) throw e;
           results[i] = { url, key: undefined, identityKey: undefined, admitted: false, reason: `invalid:${e.code as UrlErrorCode}` };
@@ -1084,10 +1099,16 @@ export class StoreEngine implements SeenStore {
           continue;
         }
       }
-      if (sp) scannedKeyFingerprint(url, fw); // the same words, without reading the key's head again
-      else fingerprintInto(k0, fw);
-      const g1 = fw[0]!;
-      const g2 = fw[1]!;
+      let g1: number;
+      let g2: number;
+      if (identified && idr.key === k0) {
+        g1 = idr.fingerprintHigh; // the same words, without reading the key's head again
+        g2 = idr.fingerprintLow;
+      } else {
+        fingerprintInto(k0, fw);
+        g1 = fw[0]!;
+        g2 = fw[1]!;
+      }
       let slot = (g1 ^ (g1 >>> 16)) & slotMask;
       let first = -1;
       for (let s = firstOf[slot]!; s !== 0; s = firstOf[slot]!) {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { fingerprintWords, isNormalHttpUrl, keyFromRecord, recompose, UrlError, key, normalize, normalizeAndKey } from '../../src/normalize/index.js';
 import { knownAuthorityFailure } from '../../src/normalize/authority-failures.js';
 import { normalizeWith, resolveNormalizeOptions } from '../../src/normalize/normalize.js';
-import { scannedKeyFingerprint, scannedNormal, singlePassIdentity, singlePassKey, singlePassNormal } from '../../src/normalize/single-pass.js';
+import { keyFingerprintOf, normalOf, restOf, singlePassIdentity, singlePassKey, singlePassNormal, singlePassScan, SinglePassResult } from '../../src/normalize/single-pass.js';
 import { seededRandom } from '../support/seeded-random.js';
 
 const CORPUS = new URL('../../bench/corpus/urls.txt', import.meta.url);
@@ -58,15 +58,16 @@ function checkErrors(urls: readonly string[]): number {
 /** Checks every URL; returns how many the single pass answered. */
 function check(urls: readonly string[]): number {
   let answered = 0;
+  const scan = new SinglePassResult();
   for (const u of urls) {
     const normal = singlePassNormal(u);
     const k = singlePassKey(u);
     // after a key, the normal form read from the same scan (what the store's admit does)
-    const normalAfterKey = k === undefined ? undefined : scannedNormal(u);
+    const normalAfterKey = k === undefined || !singlePassScan(u, scan) ? undefined : normalOf(scan, u);
     const id = singlePassIdentity(u);
     // the key's fingerprint from the lanes its authority left (what the store's admit uses)
     const fp = new Int32Array(2);
-    if (id !== undefined) scannedKeyFingerprint(u, fp);
+    if (id !== undefined && singlePassScan(u, scan)) keyFingerprintOf(scan, restOf(scan, u), fp);
     expect(k === undefined, u).toBe(normal === undefined);
     expect(id === undefined, u).toBe(normal === undefined);
     if (normal === undefined) continue;
