@@ -8,9 +8,9 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, resolve as resolvePath } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { isPresetName, UrlError, type PresetName } from '../normalize/index.js';
+import { isPresetName, type PresetName } from '../normalize/index.js';
 import { ClassicLevel } from 'classic-level';
-import { openStore, type AdmitResult, type SeenStore, type StoreStats } from '../store/index.js';
+import { isStoreError, openStore, StoreError, type AdmitResult, type SeenStore, type StoreStats } from '../store/index.js';
 import { readTokenFile, TokenFileError } from '../service/auth.js';
 import { defaultServiceOptions, startService, type Service } from '../service/server.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_SOME_INVALID, EXIT_STORE, EXIT_USAGE } from './exit-codes.js';
@@ -135,10 +135,6 @@ function presetsFrom(values: readonly string[] | undefined): PresetName[] {
   return out;
 }
 
-function isStoreError(error: unknown): error is UrlError {
-  return error instanceof UrlError && error.code.startsWith('ERR_STORE_');
-}
-
 /** The exit code and stderr message of an error out of a command. */
 function failure(error: unknown, stderr: Writable): number {
   if (error instanceof UsageError || isParseArgsError(error)) {
@@ -164,7 +160,7 @@ function failure(error: unknown, stderr: Writable): number {
 async function openForCommand(db: string, presets: readonly PresetName[], create: boolean): Promise<SeenStore> {
   const location = resolvePath(db);
   if (create) await mkdir(dirname(location), { recursive: true });
-  else if (!existsSync(location)) throw new UrlError('ERR_STORE_IO', location, { detail: 'no store in this folder' });
+  else if (!existsSync(location)) throw new StoreError('ERR_STORE_IO', location, { detail: 'no store in this folder' });
   return openStore(location, { presets });
 }
 
@@ -175,7 +171,7 @@ async function openForCommand(db: string, presets: readonly PresetName[], create
  */
 async function openReadOnly(db: string): Promise<SeenStore> {
   const location = resolvePath(db);
-  if (!existsSync(location)) throw new UrlError('ERR_STORE_IO', location, { detail: 'no store in this folder' });
+  if (!existsSync(location)) throw new StoreError('ERR_STORE_IO', location, { detail: 'no store in this folder' });
   return openStore(location, { readOnly: true });
 }
 
@@ -566,11 +562,11 @@ export async function runRepairCommand(argv: string[], stdout: Writable, stderr:
       return EXIT_OK;
     }
     const location = resolvePath(values.db ?? DEFAULT_DB);
-    if (!existsSync(location)) throw new UrlError('ERR_STORE_IO', location, { detail: 'no store in this folder' });
+    if (!existsSync(location)) throw new StoreError('ERR_STORE_IO', location, { detail: 'no store in this folder' });
     try {
       await ClassicLevel.repair(location);
     } catch (error) {
-      throw new UrlError('ERR_STORE_CORRUPT', location, { cause: error, detail: 'LevelDB repair failed' });
+      throw new StoreError('ERR_STORE_CORRUPT', location, { cause: error, detail: 'LevelDB repair failed' });
     }
     stdout.write(`store ${location}: repaired\n`);
     await rebuildDerived(location, presetsFrom(values.preset));

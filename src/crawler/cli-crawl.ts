@@ -8,7 +8,8 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Writable } from 'node:stream';
 import { createLogger, type LogLevel } from '../cli/logger.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_STORE, EXIT_USAGE } from '../cli/exit-codes.js';
-import { isPresetName, UrlError, type PresetName } from '../normalize/index.js';
+import { isPresetName, type PresetName } from '../normalize/index.js';
+import { isStoreError } from '../store/errors.js';
 import { crawl, defaultCrawlOptions, type CrawlOptions, type CrawlProgress } from './crawl.js';
 import { startDemoSite, type DemoSite } from './demo-site.js';
 import { formatReport } from './report.js';
@@ -249,7 +250,7 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
   } catch (error) {
     if (tty) stderr.write('\r\x1b[K');
     stderr.write(`urldedup crawl: ${(error as Error).message}\n`);
-    if (error instanceof UrlError && error.code.startsWith('ERR_STORE_')) {
+    if (isStoreError(error)) {
       return EXIT_STORE;
     }
     return EXIT_FAILURE;
