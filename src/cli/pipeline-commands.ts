@@ -9,8 +9,7 @@ import { dirname, resolve as resolvePath } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { isPresetName, type PresetName } from '../normalize/index.js';
-import { ClassicLevel } from 'classic-level';
-import { isStoreError, openStore, StoreError, type AdmitResult, type SeenStore, type StoreStats } from '../store/index.js';
+import { isStoreError, openStore, repairStore, StoreError, type AdmitResult, type RepairReport, type SeenStore, type StoreStats } from '../store/index.js';
 import { readTokenFile, TokenFileError } from '../service/auth.js';
 import { defaultServiceOptions, startService, type Service } from '../service/server.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_SOME_INVALID, EXIT_STORE, EXIT_USAGE } from './exit-codes.js';
@@ -482,9 +481,11 @@ Example:
 const REPAIR_HELP = `Usage: urldedup repair --db DIR
 
 Runs LevelDB's repair on a damaged store (after ERR_STORE_CORRUPT), recovering every record that
-can still be read, rebuilds what is derived from the URL and alias records (counters, frontier,
-indexes), then checks the store as 'urldedup verify' does. Stop every process using the
-store first. Exit codes: 0 repaired and consistent, 1 repaired with problems left, 3 not repairable.
+can still be read, reports the entries of each sublevel before and after (what the repair dropped),
+rebuilds what is derived from the URL and alias records (counters, frontier, indexes), then checks
+the store as 'urldedup verify' does. A store another process has open is refused with
+ERR_STORE_LOCKED before any file is touched: stop every process using the store first.
+Exit codes: 0 repaired and consistent, 1 repaired with problems left, 3 locked or not repairable.
 
 Example:
   urldedup repair --db ./.urldedup/db && urldedup verify --db ./.urldedup/db
@@ -554,6 +555,17 @@ async function rebuildDerived(location: string, extra: readonly PresetName[]): P
   }
 }
 
+/** `url 20000 → 19744 (-256), alias 1 → 1, …`: each sublevel's entries before and after a repair. */
+function formatRepairCounts(r: RepairReport): string {
+  const parts: string[] = [];
+  for (const [space, after] of Object.entries(r.after)) {
+    const before = r.before[space as keyof RepairReport['before']];
+    if (before === undefined) parts.push(`${space} unreadable → ${after}`);
+    else parts.push(`${space} ${before} → ${after}${before === after ? '' : ` (${after - before})`}`);
+  }
+  return parts.length === 0 ? 'none readable' : parts.join(', ');
+}
+
 export async function runRepairCommand(argv: string[], stdout: Writable, stderr: Writable = process.stderr): Promise<number> {
   try {
     const { values } = parseArgs({ args: argv, options: verifyFlags, allowPositionals: false, strict: true });
@@ -562,13 +574,10 @@ export async function runRepairCommand(argv: string[], stdout: Writable, stderr:
       return EXIT_OK;
     }
     const location = resolvePath(values.db ?? DEFAULT_DB);
-    if (!existsSync(location)) throw new StoreError('ERR_STORE_IO', location, { detail: 'no store in this folder' });
-    try {
-      await ClassicLevel.repair(location);
-    } catch (error) {
-      throw new StoreError('ERR_STORE_CORRUPT', location, { cause: error, detail: 'LevelDB repair failed' });
-    }
+    // refused with ERR_STORE_LOCKED, touching nothing, while another process has the store open
+    const report = await repairStore(location);
     stdout.write(`store ${location}: repaired\n`);
+    stdout.write(`  entries per sublevel before → after: ${formatRepairCounts(report)}\n`);
     await rebuildDerived(location, presetsFrom(values.preset));
     return await verifyAndReport(location, values.json === true, stdout);
   } catch (error) {

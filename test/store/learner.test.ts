@@ -26,7 +26,7 @@ class Harness {
   }
 
   private async commit(txn: Txn): Promise<void> {
-    await this.kv.write(txn.ops, { sync: false });
+    await this.kv.write(txn.ops);
     for (const r of txn.rules.values()) this.rules.remember(r);
   }
 
@@ -44,7 +44,7 @@ class Harness {
     const target = url(u);
     const changes = await this.learner.fromFetch(txn, target, hash, status, this.now++);
     await this.commit(txn);
-    if (hash !== undefined) await this.kv.write([{ space: 'url', key: target.key, value: encodeUrlEntry({ s: 'fetched', d: 0, t: 0, st: status, c: hash }) }], { sync: false });
+    if (hash !== undefined) await this.kv.write([{ space: 'url', key: target.key, value: encodeUrlEntry({ s: 'fetched', d: 0, t: 0, st: status, c: hash }) }]);
     return { changes, txn };
   }
 
