@@ -3,7 +3,7 @@
  * store command.
  */
 import type { Writable } from 'node:stream';
-import { UrlError } from '../normalize/index.js';
+import { isStoreError } from '../store/index.js';
 import { TokenFileError } from '../service/auth.js';
 import { EXIT_FAILURE, EXIT_STORE, EXIT_USAGE } from './exit-codes.js';
 
@@ -13,10 +13,6 @@ export class UsageError extends Error {}
 export function isParseArgsError(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
-}
-
-export function isStoreError(error: unknown): error is UrlError {
-  return error instanceof UrlError && error.code.startsWith('ERR_STORE_');
 }
 
 export function isBrokenPipe(error: unknown): boolean {

@@ -5,7 +5,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve as resolvePath } from 'node:path';
-import { UrlError, type PresetName } from '../normalize/index.js';
+import type { PresetName } from '../normalize/index.js';
+import { StoreError } from '../store/index.js';
 import { openStore, type SeenStore } from '../store/index.js';
 
 /** Where the store lives when `--db` is not given. */
@@ -26,7 +27,7 @@ export const READ_ONLY_PRESET_NOTE = `  --preset NAME       accepted for compati
 export async function openForCommand(db: string, presets: readonly PresetName[], create: boolean): Promise<SeenStore> {
   const location = resolvePath(db);
   if (create) await mkdir(dirname(location), { recursive: true });
-  else if (!existsSync(location)) throw new UrlError('ERR_STORE_IO', location, { detail: 'no store in this folder' });
+  else if (!existsSync(location)) throw new StoreError('ERR_STORE_IO', location, { detail: 'no store in this folder' });
   return openStore(location, { presets });
 }
 
@@ -37,6 +38,6 @@ export async function openForCommand(db: string, presets: readonly PresetName[],
  */
 export async function openReadOnly(db: string): Promise<SeenStore> {
   const location = resolvePath(db);
-  if (!existsSync(location)) throw new UrlError('ERR_STORE_IO', location, { detail: 'no store in this folder' });
+  if (!existsSync(location)) throw new StoreError('ERR_STORE_IO', location, { detail: 'no store in this folder' });
   return openStore(location, { readOnly: true });
 }

@@ -1,6 +1,7 @@
 /**
  * Coded errors. Codes are stable across releases; messages may change.
- * A plain `TypeError` (no code) means programmer misuse, never bad input.
+ * A plain `TypeError` (no code) means programmer misuse, never bad input. The store's codes
+ * (`ERR_STORE_*`) are `StoreError`s (store/errors.ts).
  */
 export type UrlErrorCode =
   /** The scheme is missing where one is required, or has characters outside ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) (RFC 3986 §3.1). */
@@ -27,14 +28,6 @@ export type UrlErrorCode =
   | 'ERR_UNSUPPORTED_SCHEME'
   /** A host or resolved address in a refused range (loopback, private, link-local, …). */
   | 'ERR_BLOCKED_ADDRESS'
-  /** The store folder is held by another opener (LevelDB LOCK). */
-  | 'ERR_STORE_LOCKED'
-  /** The store's files are damaged; run `urldedup repair`. */
-  | 'ERR_STORE_CORRUPT'
-  /** An I/O error from the store (disk full, permissions). */
-  | 'ERR_STORE_IO'
-  /** The store was written with another layout, key format or identity normalization options. */
-  | 'ERR_STORE_INCOMPATIBLE'
   /** A redirect chain longer than the configured cap. */
   | 'ERR_TOO_MANY_REDIRECTS'
   /** A response body over the wire or decoded byte cap. */
@@ -90,7 +83,7 @@ function messageOf(code: UrlErrorCode, input: string, detail: string | undefined
  * assignment replaces it as usual.
  */
 export class UrlError extends Error {
-  /** Capture stack frames for bad-input codes too (off: see `INPUT_CODES`). Store and fetch errors always have them. */
+  /** Capture stack frames for bad-input codes too (off: see `INPUT_CODES`). Fetch errors always have them. */
   static captureStackTraces = false;
   declare readonly name: 'UrlError';
   // declared and set after `super` rather than parameter properties: the call to `super` sits in

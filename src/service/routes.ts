@@ -13,7 +13,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { UrlError } from '../normalize/index.js';
-import type { AdmitOptions, AdmitResult, CanonicalFailure, CanonicalResult, FetchRecord, SeenStore } from '../store/index.js';
+import { type AdmitOptions, type AdmitResult, type CanonicalFailure, type CanonicalResult, type FetchRecord, type SeenStore } from '../store/index.js';
 import { readJsonBody } from './body.js';
 import { keyResultJson, Utf8Builder } from './json.js';
 import { EXPOSITION_TYPE, folderBytes, type ServiceMetrics } from './metrics.js';
@@ -90,10 +90,6 @@ export interface AdmitItem {
 
 export type EvidenceItem = { readonly ok: true } | { readonly ok: false; readonly code: string };
 
-function isStoreError(e: unknown): boolean {
-  return e instanceof UrlError && e.code.startsWith('ERR_STORE_');
-}
-
 /** URLs per `canonicalMany` call of `POST /v1/key`. */
 const KEY_CHUNK = 1000;
 
@@ -131,7 +127,7 @@ async function keyResult(ctx: RouteContext, url: string): Promise<string> {
   try {
     c = await ctx.store.canonical(url);
   } catch (error) {
-    if (!(error instanceof UrlError) || isStoreError(error)) throw error;
+    if (!(error instanceof UrlError)) throw error; // a StoreError too
     c = { ok: false, code: error.code, input: url };
   }
   if ('ok' in c) {
@@ -240,7 +236,7 @@ async function recordOne(record: () => Promise<void>): Promise<EvidenceItem> {
     await record();
     return { ok: true };
   } catch (error) {
-    if (!(error instanceof UrlError) || isStoreError(error)) throw error;
+    if (!(error instanceof UrlError)) throw error; // a StoreError too
     return { ok: false, code: error.code };
   }
 }

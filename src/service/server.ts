@@ -14,8 +14,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { UrlError } from '../normalize/index.js';
-import type { SeenStore } from '../store/index.js';
+import { isStoreError, type SeenStore } from '../store/index.js';
 import { createBearerCheck, type BearerCheck } from './auth.js';
 import { createHostCheck, type HostCheck } from './host.js';
 import { ClientGoneError, DEFAULT_MAX_JSON_DEPTH } from './body.js';
@@ -211,7 +210,7 @@ export async function startService(store: SeenStore, options: ServiceOptions = {
       }
       let e: ServiceError;
       if (error instanceof ServiceError) e = error;
-      else if (error instanceof UrlError && error.code.startsWith('ERR_STORE_')) {
+      else if (isStoreError(error)) {
         log?.error({ err: error }, 'store error');
         e = new ServiceError(503, error.code, 'the store is unavailable', undefined, { 'retry-after': String(ctx.retryAfterSeconds) });
       } else {

@@ -163,7 +163,7 @@ export class ScalableBloom {
  * of its own and no per-entry allocation, so it costs nothing on the common path where the Bloom
  * front already said "absent".
  *
- * Each key carries a value: what the store keeps of the key's entry (its state, see engine.ts),
+ * Each key carries a value: what the store keeps of the key's entry (its state, see engine/url-state.ts, `entrySummary`),
  * so a present key can be answered without a read. The owner keeps it coherent: every write of an
  * entry goes through `set`, and a value read from the database is only kept when no write can
  * have overtaken the read.

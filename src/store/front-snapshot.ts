@@ -14,7 +14,7 @@
  *     older build that knows nothing of snapshots for one, changes a counter) and a checksum of the
  *     bits; a mismatch of either, a layer of the wrong shape or a byte order other than this
  *     machine's means a rebuild, never a wrong front;
- *   - `repair` rebuilds the fronts from the keys (engine.ts, `rebuildNow`).
+ *   - `repair` rebuilds the fronts from the keys (engine/rebuild.ts, `rebuildDerived`).
  * A front may only ever hold more keys than the database (a Bloom "maybe" is confirmed by a read),
  * never fewer: what a snapshot holds is exactly what the closed store's fronts held.
  *

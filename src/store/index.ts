@@ -1,6 +1,8 @@
 // The seen-store's public surface (re-exports only).
 export { openStore, storeError, type OpenStoreOptions, type LevelTuning, type LevelDatabase } from './level-store.js';
 export { openMemoryStore } from './memory-store.js';
+export { StoreError, isStoreError, type StoreErrorCode } from './errors.js';
+export { repairStore, type RepairReport, type SublevelCounts } from './repair.js';
 export {
   defaultStoreOptions,
   type SeenStore,

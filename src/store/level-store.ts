@@ -4,7 +4,7 @@
  * sublevels (LevelDB applies a WriteBatch atomically, and its log makes it survive a process
  * crash once `write()` returned).
  *
- * Errors from abstract-level are mapped to coded `UrlError`s (abstract-level "Errors"):
+ * Errors from abstract-level are mapped to coded `StoreError`s (abstract-level "Errors"):
  * - `LEVEL_LOCKED` (usually as the `cause` of `LEVEL_DATABASE_NOT_OPEN`): another process or
  *   instance holds the folder's LOCK → `ERR_STORE_LOCKED`. LevelDB's lock is an fcntl lock, which
  *   the kernel releases when its process dies, so a restart after `kill -9` needs no unlock;
@@ -14,8 +14,8 @@
  */
 import { existsSync } from 'node:fs';
 import { Level } from 'level';
-import { UrlError } from '../normalize/index.js';
-import { resolveStoreOptions, StoreEngine } from './engine.js';
+import { StoreError } from './errors.js';
+import { resolveStoreOptions, StoreEngine } from './engine/index.js';
 import { SPACES, type Space } from './keys.js';
 import type { Kv, KvOp, KvRange } from './kv.js';
 import type { SeenStore, StoreOptions } from './seen-store.js';
@@ -64,18 +64,18 @@ function codesOf(error: unknown): string[] {
   return codes;
 }
 
-/** A database error as a coded `UrlError` with the original as `cause`. */
-export function storeError(error: unknown, location: string): UrlError {
-  if (error instanceof UrlError) return error;
+/** A database error as a coded `StoreError` with the original as `cause`. */
+export function storeError(error: unknown, location: string): StoreError {
+  if (error instanceof StoreError) return error;
   const codes = codesOf(error);
   if (codes.includes('LEVEL_LOCKED')) {
-    return new UrlError('ERR_STORE_LOCKED', location, { cause: error, detail: 'another process or instance has this store open (LevelDB LOCK)' });
+    return new StoreError('ERR_STORE_LOCKED', location, { cause: error, detail: 'another process or instance has this store open (LevelDB LOCK)' });
   }
   if (codes.includes('LEVEL_CORRUPTION')) {
-    return new UrlError('ERR_STORE_CORRUPT', location, { cause: error, detail: 'the database files are damaged; try `urldedup repair`' });
+    return new StoreError('ERR_STORE_CORRUPT', location, { cause: error, detail: 'the database files are damaged; try `urldedup repair`' });
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new UrlError('ERR_STORE_IO', location, { cause: error, detail: message });
+  return new StoreError('ERR_STORE_IO', location, { cause: error, detail: message });
 }
 
 const UTF8 = { keyEncoding: 'utf8', valueEncoding: 'utf8' } as const;
@@ -235,7 +235,7 @@ export async function openStore(location: string | LevelDatabase, options: OpenS
     // read-only: never create the folder (a missing store is ERR_STORE_IO); the LOCK is still taken
     const create = options.readOnly === true ? { createIfMissing: false } : {};
     // (classic-level makes the folder before it opens: refuse a missing one here, touching nothing)
-    if (options.readOnly === true && !existsSync(location)) throw new UrlError('ERR_STORE_IO', location, { detail: 'read-only: no store in this folder' });
+    if (options.readOnly === true && !existsSync(location)) throw new StoreError('ERR_STORE_IO', location, { detail: 'read-only: no store in this folder' });
     const db = new Level<string, string>(location, { keyEncoding: 'utf8', valueEncoding: 'utf8', writeBufferSize: 16 * 2 ** 20, ...create, ...(tuning ?? {}) });
     try {
       await db.open(create);

@@ -2,7 +2,7 @@
  * The memory backend: the same engine on sorted in-memory maps. For tests, and for embedding
  * users who need no disk. Writes are atomic (applied synchronously as a whole) but not durable.
  */
-import { StoreEngine } from './engine.js';
+import { StoreEngine } from './engine/index.js';
 import { SPACES, type Space } from './keys.js';
 import type { Kv, KvOp, KvRange } from './kv.js';
 import type { SeenStore, StoreOptions } from './seen-store.js';

@@ -85,7 +85,7 @@ export interface StoreOptions {
    * Open without changing anything: the presets recorded in `meta` are used (the `presets` option
    * is ignored, and nothing is given back), and every method that writes (`admit`,
    * `recordRedirect`, `recordFetch`, `next`, `release`, `restore`, `rebuildDerived`) rejects with
-   * `UrlError('ERR_STORE_IO', location, { detail: 'read-only' })`. LevelDB has no shared lock: a
+   * `StoreError('ERR_STORE_IO', location, { detail: 'read-only' })`. LevelDB has no shared lock: a
    * read-only open still takes the folder's LOCK, so it excludes every other opener.
    * @default false
    */

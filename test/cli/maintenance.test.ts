@@ -1,11 +1,13 @@
 // `urldedup verify` and `urldedup repair`, and a damaged table (RELIABILITY crash/corrupt-table):
 // a flipped block gives ERR_STORE_CORRUPT with exit 3 and a hint, never a silent wrong answer;
 // repair recovers what can be read, rebuilds counters and frontier, and verify then runs clean.
+import { fork } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/index.js';
+import { openStore, repairStore } from '../../src/store/index.js';
 import { runCli } from '../support/cli.js';
 
 const dirs: string[] = [];
@@ -75,3 +77,77 @@ describe('a damaged table file', () => {
     expect(report.counted.admitted).toBeGreaterThan(0); // the URL records outside the damaged block survive
   }, 60_000);
 });
+
+describe('urldedup repair and a store another process has open (RELIABILITY store/repair-while-locked)', () => {
+  const WORKER = fileURLToPath(new URL('../fixtures/store-admit-worker.mjs', import.meta.url));
+
+  it('is refused with ERR_STORE_LOCKED (exit 3) before touching a file; the writer goes on, and the store opens clean afterwards', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'urldedup-maint-'));
+    dirs.push(root);
+    const db = join(root, 'db');
+    // a second process admitting batches until killed, each acknowledged after admit() resolved
+    const writer = fork(WORKER, ['admit', db, '7', 'never', '0', '1'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const exited = new Promise<void>((resolve) => writer.on('exit', () => resolve()));
+    const acked = new Set<string>();
+    let acks = 0;
+    writer.on('message', (m: { type: string; keys?: string[] }) => {
+      if (m.type !== 'ack') return;
+      acks++;
+      for (const k of m.keys ?? []) acked.add(k);
+    });
+    const acksReach = async (n: number): Promise<void> => {
+      for (const t0 = Date.now(); acks < n; await new Promise((r) => setTimeout(r, 10))) {
+        if (Date.now() - t0 > 20_000) throw new Error(`the writer acknowledged ${acks} batches, not ${n}`);
+      }
+    };
+    try {
+      await acksReach(3);
+      const manifests = readdirSync(db).filter((f) => f.startsWith('MANIFEST-'));
+
+      const cli = await runCli(['repair', '--db', db]);
+      expect(cli.code).toBe(3);
+      expect(cli.stderr).toContain('ERR_STORE_LOCKED');
+      expect(cli.stdout).not.toContain('repaired');
+      const error = await repairStore(db).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toMatchObject({ code: 'ERR_STORE_LOCKED', input: db });
+      const causes: string[] = [];
+      for (let e = error as { code?: unknown; cause?: unknown } | undefined; e !== undefined && e !== null; e = e.cause as typeof e) if (typeof e.code === 'string') causes.push(e.code);
+      expect(causes).toContain('LEVEL_LOCKED');
+      // LevelDB's repairer writes a new MANIFEST and moves what it cannot use into lost/: neither happened
+      expect(readdirSync(db)).not.toContain('lost');
+      expect(readdirSync(db).filter((f) => f.startsWith('MANIFEST-'))).toEqual(manifests);
+
+      // the writer is unaffected
+      const seen = acks;
+      await acksReach(seen + 3);
+    } finally {
+      writer.kill('SIGKILL');
+      await exited;
+    }
+    const store = await openStore(db);
+    try {
+      const keys = new Set<string>();
+      for await (const r of store.canonicalUrls()) keys.add(r.key);
+      expect([...acked].filter((k) => !keys.has(k))).toEqual([]);
+      expect((await store.verify()).problems).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+
+  it('reports each sublevel before and after: nothing dropped from an intact store', async () => {
+    const db = await filledStore(2000);
+    const report = await repairStore(db);
+    expect(report.before.url).toBe(2001);
+    expect(report.after).toEqual(report.before);
+    expect(Object.values(report.dropped).every((n) => n === 0)).toBe(true);
+    expect(report.dropped.url).toBe(0);
+    const cli = await runCli(['repair', '--db', db]);
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toContain('url 2001 → 2001');
+  }, 60_000);
+});
+

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Level } from 'level';
-import { StoreEngine } from '../../src/store/engine.js';
+import { StoreEngine } from '../../src/store/engine/index.js';
 import { openStore, type SeenStore, type StoreOptions } from '../../src/store/index.js';
 import type { Space } from '../../src/store/keys.js';
 import type { Kv, KvOp, KvRange } from '../../src/store/kv.js';

@@ -1,8 +1,8 @@
 // Pipelined admits: a failed write refuses every batch built on it and rolls the in-memory state
 // back, so nothing is reported admitted or seen that the database does not hold.
 import { describe, expect, it } from 'vitest';
-import { UrlError } from '../../src/normalize/index.js';
-import { StoreEngine } from '../../src/store/engine.js';
+import { StoreError } from '../../src/store/errors.js';
+import { StoreEngine } from '../../src/store/engine/index.js';
 import type { AdmitResult } from '../../src/store/seen-store.js';
 import type { Space } from '../../src/store/keys.js';
 import type { Kv, KvOp, KvRange } from '../../src/store/kv.js';
@@ -30,7 +30,7 @@ class FlakyKv implements Kv {
   async write(ops: readonly KvOp[]): Promise<void> {
     const n = ++this.writes;
     await new Promise((r) => setTimeout(r, 5));
-    if (this.failAt.has(n)) throw new UrlError('ERR_STORE_IO', this.location, { detail: 'injected write failure' });
+    if (this.failAt.has(n)) throw new StoreError('ERR_STORE_IO', this.location, { detail: 'injected write failure' });
     return this.inner.write(ops);
   }
   close(): Promise<void> {

@@ -13,7 +13,7 @@
 // ~5 s in all by default, 60 s with URLDEDUP_LONG=1. Replay with URLDEDUP_SEED=<seed>.
 import { describe, expect, it } from 'vitest';
 import { UrlError } from '../../src/normalize/index.js';
-import { StoreEngine } from '../../src/store/engine.js';
+import { StoreEngine } from '../../src/store/engine/index.js';
 import type { SyncPolicy, StoreOptions } from '../../src/store/seen-store.js';
 import { FaultDisk, type WriteEvent } from '../support/fault-kv.js';
 import { seededRandom, type SeededRandom } from '../support/seeded-random.js';

@@ -7,7 +7,8 @@ import { dirname, resolve as resolvePath } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Writable } from 'node:stream';
 import { crawl, defaultCrawlOptions, formatReport, type CrawlOptions, type CrawlProgress, type ScopeMode } from '../../crawler/index.js';
-import { isPresetName, UrlError, type PresetName } from '../../normalize/index.js';
+import { isPresetName, type PresetName } from '../../normalize/index.js';
+import { isStoreError } from '../../store/index.js';
 import { UsageError } from '../errors.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_STORE, EXIT_USAGE } from '../exit-codes.js';
 import { createLogger, type LogLevel } from '../logger.js';
@@ -246,7 +247,7 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
   } catch (error) {
     if (tty) stderr.write('\r\x1b[K');
     stderr.write(`urldedup crawl: ${(error as Error).message}\n`);
-    if (error instanceof UrlError && error.code.startsWith('ERR_STORE_')) {
+    if (isStoreError(error)) {
       return EXIT_STORE;
     }
     return EXIT_FAILURE;

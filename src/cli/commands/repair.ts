@@ -1,12 +1,11 @@
 /**
  * `urldedup repair`: LevelDB repair of a damaged store, the derived records rebuilt, then verify.
  */
-import { existsSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { ClassicLevel } from 'classic-level';
-import { isPresetName, UrlError, type PresetName } from '../../normalize/index.js';
+import { isPresetName, type PresetName } from '../../normalize/index.js';
+import { repairStore, type RepairReport } from '../../store/index.js';
 import { presetsFrom } from '../args.js';
 import { failure } from '../errors.js';
 import { EXIT_OK } from '../exit-codes.js';
@@ -16,9 +15,11 @@ import { verifyAndReport, verifyFlags } from './verify.js';
 const REPAIR_HELP = `Usage: urldedup repair --db DIR
 
 Runs LevelDB's repair on a damaged store (after ERR_STORE_CORRUPT), recovering every record that
-can still be read, rebuilds what is derived from the URL and alias records (counters, frontier,
-indexes), then checks the store as 'urldedup verify' does. Stop every process using the
-store first. Exit codes: 0 repaired and consistent, 1 repaired with problems left, 3 not repairable.
+can still be read, reports the entries of each sublevel before and after (what the repair dropped),
+rebuilds what is derived from the URL and alias records (counters, frontier, indexes), then checks
+the store as 'urldedup verify' does. A store another process has open is refused with
+ERR_STORE_LOCKED before any file is touched: stop every process using the store first.
+Exit codes: 0 repaired and consistent, 1 repaired with problems left, 3 locked or not repairable.
 
 Example:
   urldedup repair --db ./.urldedup/db && urldedup verify --db ./.urldedup/db
@@ -48,6 +49,17 @@ async function rebuildDerived(location: string, extra: readonly PresetName[]): P
   }
 }
 
+/** `url 20000 → 19744 (-256), alias 1 → 1, …`: each sublevel's entries before and after a repair. */
+function formatRepairCounts(r: RepairReport): string {
+  const parts: string[] = [];
+  for (const [space, after] of Object.entries(r.after)) {
+    const before = r.before[space as keyof RepairReport['before']];
+    if (before === undefined) parts.push(`${space} unreadable → ${after}`);
+    else parts.push(`${space} ${before} → ${after}${before === after ? '' : ` (${after - before})`}`);
+  }
+  return parts.length === 0 ? 'none readable' : parts.join(', ');
+}
+
 export async function runRepairCommand(argv: string[], stdout: Writable, stderr: Writable = process.stderr): Promise<number> {
   try {
     const { values } = parseArgs({ args: argv, options: verifyFlags, allowPositionals: false, strict: true });
@@ -56,13 +68,10 @@ export async function runRepairCommand(argv: string[], stdout: Writable, stderr:
       return EXIT_OK;
     }
     const location = resolvePath(values.db ?? DEFAULT_DB);
-    if (!existsSync(location)) throw new UrlError('ERR_STORE_IO', location, { detail: 'no store in this folder' });
-    try {
-      await ClassicLevel.repair(location);
-    } catch (error) {
-      throw new UrlError('ERR_STORE_CORRUPT', location, { cause: error, detail: 'LevelDB repair failed' });
-    }
+    // refused with ERR_STORE_LOCKED, touching nothing, while another process has the store open
+    const report = await repairStore(location);
     stdout.write(`store ${location}: repaired\n`);
+    stdout.write(`  entries per sublevel before → after: ${formatRepairCounts(report)}\n`);
     await rebuildDerived(location, presetsFrom(values.preset));
     return await verifyAndReport(location, values.json === true, stdout);
   } catch (error) {

@@ -1,0 +1,391 @@
+/**
+ * The frontier gate (DESIGN `admit`): normalize → presets and active rules → aliases → seen check
+ * → enqueue, one atomic batch per call. A batch goes through four phases:
+ *   1. `identifyInputs` (synchronous): identity key, scope, in-batch duplicates, presets and rules;
+ *   2. `followAliases`: one read of the alias table for every input the alias front may know;
+ *   3. `checkSeen`: the Bloom front, the cache and the batches in flight, then one read for the rest;
+ *   4. `decide`: queued, seen, or the reason it was mapped, in input order, into one batch.
+ * The inputs that go on are kept in columns (`Items`), not one object each: the hot path allocates
+ * little per URL.
+ */
+import { defaultLimits, fingerprintInto, fingerprintWords, parseUri, UrlError, type UriRecord, type UrlErrorCode } from '../../normalize/index.js';
+import { identifyInto, UrlIdentity } from '../../normalize/identify.js';
+import { decodeJson, encodeUrlEntry, type AdmitReason, type AliasEntry, type UrlEntry } from '../keys.js';
+import { hostOf } from '../rules.js';
+import type { AdmitResult } from '../seen-store.js';
+import { getUrl, type Txn } from './batch.js';
+import { canonicalize, identity, inScope, isUrlError, transform, type Identity } from './canonicalize.js';
+import type { EngineState } from './state.js';
+import { entrySummary, recordOfKey, setUrl } from './url-state.js';
+import type { WriteQueue } from './write-queue.js';
+
+/** Presence of a key in the seen set: absent for sure, present, or asked of the database. */
+const ABSENT = 0;
+const PRESENT = 1;
+const ASKED = 2;
+type Presence = typeof ABSENT | typeof PRESENT | typeof ASKED;
+
+/** An item that presets, rules or an alias map elsewhere. */
+interface Mapping {
+  /** The key after presets and rules. */
+  readonly transformedKey: string;
+  /** Its record, when presets or rules changed it. */
+  readonly transformedRecord: UriRecord | undefined;
+  /** The first step that changed the key (`alias` for the alias table), or none when they cancel out. */
+  via: string | undefined;
+}
+
+/**
+ * The inputs of one batch that go on past phase 1 ("items"), as columns indexed by item. An
+ * identity key is `keyHead + keyRest`: the single pass's two parts, or '' and the key.
+ */
+class Items {
+  count = 0;
+  readonly inputIndex: Int32Array;
+  readonly identityKey: string[];
+  /** host[:port] of the URL (the frontier's host). */
+  readonly hostPort: string[];
+  readonly keyHead: string[];
+  readonly keyRest: string[];
+  /** The key after presets, rules and aliases. */
+  readonly canonicalKey: string[];
+  /** Fingerprint words of `canonicalKey` and of `identityKey`. */
+  readonly canonicalW1: Int32Array;
+  readonly canonicalW2: Int32Array;
+  readonly identityW1: Int32Array;
+  readonly identityW2: Int32Array;
+  readonly canonicalPresence: Uint8Array;
+  readonly identityPresence: Uint8Array;
+  mapped: Map<number, Mapping> | undefined;
+  /** Items the alias front may know (their canonical key so far may be an alias source). */
+  aliasWanted: number[] | undefined;
+  /** Pairs: input index of an in-batch duplicate, input index of its first occurrence. */
+  readonly duplicates: number[] = [];
+
+  constructor(n: number) {
+    this.inputIndex = new Int32Array(n);
+    this.identityKey = new Array<string>(n);
+    this.hostPort = new Array<string>(n);
+    this.keyHead = new Array<string>(n);
+    this.keyRest = new Array<string>(n);
+    this.canonicalKey = new Array<string>(n);
+    this.canonicalW1 = new Int32Array(n);
+    this.canonicalW2 = new Int32Array(n);
+    this.identityW1 = new Int32Array(n);
+    this.identityW2 = new Int32Array(n);
+    this.canonicalPresence = new Uint8Array(n);
+    this.identityPresence = new Uint8Array(n);
+  }
+
+  map(j: number, m: Mapping): void {
+    (this.mapped ??= new Map()).set(j, m);
+  }
+}
+
+/** A refused input's result. */
+function outOfScope(url: string, key: string): AdmitResult {
+  return { url, key, identityKey: key, admitted: false, reason: 'out-of-scope' };
+}
+
+/** Phase 1 (synchronous): identity, scope, in-batch duplicates, presets and rules. */
+function identifyInputs(s: EngineState, urls: readonly string[], depth: number, results: (AdmitResult | undefined)[]): Items {
+  const n = urls.length;
+  const items = new Items(n);
+  const { inputIndex, identityKey } = items;
+  // in-batch duplicates (same identity key): open addressing over the fingerprint the Bloom
+  // front needs anyway, each hit confirmed by comparing the keys (no Map hashing of each key)
+  let slots = 1024;
+  while (slots < 2 * n) slots *= 2;
+  const firstOf = new Int32Array(slots); // item + 1, 0: empty
+  const slotMask = slots - 1;
+  const fast = s.normalizeOptions === undefined;
+  const maxLength = defaultLimits.maxLength;
+  const inDepth = depth <= s.o.maxDepth;
+  const httpIn = inDepth && s.o.schemes.has('http');
+  const httpsIn = inDepth && s.o.schemes.has('https');
+  const needsRecord = !(s.o.presets.length === 0 && s.o.hosts === undefined && s.o.filter === undefined);
+  const aliasFront = s.aliasFront.count > 0 ? s.aliasFront : undefined;
+  const fw = new Int32Array(2); // fingerprint words of the key at hand
+  const idr = new UrlIdentity(); // the URL at hand, identified (reused)
+  for (let i = 0; i < n; i++) {
+    const url = urls[i]!;
+    let k0: string;
+    let host: string;
+    let rec: UriRecord | undefined;
+    let head = '';
+    let rest: string;
+    // default options: normalize's identify gives key, host[:port] and the key's fingerprint from
+    // the single pass for http(s) (it declines userinfo, so there is no password to redact), and
+    // the ladder's record otherwise
+    let identified = false;
+    if (fast && typeof url === 'string' && url.length <= maxLength) {
+      try {
+        identifyInto(url, idr);
+        identified = true;
+      } catch (e) {
+        if (!isUrlError(e)) throw e;
+        results[i] = { url, key: undefined, identityKey: undefined, admitted: false, reason: `invalid:${e.code as UrlErrorCode}` };
+        continue;
+      }
+    }
+    if (identified && idr.record === undefined) {
+      head = idr.keyHead;
+      rest = idr.keyRest;
+      k0 = idr.key;
+      host = idr.hostPort;
+      if (!(idr.scheme === 'https' ? httpsIn : httpIn)) {
+        results[i] = outOfScope(url, k0);
+        continue;
+      }
+      // a record only when a preset, a rule of its host or the scope needs one
+      if (needsRecord || s.rules.hasActive(host)) {
+        rec = parseUri(idr.normal);
+        if (!inScope(s, rec, depth)) {
+          results[i] = outOfScope(url, k0);
+          continue;
+        }
+      }
+      fw[0] = idr.fingerprintHigh; // the key's words, without reading its head again
+      fw[1] = idr.fingerprintLow;
+    } else {
+      let id: Identity;
+      try {
+        if (typeof url !== 'string') throw new UrlError('ERR_INVALID_URL', String(url), { detail: 'not a string' });
+        // the ladder's record identify made, unless a password needs redacting (identity's steps)
+        const r = identified ? idr.record : undefined;
+        id = r !== undefined && r.userinfo === undefined ? { rec: r, key: idr.key } : identity(s, url);
+      } catch (e) {
+        if (!isUrlError(e)) throw e;
+        results[i] = { url, key: undefined, identityKey: undefined, admitted: false, reason: `invalid:${e.code as UrlErrorCode}` };
+        continue;
+      }
+      k0 = id.key;
+      rest = k0;
+      rec = id.rec;
+      host = hostOf(rec);
+      if (!inScope(s, rec, depth)) {
+        results[i] = outOfScope(url, k0);
+        continue;
+      }
+      fingerprintInto(k0, fw);
+    }
+    const g1 = fw[0]!;
+    const g2 = fw[1]!;
+    let slot = (g1 ^ (g1 >>> 16)) & slotMask;
+    let first = -1;
+    for (let f = firstOf[slot]!; f !== 0; f = firstOf[slot]!) {
+      if (identityKey[f - 1] === k0) {
+        first = inputIndex[f - 1]!;
+        break;
+      }
+      slot = (slot + 1) & slotMask;
+    }
+    if (first !== -1) {
+      items.duplicates.push(i, first);
+      continue;
+    }
+    const j = items.count++;
+    firstOf[slot] = j + 1;
+    inputIndex[j] = i;
+    identityKey[j] = k0;
+    items.hostPort[j] = host;
+    items.keyHead[j] = head;
+    items.keyRest[j] = rest;
+    items.identityW1[j] = g1;
+    items.identityW2[j] = g2;
+    let key = k0;
+    let h1 = g1;
+    let h2 = g2;
+    if (rec !== undefined) {
+      const t = transform(s, rec, k0);
+      if (t.key !== k0 || t.via !== undefined) {
+        items.map(j, { transformedKey: t.key, transformedRecord: t.via === undefined ? undefined : t.rec, via: t.via });
+        if (t.key !== k0) {
+          key = t.key;
+          fingerprintInto(key, fw);
+          h1 = fw[0]!;
+          h2 = fw[1]!;
+        }
+      }
+    }
+    items.canonicalKey[j] = key;
+    items.canonicalW1[j] = h1;
+    items.canonicalW2[j] = h2;
+    if (aliasFront?.hasWords(h1, h2) === true) (items.aliasWanted ??= []).push(j);
+  }
+  return items;
+}
+
+/** Phase 2: aliases (one read for all, only where the alias front says maybe). */
+async function followAliases(s: EngineState, items: Items): Promise<void> {
+  const wanted = items.aliasWanted;
+  if (wanted === undefined) return;
+  const keys = items.canonicalKey;
+  const unique = [...new Set(wanted.map((j) => keys[j]!))];
+  const values = await s.kv.getMany('alias', unique);
+  const aliases = new Map<string, string>();
+  for (let q = 0; q < unique.length; q++) {
+    const v = values[q];
+    if (v !== undefined) aliases.set(unique[q]!, decodeJson<AliasEntry>(v).to);
+  }
+  for (const j of wanted) {
+    const to = aliases.get(keys[j]!);
+    if (to === undefined) continue;
+    const mj = items.mapped?.get(j);
+    keys[j] = to;
+    if (to === items.identityKey[j]) {
+      // the transforms and the alias cancel out
+      if (mj !== undefined) mj.via = undefined;
+      items.canonicalW1[j] = items.identityW1[j]!;
+      items.canonicalW2[j] = items.identityW2[j]!;
+    } else {
+      if (mj === undefined) items.map(j, { transformedKey: items.identityKey[j]!, transformedRecord: undefined, via: 'alias' });
+      else mj.via ??= 'alias';
+      const w = fingerprintWords(to);
+      items.canonicalW1[j] = w[0] | 0;
+      items.canonicalW2[j] = w[1] | 0;
+    }
+  }
+}
+
+/**
+ * Phase 3: the seen set. The Bloom front first: a "no" is certain and needs nothing more; a
+ * "maybe" is settled by the cache, the batches still being written, or one database read.
+ * Returns the keys the read found (`ASKED` presences are settled against it).
+ */
+async function checkSeen(s: EngineState, items: Items): Promise<Set<string> | undefined> {
+  let queried: Map<string, number> | undefined; // key → its first fingerprint word
+  const presence = (k: string, h1: number, h2: number, head = '', rest = k): Presence => {
+    if (!s.front.hasWords(h1, h2)) return ABSENT;
+    if (head === '' ? s.cache.has(k, h1) : s.cache.hasSplit(head, rest, h1)) return PRESENT;
+    if (s.pendingKeys.has(k, h1)) return PRESENT;
+    (queried ??= new Map()).set(k, h1);
+    return ASKED;
+  };
+  const { canonicalKey: keys, identityKey: k0s } = items;
+  for (let j = 0; j < items.count; j++) {
+    if (keys[j] === k0s[j]) {
+      items.canonicalPresence[j] = presence(keys[j]!, items.canonicalW1[j]!, items.canonicalW2[j]!, items.keyHead[j], items.keyRest[j]);
+    } else {
+      items.canonicalPresence[j] = presence(keys[j]!, items.canonicalW1[j]!, items.canonicalW2[j]!);
+      if (items.mapped?.get(j)?.via !== 'alias') items.identityPresence[j] = presence(k0s[j]!, items.identityW1[j]!, items.identityW2[j]!);
+    }
+  }
+  if (queried === undefined) return undefined;
+  let found: Set<string> | undefined;
+  const query = [...queried.keys()];
+  const values = await s.kv.getMany('url', query);
+  for (let q = 0; q < query.length; q++) {
+    const v = values[q];
+    if (v === undefined) continue;
+    const k = query[q]!;
+    (found ??= new Set()).add(k);
+    // the read is current: only batches of this queue are being written, and they create
+    // keys they found absent, never one that is present
+    s.cache.set(k, queried.get(k)!, entrySummary(v));
+  }
+  return found;
+}
+
+/** Phase 4: decisions, in input order, into one batch. */
+function decide(s: EngineState, txn: Txn, urls: readonly string[], items: Items, found: Set<string> | undefined, depth: number, now: number, src: string | undefined, results: (AdmitResult | undefined)[]): void {
+  const isPresent = (k: string, p: number): boolean => (p === ASKED ? found?.has(k) === true : p === PRESENT);
+  // once a transform maps an input onto another key, inputs may collide with keys this batch created
+  let transformed = false;
+  for (let j = 0; j < items.count; j++) {
+    const i = items.inputIndex[j]!;
+    const url = urls[i]!;
+    const k0 = items.identityKey[j]!;
+    const key = items.canonicalKey[j]!;
+    if (key === k0) {
+      if (transformed && txn.creates(k0)) results[i] = { url, key, identityKey: k0, admitted: false, reason: 'duplicate-in-batch' };
+      else if (isPresent(k0, items.canonicalPresence[j]!)) results[i] = { url, key, identityKey: k0, admitted: false, reason: 'seen' };
+      else {
+        queueNew(txn, k0, items.hostPort[j]!, depth, now, src, items.canonicalW1[j]!, items.canonicalW2[j]!, items.keyHead[j]!, items.keyRest[j]!);
+        results[i] = { url, key, identityKey: k0, admitted: true, reason: 'new' };
+      }
+      continue;
+    }
+    transformed = true;
+    const mj = items.mapped!.get(j)!;
+    const via = mj.via!;
+    let admitted = false;
+    if (!isPresent(key, items.canonicalPresence[j]!) && !txn.creates(key)) {
+      const rec = key === mj.transformedKey && mj.transformedRecord !== undefined ? mj.transformedRecord : recordOfKey(key);
+      queueNew(txn, key, hostOf(rec), depth, now, src, items.canonicalW1[j]!, items.canonicalW2[j]!);
+      admitted = true;
+    }
+    if (via !== 'alias' && !isPresent(k0, items.identityPresence[j]!) && !txn.creates(k0)) {
+      const entry: UrlEntry = { s: 'pruned', d: depth, t: now, by: via, to: key };
+      if (src !== undefined) entry.src = src;
+      setUrl(s, txn, k0, undefined, entry);
+    }
+    results[i] = admitted ? { url, key, identityKey: k0, admitted: true, reason: 'new', via } : { url, key, identityKey: k0, admitted: false, reason: via as AdmitReason };
+  }
+  const dup = items.duplicates;
+  for (let q = 0; q < dup.length; q += 2) {
+    const i = dup[q]!;
+    const r = results[dup[q + 1]!]!;
+    results[i] = { url: urls[i]!, key: r.key, identityKey: r.identityKey, admitted: false, reason: 'duplicate-in-batch' };
+  }
+}
+
+/** One `admit` call, built into a batch and submitted (the queue's `admitQueued` runs it). */
+export async function admitBatch(s: EngineState, q: WriteQueue, urls: readonly string[], depth: number, source: string | undefined): Promise<{ value: AdmitResult[]; written: Promise<void> }> {
+  const epoch = q.epoch;
+  const now = Date.now();
+  let src: string | undefined;
+  if (source !== undefined) {
+    try {
+      src = identity(s, source).key;
+    } catch (e) {
+      if (!isUrlError(e)) throw e;
+    }
+  }
+  const results: (AdmitResult | undefined)[] = new Array(urls.length);
+  const items = identifyInputs(s, urls, depth, results);
+  await followAliases(s, items);
+  const found = await checkSeen(s, items);
+  const txn = q.newTxn();
+  decide(s, txn, urls, items, found, depth, now, src, results);
+  return { value: results as AdmitResult[], written: q.submit(txn, epoch) };
+}
+
+/** The hot path of `setUrl`: a key never seen, queued. */
+export function queueNew(txn: Txn, key: string, h: string, depth: number, now: number, src: string | undefined, h1: number, h2: number, head = '', rest = key): void {
+  const b = txn.blockFor(h, depth, head, rest);
+  const of = b.valueOf;
+  if (b.value === undefined || of === undefined || of[0] !== depth || of[1] !== now || of[2] !== src) {
+    b.value = encodeUrlEntry(src === undefined ? { s: 'queued', d: depth, t: now, h, n: b.seq } : { s: 'queued', d: depth, t: now, h, n: b.seq, src });
+    b.valueOf = [depth, now, src];
+  }
+  b.queued++;
+  txn.queuedNew++;
+  txn.addNew(key, h1, h2, head, rest);
+  txn.put('url', key, b.value);
+}
+
+/**
+ * The pipeline for one URL inside a batch (redirect targets, give-backs, frontier pruning):
+ * queue the canonical key when new, and record the URL as pruned when a preset or rule mapped it.
+ */
+export async function admitOne(s: EngineState, txn: Txn, rec: UriRecord, k0: string, depth: number, src: string | undefined, now: number, exclude?: string): Promise<{ key: string; admitted: boolean; via: string | undefined }> {
+  const { key, via, t } = await canonicalize(s, txn, rec, k0, exclude);
+  let admitted = false;
+  const target = await getUrl(s.kv, txn, key);
+  if (target === undefined) {
+    const entry: UrlEntry = { s: 'queued', d: depth, t: now };
+    if (src !== undefined) entry.src = src;
+    setUrl(s, txn, key, undefined, entry, key === k0 ? rec : key === t.key ? t.rec : undefined);
+    admitted = true;
+  }
+  if (key !== k0 && via !== undefined && via !== 'alias') {
+    const own = await getUrl(s.kv, txn, k0);
+    if (own === undefined) {
+      const entry: UrlEntry = { s: 'pruned', d: depth, t: now, by: via, to: key };
+      if (src !== undefined) entry.src = src;
+      setUrl(s, txn, k0, undefined, entry);
+    }
+  }
+  return { key, admitted, via };
+}

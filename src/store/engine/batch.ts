@@ -1,0 +1,142 @@
+/**
+ * One batch: the pending changes of one call, written as one `Kv.write` (one LevelDB WriteBatch,
+ * RELIABILITY promise 3), with read-your-writes overlays so a call sees its own changes before the
+ * commit. The reads here go through the overlay first, then the database.
+ */
+import { decodeJson, decodeUrlEntry, type AliasEntry, type Space, type UrlEntry } from '../keys.js';
+import { BLOCK_LINES, blockLine, headLine } from '../frontier.js';
+import type { Kv, KvOp } from '../kv.js';
+import type { RuleRecord } from '../rules.js';
+import type { EngineState } from './state.js';
+
+/** The pending changes of one batch, with read-your-writes overlays. */
+export class Txn {
+  readonly ops: KvOp[] = [];
+  readonly urls = new Map<string, UrlEntry | null>();
+  readonly aliases = new Map<string, AliasEntry | null>();
+  readonly evidence = new Map<string, string | null>();
+  readonly rules = new Map<string, RuleRecord>();
+  readonly counters = new Map<string, number>();
+  readonly frontier = new Map<string, number>();
+  /** Keys whose frontier entry ends (no longer in flight after the commit). */
+  readonly landed: string[] = [];
+  readonly newKeys: string[] = [];
+  /** Fingerprint words of `newKeys`, two per key. */
+  readonly newWords: number[] = [];
+  /** The single-pass parts of `newKeys` ('' and the key when it came whole): see `EngineState.applyWritten`. */
+  readonly newHeads: string[] = [];
+  readonly newRests: string[] = [];
+  private createdSet: Set<string> | undefined;
+  readonly newAliasSources: string[] = [];
+  /** Frontier blocks this batch writes: the open block per host, and the full ones. */
+  readonly blocks = new Map<string, Block>();
+  readonly fullBlocks: (Block & { host: string })[] = [];
+  /** Live-line counts of existing blocks after this batch (0: the block is deleted). */
+  readonly blockLive = new Map<string, number>();
+  /** Keys queued by `queueNew` (counted into `admitted` and `state:queued` at submit). */
+  queuedNew = 0;
+  seq: number;
+
+  constructor(seq: number) {
+    this.seq = seq;
+  }
+
+  put(space: Space, key: string, value: string): void {
+    this.ops.push({ space, key, value });
+  }
+
+  del(space: Space, key: string): void {
+    this.ops.push({ space, key, value: undefined });
+  }
+
+  count(name: string, delta: number): void {
+    this.counters.set(name, (this.counters.get(name) ?? 0) + delta);
+  }
+
+  /** Put `key` at `depth` into this batch's block for `host`; returns the block's sequence number. */
+  place(host: string, depth: number, key: string): number {
+    return this.blockFor(host, depth, '', key).seq;
+  }
+
+  /**
+   * The block for `host` with room for one more line, with the key `head + rest` at `depth` in it:
+   * a head line first when `head` is not the block's current head (frontier.ts), then the line.
+   */
+  blockFor(host: string, depth: number, head: string, rest: string): Block {
+    let b = this.blocks.get(host);
+    if (b === undefined || b.lines.length >= BLOCK_LINES - 1) {
+      if (b !== undefined) this.fullBlocks.push({ host, ...b });
+      b = { seq: this.seq++, lines: [], head: '', queued: 0, value: undefined, valueOf: undefined };
+      this.blocks.set(host, b);
+    }
+    if (b.head !== head) {
+      b.lines.push(headLine(head));
+      b.head = head;
+    }
+    b.lines.push(blockLine(depth, rest));
+    return b;
+  }
+
+  /** A `url` entry for `key` is created by this batch. */
+  addNew(key: string, h1: number, h2: number, head = '', rest = key): void {
+    this.newKeys.push(key);
+    this.newWords.push(h1, h2);
+    this.newHeads.push(head);
+    this.newRests.push(rest);
+    this.createdSet?.add(key);
+  }
+
+  /** True when this batch creates a `url` entry for `key` (the set is built on first use). */
+  creates(key: string): boolean {
+    this.createdSet ??= new Set(this.newKeys);
+    return this.createdSet.has(key);
+  }
+}
+
+/** A frontier block being written by a batch. */
+export interface Block {
+  readonly seq: number;
+  readonly lines: string[];
+  /** The head the block's next line is written under (frontier.ts: `@head` lines). */
+  head: string;
+  /** Lines added by `queueNew` (their frontier count is added at submit). */
+  queued: number;
+  /**
+   * The `url` value of the entries `queueNew` queued at this block: every field of a new queued
+   * entry (depth, time, block, host, source) is the batch's or the block's, so they share one string.
+   */
+  value: string | undefined;
+  /** The depth, time and source `value` was made for. */
+  valueOf: readonly [number, number, string | undefined] | undefined;
+}
+
+// ---- reads with the batch overlay ------------------------------------------------------------
+
+/** A `url` entry: this batch's, else the database's. */
+export async function getUrl(kv: Pick<Kv, 'get'>, txn: Txn | undefined, key: string): Promise<UrlEntry | undefined> {
+  const pending = txn?.urls.get(key);
+  if (pending !== undefined) return pending ?? undefined;
+  const v = await kv.get('url', key);
+  return v === undefined ? undefined : decodeUrlEntry(v);
+}
+
+/** An `alias` entry: this batch's, else the database's when the alias front says maybe. */
+export async function getAlias(s: EngineState, txn: Txn | undefined, key: string): Promise<AliasEntry | undefined> {
+  const pending = txn?.aliases.get(key);
+  if (pending !== undefined) return pending ?? undefined;
+  if (!s.aliasFront.has(key) && !(txn?.newAliasSources.includes(key) ?? false)) return undefined;
+  const v = await s.kv.get('alias', key);
+  return v === undefined ? undefined : decodeJson<AliasEntry>(v);
+}
+
+/** An `evidence` value: this batch's, else the database's. */
+export async function getEvidence(kv: Pick<Kv, 'get'>, txn: Txn, key: string): Promise<string | undefined> {
+  const pending = txn.evidence.get(key);
+  if (pending !== undefined) return pending ?? undefined;
+  return kv.get('evidence', key);
+}
+
+export function putEvidence(txn: Txn, key: string, value: string): void {
+  txn.evidence.set(key, value);
+  txn.put('evidence', key, value);
+}

@@ -1,0 +1,102 @@
+/**
+ * The canonical key of a URL, RFC 3986 §6.2.4 at the frontier gate:
+ *
+ *     url ─ normalize (§6.2.2, §6.2.3) ─ redact password ─► identity key
+ *         ─ presets (named, reversible) ─ active host rules ─► transformed key ─ alias table ─► canonical key
+ *
+ * `identity` and `transform` are pure given the state (the aliases are read by the callers, which
+ * batch those reads).
+ */
+import { applyPolicy, keyFromRecord, normalizeRecord, UrlError, type UriRecord } from '../../normalize/index.js';
+import { applyRules } from '../rules.js';
+import { redactPassword } from '../userinfo.js';
+import { getAlias, type Txn } from './batch.js';
+import type { EngineState } from './state.js';
+
+export interface Identity {
+  readonly rec: UriRecord;
+  readonly key: string;
+}
+
+export interface Transformed {
+  readonly rec: UriRecord;
+  readonly key: string;
+  /** `preset:<name>` or `rule:<id>`: the first step that changed the key. */
+  readonly via: string | undefined;
+}
+
+export function isUrlError(e: unknown): e is UrlError {
+  return e instanceof UrlError;
+}
+
+/** normalize (RFC rungs) → redact the password → key. Throws `UrlError`. */
+export function identity(s: EngineState, url: string): Identity {
+  const rec = redactPassword(normalizeRecord(url, s.normalizeOptions), s.salt);
+  return { rec, key: keyFromRecord(rec) };
+}
+
+/** The store's scope: depth, scheme, hosts (and their subdomains), then the caller's filter. */
+export function inScope(s: EngineState, rec: UriRecord, depth: number): boolean {
+  const o = s.o;
+  if (depth > o.maxDepth) return false;
+  if (!o.schemes.has(rec.scheme ?? '')) return false;
+  if (o.hosts !== undefined) {
+    const host = rec.host ?? '';
+    if (!o.hosts.some((h) => host === h || host.endsWith('.' + h))) return false;
+  }
+  return o.filter === undefined || o.filter(rec);
+}
+
+/** Presets, then active host rules. `exclude` (a reason) is left out, for a give-back. */
+export function transform(s: EngineState, rec: UriRecord, k0: string, exclude?: string): Transformed {
+  const presetNames = s.o.presets;
+  let cur = rec;
+  let via: string | undefined;
+  if (presetNames.length > 0) {
+    const presets = exclude?.startsWith('preset:') ? presetNames.filter((p) => `preset:${p}` !== exclude) : presetNames;
+    if (presets.length > 0) {
+      const r = applyPolicy(cur, presets);
+      if (r.applied.length > 0) {
+        cur = r.record;
+        via = `preset:${r.applied[0]}`;
+      }
+    }
+  }
+  if (s.rules.anyActive) {
+    const r = applyRules(cur, s.rules.activeOf, exclude?.startsWith('rule:') ? exclude.slice(5) : undefined);
+    if (r.first !== undefined) {
+      cur = r.record;
+      via ??= `rule:${r.first}`;
+    }
+  }
+  if (cur === rec) return { rec, key: k0, via: undefined };
+  const key = keyFromRecord(cur);
+  return key === k0 ? { rec, key: k0, via: undefined } : { rec: cur, key, via };
+}
+
+/** The canonical key of one URL inside a batch, and the step that first moved it (`alias` for the alias table). */
+export interface Canonical {
+  readonly key: string;
+  readonly via: string | undefined;
+  /** The key and record after presets and rules, before the alias table. */
+  readonly t: Transformed;
+}
+
+/**
+ * Presets, rules, then the alias table (through the batch overlay). An alias back onto the
+ * identity key cancels the transform: the URL is its own canonical form.
+ */
+export async function canonicalize(s: EngineState, txn: Txn, rec: UriRecord, k0: string, exclude?: string): Promise<Canonical> {
+  const t = transform(s, rec, k0, exclude);
+  let key = t.key;
+  let via = t.via;
+  const alias = await getAlias(s, txn, key);
+  if (alias !== undefined && alias.to !== k0) {
+    key = alias.to;
+    via ??= 'alias';
+  } else if (alias !== undefined) {
+    key = k0;
+    via = undefined;
+  }
+  return { key, via, t };
+}

@@ -1,0 +1,127 @@
+/**
+ * Evidence in (DESIGN `recordRedirect`, `recordFetch`): what a fetch found is recorded on the URL
+ * entries, redirects become aliases (chains compressed, loops recorded instead of cycles), and the
+ * learner (learner.ts) turns the evidence into host rules. One batch per call.
+ */
+import { counterNames, decodeJson, encodeJson, evidenceKeys, aliasRevKey, prefixRange, SEP, type AliasEntry, type LoopRecord, type TemporaryRedirect, type UrlEntry } from '../keys.js';
+import { isFinalAnswer } from '../rules.js';
+import type { FetchRecord } from '../seen-store.js';
+import { admitOne } from './admit.js';
+import { getAlias, getEvidence, getUrl, putEvidence, type Txn } from './batch.js';
+import { inScope, type Identity } from './canonicalize.js';
+import { afterRuleChanges } from './give-back.js';
+import { noRuleChanges, type RuleLearner } from './learner.js';
+import type { EngineState } from './state.js';
+import { carried, setUrl } from './url-state.js';
+import type { WriteQueue } from './write-queue.js';
+
+export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+/** Count one more temporary redirect (or followed redirect, status 0) from `from`. */
+async function noteTemporary(s: EngineState, txn: Txn, from: string, to: string, status: number, now: number): Promise<void> {
+  const k = evidenceKeys.temporary(from);
+  const old = await getEvidence(s.kv, txn, k);
+  const prevT = old === undefined ? undefined : decodeJson<TemporaryRedirect>(old);
+  if (prevT === undefined) txn.count(counterNames.temporary, 1);
+  putEvidence(txn, k, encodeJson({ to, st: status, n: (prevT?.n ?? 0) + 1, t: now } satisfies TemporaryRedirect));
+}
+
+/**
+ * `from` redirected to `to` with `status` (RFC 9110 §15.4). A permanent redirect (301, 308), or any
+ * with `temporaryRedirectsMerge`, makes `from` an alias of `to`; the target is admitted when in scope.
+ */
+export async function recordRedirect(s: EngineState, q: WriteQueue, learner: RuleLearner, f: Identity, t: Identity, status: number): Promise<void> {
+  const now = Date.now();
+  const txn = q.newTxn();
+  const permanent = status === 301 || status === 308;
+  const merge = permanent || s.o.temporaryRedirectsMerge;
+  const before = await getUrl(s.kv, txn, f.key);
+  const depth = before?.d ?? 0;
+  if (t.key !== f.key && s.o.enqueueRedirectTargets && inScope(s, t.rec, depth)) {
+    await admitOne(s, txn, t.rec, t.key, depth, before?.src, now);
+  }
+  // read again: the target's canonical key may be the source's own (a preset or rule maps it back)
+  const prev = await getUrl(s.kv, txn, f.key);
+  const entry: UrlEntry = { ...carried(prev, depth, now), s: 'redirected', st: status, to: t.key, ft: now };
+  setUrl(s, txn, f.key, prev, entry, f.rec);
+  txn.landed.push(f.key);
+  let loop = false;
+  if (t.key === f.key) loop = await recordLoop(s, txn, f.key, t.key, status, [f.key], now);
+  else if (merge) loop = await addAlias(s, txn, f.key, t.key, status, now);
+  if (!permanent) await noteTemporary(s, txn, f.key, t.key, status, now);
+  const changes = s.o.learnRules && !loop ? await learner.fromRedirect(txn, f, t, status, merge, now) : noRuleChanges();
+  await q.commit(txn);
+  await afterRuleChanges(s, q, changes);
+}
+
+async function recordLoop(s: EngineState, txn: Txn, from: string, to: string, status: number, cycle: string[], now: number): Promise<true> {
+  const k = evidenceKeys.loop(from);
+  if ((await getEvidence(s.kv, txn, k)) === undefined) txn.count(counterNames.loops, 1);
+  putEvidence(txn, k, encodeJson({ to, st: status, cycle, t: now } satisfies LoopRecord));
+  return true;
+}
+
+/**
+ * `from` becomes an alias of `to`'s canonical key. Chains stay compressed (every alias points at
+ * a key that is not itself an alias source), so an alias that would point back at `from` closes a
+ * cycle: it is recorded as a loop and not added. Returns true for a loop.
+ */
+async function addAlias(s: EngineState, txn: Txn, from: string, to: string, status: number, now: number): Promise<boolean> {
+  const next = await getAlias(s, txn, to);
+  const target = next?.to ?? to;
+  if (target === from) return recordLoop(s, txn, from, to, status, target === to ? [from, to] : [from, to, target], now);
+  const prev = await getAlias(s, txn, from);
+  if (prev !== undefined) {
+    if (prev.to !== target) txn.del('aliasrev', aliasRevKey(prev.to, from));
+  } else {
+    txn.count(counterNames.aliases, 1);
+    txn.newAliasSources.push(from);
+  }
+  const entry: AliasEntry = { to: target, st: status, t: now };
+  txn.aliases.set(from, entry);
+  txn.put('alias', from, encodeJson(entry));
+  txn.put('aliasrev', aliasRevKey(target, from), '');
+  // whatever pointed at `from` now points at `target`
+  for await (const rk of s.kv.keys('aliasrev', prefixRange(from + SEP))) {
+    const source = rk.slice(from.length + 1);
+    const old = await getAlias(s, txn, source);
+    if (old === undefined || old.to !== from) continue;
+    const moved: AliasEntry = { ...old, to: target };
+    txn.aliases.set(source, moved);
+    txn.put('alias', source, encodeJson(moved));
+    txn.del('aliasrev', rk);
+    txn.put('aliasrev', aliasRevKey(target, source), '');
+  }
+  return false;
+}
+
+/**
+ * A fetch of `u`: fetched, or failed (no answer, 5xx, or an error). A `finalUrl` elsewhere means
+ * the fetcher followed redirects: `u` is recorded redirected (hops unknown) and the answer is the
+ * final URL's.
+ */
+export async function recordFetch(s: EngineState, q: WriteQueue, learner: RuleLearner, u: Identity, fin: Identity | undefined, response: FetchRecord): Promise<void> {
+  const now = Date.now();
+  const txn = q.newTxn();
+  const prev = await getUrl(s.kv, txn, u.key);
+  let target = u;
+  let prevTarget = prev;
+  if (fin !== undefined && fin.key !== u.key) {
+    const entry: UrlEntry = { ...carried(prev, 0, now), s: 'redirected', to: fin.key, ft: now };
+    setUrl(s, txn, u.key, prev, entry, u.rec);
+    txn.landed.push(u.key);
+    await noteTemporary(s, txn, u.key, fin.key, 0, now);
+    target = fin;
+    prevTarget = await getUrl(s.kv, txn, fin.key);
+  }
+  const failed = response.status === 0 || response.status >= 500 || response.error !== undefined;
+  const entry: UrlEntry = { ...carried(prevTarget, prev?.d ?? 0, now), s: failed ? 'failed' : 'fetched', st: response.status, ft: now };
+  if (response.contentHash !== undefined) entry.c = response.contentHash;
+  if (response.error !== undefined) entry.e = response.error;
+  setUrl(s, txn, target.key, prevTarget, entry, target.rec);
+  txn.landed.push(target.key);
+  const learn = s.o.learnRules && isFinalAnswer(response.status) && !failed;
+  const changes = learn ? await learner.fromFetch(txn, target, response.contentHash, response.status, now) : noRuleChanges();
+  await q.commit(txn);
+  await afterRuleChanges(s, q, changes);
+}

@@ -1,0 +1,154 @@
+/**
+ * Pruning and giving back. A URL mapped elsewhere by a preset or rule is recorded `pruned` with
+ * its reason, so that a reason no longer in force gives its URLs back (DESIGN: a withdrawn rule
+ * gives its URLs back; a lost document is the worst bug). The crawler's own refusals (`trap:*`)
+ * are pruned the same way and come back with `restore`.
+ */
+import { isPresetName, type PresetName } from '../../normalize/index.js';
+import { parseFrontierKey, prefixRange, SEP } from '../keys.js';
+import { parseBlock } from '../frontier.js';
+import { applies, parseRuleId } from '../rules.js';
+import type { PruneEntry } from '../seen-store.js';
+import { admitOne } from './admit.js';
+import { getUrl } from './batch.js';
+import { canonicalize, identity, isUrlError, transform, type Identity } from './canonicalize.js';
+import type { RuleChanges } from './learner.js';
+import type { EngineState } from './state.js';
+import { carried, recordOfKey, setUrl } from './url-state.js';
+import type { WriteQueue } from './write-queue.js';
+
+/** True while what pruned a URL still holds: its preset is on, its rule active, or it is a trap. */
+export function inForce(s: EngineState, reason: string): boolean {
+  if (reason.startsWith('preset:')) return s.o.presets.includes(reason.slice(7) as PresetName);
+  if (reason.startsWith('rule:')) return s.rules.get(reason.slice(5))?.state === 'active';
+  // the crawler's refusals: in force until given back with `restore`
+  if (reason.startsWith('trap:')) return true;
+  return false;
+}
+
+/** After a commit that activated or withdrew rules: give URLs back, or prune the frontier. */
+export async function afterRuleChanges(s: EngineState, q: WriteQueue, changes: RuleChanges): Promise<void> {
+  for (const id of changes.givesBack) await restoreReason(s, q, `rule:${id}`, `rule:${id}`);
+  for (const id of changes.activated) if (s.rules.get(id)?.state === 'active') await pruneFrontier(s, q, id);
+}
+
+/** A rule became active: queued URLs of its host that it maps elsewhere are pruned (a batch per block). */
+export async function pruneFrontier(s: EngineState, q: WriteQueue, id: string): Promise<void> {
+  const parsed = parseRuleId(id);
+  if (parsed === undefined) return;
+  const host = parsed.host;
+  const range = prefixRange(host + SEP);
+  let after: string | undefined;
+  for (;;) {
+    let block: [string, string] | undefined;
+    for await (const e of s.kv.entries('frontier', { gt: after ?? range.gte, lt: range.lt, limit: 1 })) block = e;
+    if (block === undefined) return;
+    after = block[0];
+    const seq = parseFrontierKey(block[0]).seq;
+    const txn = q.newTxn();
+    const now = Date.now();
+    for (const { key, depth } of parseBlock(block[1])) {
+      if (s.frontier.isInFlight(key)) continue;
+      const rec = recordOfKey(key);
+      if (!applies(parsed.spec, rec)) continue;
+      const prev = await getUrl(s.kv, txn, key);
+      if (prev?.s !== 'queued' || prev.n !== seq || prev.h !== host) continue;
+      const r = await admitOne(s, txn, rec, key, depth, prev.src, now);
+      if (r.key === key || r.via === undefined || r.via === 'alias') continue;
+      const still = await getUrl(s.kv, txn, key);
+      if (still?.s !== 'queued') continue;
+      setUrl(s, txn, key, still, { ...carried(still, depth, now), s: 'pruned', by: r.via, to: r.key });
+    }
+    await q.commit(txn);
+  }
+}
+
+/**
+ * Give back the URLs pruned by `reason`: each is evaluated again without `exclude`; one still
+ * mapped elsewhere by another preset or rule is pruned under that one, the others are queued.
+ */
+export async function restoreReason(s: EngineState, q: WriteQueue, reason: string, exclude: string): Promise<number> {
+  let total = 0;
+  const range = prefixRange(reason + SEP);
+  for (;;) {
+    const chunk: [string, string][] = [];
+    for await (const e of s.kv.entries('pruned', { ...range, limit: s.o.restoreBatchSize })) chunk.push(e);
+    if (chunk.length === 0) return total;
+    const txn = q.newTxn();
+    const now = Date.now();
+    for (const [pk] of chunk) {
+      const key = pk.slice(reason.length + 1);
+      const prev = await getUrl(s.kv, txn, key);
+      if (prev?.s !== 'pruned' || prev.by !== reason) {
+        txn.del('pruned', pk); // stale index entry
+        continue;
+      }
+      const rec = recordOfKey(key);
+      const t = transform(s, rec, key, exclude);
+      let onto: string | undefined;
+      if (t.via !== undefined && t.key !== key) {
+        const r = await admitOne(s, txn, t.rec, t.key, prev.d, prev.src, now, exclude);
+        if (r.key !== key) onto = r.key;
+      }
+      const cur = (await getUrl(s.kv, txn, key)) ?? prev;
+      if (onto !== undefined && t.via !== undefined) setUrl(s, txn, key, cur, { ...carried(cur, cur.d, now), s: 'pruned', by: t.via, to: onto });
+      else setUrl(s, txn, key, cur, { ...carried(cur, cur.d, now), s: 'queued' }, rec);
+      total++;
+    }
+    await q.commit(txn);
+  }
+}
+
+/** `restore(reason)`'s reason in full: a bare preset name or rule id gets its prefix. */
+export function reasonOf(reason: string): string {
+  if (reason.startsWith('rule:') || reason.startsWith('preset:') || reason.startsWith('trap:')) return reason;
+  return isPresetName(reason) ? `preset:${reason}` : `rule:${reason}`;
+}
+
+/** One URL the crawler refuses, keyed (before the queue runs). */
+export interface PruneRequest {
+  readonly id: Identity;
+  readonly reason: string;
+  readonly depth: number | undefined;
+}
+
+/**
+ * Check `prune`'s entries and key them; a URL the store cannot key is skipped. Throws a
+ * `TypeError` for misuse.
+ */
+export function pruneRequests(s: EngineState, entries: readonly PruneEntry[]): PruneRequest[] {
+  if (!Array.isArray(entries)) throw new TypeError('prune: entries must be an array');
+  const out: PruneRequest[] = [];
+  for (const e of entries) {
+    if (typeof e?.url !== 'string') throw new TypeError('prune: url must be a string');
+    if (typeof e.reason !== 'string' || !/^trap:[^\s\x00-\x1f]+$/.test(e.reason)) {
+      throw new TypeError(`prune: reason must be trap:<name>, not ${JSON.stringify(e.reason)}`);
+    }
+    if (e.depth !== undefined && !(Number.isInteger(e.depth) && e.depth >= 0)) throw new TypeError('prune: depth must be an integer >= 0');
+    try {
+      out.push({ id: identity(s, e.url), reason: e.reason, depth: e.depth });
+    } catch (error) {
+      if (!isUrlError(error)) throw error;
+    }
+  }
+  return out;
+}
+
+/**
+ * The crawler's refusals: each URL's canonical key (as admit would find it) is recorded pruned by
+ * its reason, when it is new, or queued and not in flight (and not queued shallower than asked).
+ */
+export async function prune(s: EngineState, q: WriteQueue, requests: readonly PruneRequest[]): Promise<void> {
+  const txn = q.newTxn();
+  const now = Date.now();
+  for (const { id, reason, depth } of requests) {
+    const { key } = await canonicalize(s, txn, id.rec, id.key);
+    const prev = await getUrl(s.kv, txn, key);
+    if (prev === undefined) {
+      setUrl(s, txn, key, undefined, { s: 'pruned', d: depth ?? 0, t: now, by: reason, to: key });
+    } else if (prev.s === 'queued' && !s.frontier.isInFlight(key) && !(depth !== undefined && prev.d < depth)) {
+      setUrl(s, txn, key, prev, { ...carried(prev, prev.d, now), s: 'pruned', by: reason, to: key });
+    }
+  }
+  if (txn.ops.length > 0) await q.commit(txn);
+}

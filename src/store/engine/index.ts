@@ -1,0 +1,203 @@
+/**
+ * The store's engine, shared by the LevelDB and memory backends (it runs on a `Kv`): a thin
+ * `SeenStore` that checks its arguments and hands each call to the module of its concept, through
+ * the write queue.
+ *
+ * RFC 3986 §6.2.4 (protocol-based normalization) at the frontier gate:
+ *
+ *     url ─ normalize (§6.2.2, §6.2.3) ─ redact password ─► identity key        canonicalize.ts
+ *         ─ presets (named, reversible) ─ active host rules ─ alias table ─► canonical key
+ *         ─ seen set ─► queued, or the reason it was not                        admit.ts
+ *
+ * Every state change of one call is one `Kv.write` (one LevelDB batch, batch.ts) together with the
+ * counters it changes, and calls run one at a time (write-queue.ts), so no check-then-write race
+ * exists across `await`. The in-memory state (state.ts) follows each batch at submission and when
+ * its write returned; a failed write refuses the batches built on it and rolls the state back.
+ */
+import type { Kv } from '../kv.js';
+import type { RuleRecord } from '../rules.js';
+import type {
+  AdmitOptions,
+  AdmitResult,
+  AliasRecord,
+  CanonicalFailure,
+  CanonicalResult,
+  CanonicalUrlRecord,
+  FetchRecord,
+  FrontierEntry,
+  NextOptions,
+  PruneEntry,
+  RebuildReport,
+  SeenStore,
+  StoreOptions,
+  StoreStats,
+  StoreSupports,
+  VerifyReport,
+} from '../seen-store.js';
+import { StoreError } from '../errors.js';
+import { admitBatch } from './admit.js';
+import { identity, isUrlError, type Identity } from './canonicalize.js';
+import { recordFetch, recordRedirect, REDIRECT_STATUSES } from './evidence.js';
+import { prune, pruneRequests, reasonOf, restoreReason, type PruneRequest } from './give-back.js';
+import { RuleLearner } from './learner.js';
+import * as lookup from './lookup.js';
+import { load, writeFrontsAtClose } from './open.js';
+import { resolveStoreOptions, type ResolvedOptions } from './options.js';
+import { rebuildDerived } from './rebuild.js';
+import { EngineState } from './state.js';
+import { verify } from './verify.js';
+import { WriteQueue } from './write-queue.js';
+
+export { resolveStoreOptions, type ResolvedOptions } from './options.js';
+
+export class StoreEngine implements SeenStore {
+  readonly supports: StoreSupports;
+  readonly location: string;
+  private readonly s: EngineState;
+  private readonly q: WriteQueue;
+  private readonly learner: RuleLearner;
+
+  private constructor(kv: Kv, supports: StoreSupports, options: ResolvedOptions) {
+    this.supports = supports;
+    this.location = kv.location;
+    this.s = new EngineState(kv, options);
+    this.q = new WriteQueue(this.s);
+    this.learner = new RuleLearner(this.s, options);
+  }
+
+  /** Open an engine on `kv`: check the format, load counters and rules, rebuild the front, reconcile. */
+  static async open(kv: Kv, supports: StoreSupports, options: StoreOptions = {}): Promise<StoreEngine> {
+    try {
+      const engine = new StoreEngine(kv, supports, resolveStoreOptions(options));
+      await load(engine.s, engine.q);
+      return engine;
+    } catch (error) {
+      await kv.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** The rejection of a write method on a read-only store. */
+  private readOnlyRefusal(): Promise<never> {
+    return Promise.reject(new StoreError('ERR_STORE_IO', this.location, { detail: 'read-only' }));
+  }
+
+  admit(urls: readonly string[], options: AdmitOptions = {}): Promise<AdmitResult[]> {
+    if (this.s.o.readOnly) return this.readOnlyRefusal();
+    if (!Array.isArray(urls)) return Promise.reject(new TypeError('admit: urls must be an array of strings'));
+    const depth = options.depth ?? 0;
+    if (!Number.isInteger(depth) || depth < 0) return Promise.reject(new TypeError('admit: depth must be an integer >= 0'));
+    return this.q.admitQueued(() => admitBatch(this.s, this.q, urls, depth, options.source));
+  }
+
+  recordRedirect(from: string, to: string, status: number): Promise<void> {
+    if (this.s.o.readOnly) return this.readOnlyRefusal();
+    if (!REDIRECT_STATUSES.has(status)) return Promise.reject(new TypeError(`recordRedirect: status must be 301, 302, 303, 307 or 308, not ${status}`));
+    let f: Identity;
+    let t: Identity;
+    try {
+      f = identity(this.s, from);
+      t = identity(this.s, to);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.q.exclusive(() => recordRedirect(this.s, this.q, this.learner, f, t, status));
+  }
+
+  recordFetch(url: string, response: FetchRecord): Promise<void> {
+    if (this.s.o.readOnly) return this.readOnlyRefusal();
+    if (response === null || typeof response !== 'object' || !Number.isInteger(response.status) || response.status < 0 || response.status > 999) {
+      return Promise.reject(new TypeError('recordFetch: response.status must be an integer 0–999 (0: no response)'));
+    }
+    let u: Identity;
+    let fin: Identity | undefined;
+    try {
+      u = identity(this.s, url);
+      if (response.finalUrl !== undefined) fin = identity(this.s, response.finalUrl);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.q.exclusive(() => recordFetch(this.s, this.q, this.learner, u, fin, response));
+  }
+
+  restore(reason: string): Promise<number> {
+    if (this.s.o.readOnly) return this.readOnlyRefusal();
+    const r = reasonOf(reason);
+    return this.q.exclusive(() => restoreReason(this.s, this.q, r, r));
+  }
+
+  prune(entries: readonly PruneEntry[]): Promise<void> {
+    if (this.s.o.readOnly) return this.readOnlyRefusal();
+    let requests: PruneRequest[];
+    try {
+      requests = pruneRequests(this.s, entries);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (requests.length === 0) return this.q.exclusive(async () => undefined);
+    return this.q.exclusive(() => prune(this.s, this.q, requests));
+  }
+
+  next(options: NextOptions = {}): Promise<FrontierEntry[]> {
+    if (this.s.o.readOnly) return this.readOnlyRefusal();
+    return this.q.exclusive(() =>
+      this.s.frontier.next(options, async (blocks) => {
+        const txn = this.q.newTxn();
+        for (const b of blocks) txn.del('frontier', b);
+        await this.q.commit(txn);
+      }),
+    );
+  }
+
+  release(urls: readonly string[]): Promise<void> {
+    if (this.s.o.readOnly) return this.readOnlyRefusal();
+    const keys: string[] = [];
+    for (const u of urls) {
+      try {
+        keys.push(identity(this.s, u).key);
+      } catch (e) {
+        if (!isUrlError(e)) throw e;
+      }
+    }
+    return this.q.exclusive(async () => {
+      for (const k of keys) this.s.frontier.release(k);
+    });
+  }
+
+  canonical(url: string): Promise<CanonicalResult> {
+    return lookup.canonical(this.s, url);
+  }
+
+  canonicalMany(urls: readonly string[]): Promise<(CanonicalResult | CanonicalFailure)[]> {
+    return lookup.canonicalMany(this.s, urls);
+  }
+
+  async stats(): Promise<StoreStats> {
+    return lookup.stats(this.s);
+  }
+
+  canonicalUrls(): AsyncIterable<CanonicalUrlRecord> {
+    return lookup.canonicalUrls(this.s);
+  }
+
+  aliases(): AsyncIterable<AliasRecord> {
+    return lookup.aliases(this.s);
+  }
+
+  rules(): AsyncIterable<RuleRecord> {
+    return lookup.rules(this.s);
+  }
+
+  verify(): Promise<VerifyReport> {
+    return this.q.exclusive(() => verify(this.s));
+  }
+
+  rebuildDerived(): Promise<RebuildReport> {
+    if (this.s.o.readOnly) return this.readOnlyRefusal();
+    return this.q.exclusive(() => rebuildDerived(this.s));
+  }
+
+  close(): Promise<void> {
+    return this.q.close(() => writeFrontsAtClose(this.s));
+  }
+}

@@ -1,0 +1,227 @@
+/**
+ * Queries: the canonical key of URLs (what admit would decide, without changing anything), the
+ * counters, and iterators over the stored URLs, aliases and rules.
+ */
+import { defaultLimits, fingerprintWords, normalizeAndKey, parseUri, urlFromKey, UrlError, type UrlErrorCode } from '../../normalize/index.js';
+import { counterNames, decodeJson, decodeUrlEntry, URL_STATES, type AliasEntry, type Space, type UrlState } from '../keys.js';
+import type { RuleRecord } from '../rules.js';
+import type { AliasRecord, CanonicalFailure, CanonicalResult, CanonicalUrlRecord, StoreStats } from '../seen-store.js';
+import { identity, isUrlError, transform } from './canonicalize.js';
+import type { EngineState } from './state.js';
+import { entrySummary, lookupEntry } from './url-state.js';
+
+const NEED: unique symbol = Symbol('need');
+/** One URL of `canonicalMany`: its identity key, the key after presets and rules, and its normal form when it is the input. */
+interface Lookup {
+  readonly i: number;
+  readonly k0: string;
+  readonly tKey: string;
+  readonly tVia: string | undefined;
+  readonly normal: string | undefined;
+}
+/** A read for `canonicalMany`: the value, `undefined` when absent, or `NEED` (asked for, read next round). */
+type Look = (space: 'url' | 'alias', key: string) => string | undefined | typeof NEED;
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+  /** `canonicalMany` for one URL; a URL the store cannot key throws the ladder's `UrlError`. */
+export async function canonical(s: EngineState, url: string): Promise<CanonicalResult> {
+  const r = (await canonicalMany(s, [url]))[0]!;
+  if ('ok' in r) {
+    identity(s, url); // throws the error itself, with its detail
+    throw new UrlError(r.code, r.input);
+  }
+  return r;
+}
+
+export async function canonicalMany(s: EngineState, urls: readonly string[]): Promise<(CanonicalResult | CanonicalFailure)[]> {
+  if (!Array.isArray(urls)) throw new TypeError('canonicalMany: urls must be an array of strings');
+  const out = new Array<CanonicalResult | CanonicalFailure>(urls.length);
+  let pending: Lookup[] = [];
+  const fast = s.normalizeOptions === undefined;
+  const maxLength = defaultLimits.maxLength;
+  const noPresets = s.o.presets.length === 0;
+  for (let i = 0; i < urls.length; i++) {
+    const url = urls[i]!;
+    if (fast && typeof url === 'string' && url.length <= maxLength && url.indexOf('@') === -1) {
+      // no userinfo, so no password to redact: normalize's own normal form and key (its single
+      // pass for http(s)); no record unless a preset or an active rule of its host needs one
+      let nk: { readonly normal: string; readonly key: string };
+      try {
+        nk = normalizeAndKey(url);
+      } catch (e) {
+        if (!isUrlError(e)) throw e;
+        out[i] = { ok: false, code: e.code as UrlErrorCode, input: url };
+        continue;
+      }
+      const normal = nk.normal;
+      if (noPresets && !s.rules.anyActive) {
+        pending.push({ i, k0: nk.key, tKey: nk.key, tVia: undefined, normal });
+        continue;
+      }
+      const t = transform(s, parseUri(normal), nk.key);
+      pending.push({ i, k0: nk.key, tKey: t.key, tVia: t.via, normal });
+      continue;
+    }
+    try {
+      if (typeof url !== 'string') throw new UrlError('ERR_INVALID_URL', String(url), { detail: 'not a string' });
+      const id = identity(s, url);
+      const t = transform(s, id.rec, id.key);
+      pending.push({ i, k0: id.key, tKey: t.key, tVia: t.via, normal: undefined });
+    } catch (e) {
+      if (!isUrlError(e)) throw e;
+      out[i] = { ok: false, code: e.code as UrlErrorCode, input: url };
+    }
+  }
+  // Resolve every URL against what is known; what is missing is read for all of them at once.
+  // The Bloom fronts answer "absent" for sure (they hold every key submitted) and the cache
+  // answers for keys it holds (their entries as written); only the rest is read. Usually one
+  // read or none; aliases and pruned entries that point at a key not read yet take one more
+  // round (at most two).
+  const known = new Map<string, string | undefined>();
+  let wanted = new Map<string, readonly [Space, string]>();
+  let lastKey: string | undefined;
+  let w1 = 0;
+  let w2 = 0;
+  const look: Look = (space, key) => {
+    if (space === 'alias' && s.aliasFront.count === 0) return undefined;
+    if (key !== lastKey) {
+      [w1, w2] = fingerprintWords(key);
+      lastKey = key;
+    }
+    if (space === 'url') {
+      if (!s.front.hasWords(w1, w2)) return undefined;
+      const cached = s.cache.get(key, w1);
+      if (cached !== undefined) return cached;
+    } else if (!s.aliasFront.hasWords(w1, w2)) return undefined;
+    const mk = (space === 'url' ? 'u' : 'a') + key;
+    if (known.has(mk)) return known.get(mk);
+    wanted.set(mk, [space, key]);
+    return NEED;
+  };
+  while (pending.length > 0) {
+    const again: Lookup[] = [];
+    for (const p of pending) {
+      const r = resolveCanonical(p, look);
+      if (r === NEED) again.push(p);
+      else out[p.i] = r;
+    }
+    if (wanted.size > 0) {
+      const asked = [...wanted];
+      wanted = new Map();
+      const keys = asked.map(([, sk]) => sk);
+      const gen = s.urlWrites;
+      const values = s.kv.getAcross !== undefined ? await s.kv.getAcross(keys) : await getAcrossFallback(s, keys);
+      const fill = gen === s.urlWrites; // no write overtook the read: its entries may be cached
+      for (let j = 0; j < asked.length; j++) {
+        const v = values[j];
+        known.set(asked[j]![0], v);
+        const [space, key] = asked[j]![1];
+        if (fill && v !== undefined && space === 'url') s.cache.set(key, fingerprintWords(key)[0], entrySummary(v));
+      }
+    } else if (again.length > 0) {
+      throw new Error('canonicalMany: no progress'); // cannot happen: NEED always asks for a key
+    }
+    pending = again;
+  }
+  return out;
+}
+
+async function getAcrossFallback(s: EngineState, keys: readonly (readonly [Space, string])[]): Promise<(string | undefined)[]> {
+  const out = new Array<string | undefined>(keys.length);
+  const bySpace = new Map<Space, number[]>();
+  keys.forEach(([space], j) => {
+    let list = bySpace.get(space);
+    if (list === undefined) bySpace.set(space, (list = []));
+    list.push(j);
+  });
+  await Promise.all(
+    [...bySpace].map(async ([space, idx]) => {
+      const values = await s.kv.getMany(space, idx.map((j) => keys[j]![1]));
+      idx.forEach((j, m) => (out[j] = values[m]));
+    }),
+  );
+  return out;
+}
+
+/** `canonical` on values read so far; `NEED` when a key still has to be read (`look` asked for it). */
+function resolveCanonical(p: Lookup, look: Look): CanonicalResult | typeof NEED {
+  const k0 = p.k0;
+  // ask for everything the usual path may need at once: the URL's own entry, its transform's alias and entry
+  const ownV = look('url', k0);
+  const aliasV = look('alias', p.tKey);
+  const tV = p.tKey === k0 ? ownV : look('url', p.tKey);
+  if (ownV === NEED || aliasV === NEED || tV === NEED) return NEED;
+  const own = ownV === undefined ? undefined : lookupEntry(ownV);
+  let key: string;
+  let via: string | undefined;
+  if (own?.s === 'pruned' && own.to !== undefined) {
+    key = own.to;
+    via = own.by;
+  } else {
+    key = p.tKey;
+    via = p.tVia;
+    const alias = aliasV === undefined ? undefined : decodeJson<AliasEntry>(aliasV);
+    if (alias !== undefined && alias.to !== k0) {
+      key = alias.to;
+      via ??= 'alias';
+    }
+  }
+  let target = own;
+  if (key !== k0) {
+    const v = look('url', key);
+    if (v === NEED) return NEED;
+    target = v === undefined ? undefined : lookupEntry(v);
+  }
+  if (target?.s === 'pruned' && target.to !== undefined && target.to !== k0) {
+    via ??= target.by;
+    key = target.to;
+    const v = look('url', key);
+    if (v === NEED) return NEED;
+    target = v === undefined ? undefined : lookupEntry(v);
+  }
+  const state = own !== undefined ? own.s : target !== undefined ? 'seen' : 'unknown';
+  // an input in normal form is the URL of its own key
+  const out: CanonicalResult = { key: k0, canonicalKey: key, canonicalUrl: key === k0 && p.normal !== undefined ? p.normal : urlFromKey(key), state };
+  return key !== k0 && via !== undefined ? { ...out, via } : out;
+}
+
+export function stats(s: EngineState): StoreStats {
+  const c = (name: string): number => s.committed.get(name) ?? 0;
+  const pruned: Record<string, number> = {};
+  const prefix = counterNames.pruned('');
+  for (const [name, n] of [...s.committed].sort((a, b) => compare(a[0], b[0]))) if (name.startsWith(prefix) && n !== 0) pruned[name.slice(prefix.length)] = n;
+  const states = Object.fromEntries(URL_STATES.map((s) => [s, c(counterNames.state(s))])) as Record<UrlState, number>;
+  return {
+    urls: { admitted: c(counterNames.admitted), ...states },
+    aliases: c(counterNames.aliases),
+    loops: c(counterNames.loops),
+    temporaryRedirects: c(counterNames.temporary),
+    rules: { candidate: c(counterNames.rules('candidate')), active: c(counterNames.rules('active')), withdrawn: c(counterNames.rules('withdrawn')) },
+    pruned,
+    frontier: { size: s.frontier.size, inFlight: s.frontier.inFlight, hosts: s.frontier.hosts() },
+    front: { source: s.frontSource, keys: s.front.count, aliasKeys: s.aliasFront.count, bytes: s.front.byteLength + s.aliasFront.byteLength },
+  };
+}
+
+export async function* canonicalUrls(s: EngineState): AsyncIterable<CanonicalUrlRecord> {
+  for await (const [key, value] of s.kv.entries('url')) {
+    const e = decodeUrlEntry(value);
+    if (e.s !== 'queued' && e.s !== 'fetched' && e.s !== 'failed') continue;
+    const out: CanonicalUrlRecord = { key, url: urlFromKey(key), state: e.s, depth: e.d };
+    yield e.st === undefined ? out : { ...out, status: e.st };
+  }
+}
+
+export async function* aliases(s: EngineState): AsyncIterable<AliasRecord> {
+  for await (const [from, value] of s.kv.entries('alias')) {
+    const a = decodeJson<AliasEntry>(value);
+    yield { from, to: a.to, fromUrl: urlFromKey(from), toUrl: urlFromKey(a.to), status: a.st };
+  }
+}
+
+export async function* rules(s: EngineState): AsyncIterable<RuleRecord> {
+  for await (const [, value] of s.kv.entries('rule')) yield decodeJson<RuleRecord>(value);
+}

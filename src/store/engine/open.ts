@@ -1,0 +1,140 @@
+/**
+ * Open and close: the folder's format and identity options are checked before anything is read,
+ * the in-memory state (state.ts) is loaded from the database, and the Bloom fronts are rebuilt
+ * from the keys unless the snapshot written at the last clean close still speaks for the database
+ * (front-snapshot.ts).
+ */
+import { isPresetName, KEY_FORMAT_VERSION, type PresetName } from '../../normalize/index.js';
+import { ScalableBloom } from '../bloom.js';
+import { StoreError } from '../errors.js';
+import { deleteFrontSnapshot, readFrontSnapshot, writeFrontSnapshot } from '../front-snapshot.js';
+import { counterNames, decodeJson, encodeJson, SEP_END, splitPair, STORE_FORMAT_VERSION, STORE_FORMATS_READ } from '../keys.js';
+import type { RuleRecord } from '../rules.js';
+import { newSalt } from '../userinfo.js';
+import { inForce, restoreReason } from './give-back.js';
+import { identityOptions } from './options.js';
+import type { EngineState } from './state.js';
+import type { WriteQueue } from './write-queue.js';
+
+function incompatible(s: EngineState, detail: string): StoreError {
+  return new StoreError('ERR_STORE_INCOMPATIBLE', s.location, { detail: `incompatible store: ${detail}` });
+}
+
+/**
+ * Open: check the format, the key format and the identity options; load counters and rules;
+ * rebuild the fronts (or take the snapshot of the last clean close); then, unless read-only, give
+ * back what is pruned by a reason no longer in force.
+ */
+export async function load(s: EngineState, q: WriteQueue): Promise<void> {
+  const format = await s.kv.get('meta', 'format');
+  const identity = identityOptions(s.o.normalize);
+  // the layout the folder was written in (a new store is written in the current one)
+  let layout = STORE_FORMAT_VERSION;
+  if (format === undefined) {
+    for await (const _ of s.kv.keys('url', { limit: 1 })) {
+      throw new StoreError('ERR_STORE_CORRUPT', s.location, { detail: 'URL entries without a meta/format record' });
+    }
+    s.salt = newSalt();
+    const now = new Date().toISOString();
+    // read-only on an empty database: an empty store that writes nothing (not even its meta)
+    if (!s.o.readOnly) await s.kv.write(
+      [
+        { space: 'meta', key: 'format', value: encodeJson({ store: STORE_FORMAT_VERSION, key: KEY_FORMAT_VERSION }) },
+        { space: 'meta', key: 'identity', value: encodeJson(identity) },
+        { space: 'meta', key: 'presets', value: encodeJson(s.o.presets) },
+        { space: 'meta', key: 'salt', value: s.salt },
+        { space: 'meta', key: 'created', value: now },
+        { space: 'meta', key: 'synced', value: now },
+      ],
+      { sync: s.o.sync !== 'never' },
+    );
+  } else {
+    const f = decodeJson<{ store: number; key: number }>(format);
+    layout = f.store;
+    if (!STORE_FORMATS_READ.includes(f.store)) {
+      throw incompatible(s, `layout version ${f.store}, this build reads ${STORE_FORMATS_READ.join(' and ')}`);
+    }
+    if (f.key !== KEY_FORMAT_VERSION) {
+      throw incompatible(s, `key format version ${f.key}, this build writes ${KEY_FORMAT_VERSION}; rebuild the store from its URLs`);
+    }
+    const stored = decodeJson<{ level: string; keepFragment: boolean }>((await s.kv.get('meta', 'identity')) ?? '{}');
+    if (stored.level !== identity.level || stored.keepFragment !== identity.keepFragment) {
+      throw incompatible(s, 
+        `keys were made with normalize ${encodeJson(stored)}, not ${encodeJson(identity)}; open it with the same normalize options`,
+      );
+    }
+    const salt = await s.kv.get('meta', 'salt');
+    if (salt === undefined || !/^[0-9a-f]{64}$/.test(salt)) throw new StoreError('ERR_STORE_CORRUPT', s.location, { detail: 'meta/salt missing' });
+    s.salt = salt;
+    if (s.o.readOnly) {
+      // the presets the store was last opened with, instead of giving back what they pruned
+      const raw = await s.kv.get('meta', 'presets');
+      const recorded: unknown = raw === undefined ? [] : decodeJson<unknown>(raw);
+      if (!Array.isArray(recorded) || !recorded.every((p): p is PresetName => typeof p === 'string' && isPresetName(p))) {
+        throw incompatible(s, `meta/presets ${raw ?? ''} names a preset this build does not know`);
+      }
+      s.o = { ...s.o, presets: recorded };
+    }
+  }
+
+  const counters: [string, number][] = [];
+  for await (const [name, value] of s.kv.entries('counter')) counters.push([name, Number(value)]);
+  s.loadCounters(counters);
+
+  for await (const [, value] of s.kv.entries('rule')) s.rules.remember(decodeJson<RuleRecord>(value));
+
+  // the fronts: as written down at the last clean close when nothing was written since
+  // (front-snapshot.ts), else sized from the stored counts and filled from the keys themselves
+  const counts = { admitted: s.counter(counterNames.admitted), aliases: s.counter(counterNames.aliases) };
+  const snapshot = await readFrontSnapshot(s.kv, counts, s.o.bloomBitsPerKey);
+  if (snapshot !== undefined) {
+    s.front = snapshot.url;
+    s.aliasFront = snapshot.alias;
+    s.frontSource = 'snapshot';
+  } else {
+    await buildFronts(s);
+  }
+
+  if (s.o.readOnly) return;
+  // from here on the database changes: a snapshot would no longer speak for it
+  await deleteFrontSnapshot(s.kv);
+  // an older layout is marked current before anything is written in the current one
+  if (layout !== STORE_FORMAT_VERSION) {
+    await s.kv.write([{ space: 'meta', key: 'format', value: encodeJson({ store: STORE_FORMAT_VERSION, key: KEY_FORMAT_VERSION }) }], { sync: false });
+  }
+  await reconcilePruned(s, q);
+  await s.kv.write([{ space: 'meta', key: 'presets', value: encodeJson(s.o.presets) }], { sync: false });
+}
+
+/** The Bloom fronts from the `url` and `alias` keys, sized from the stored counts. */
+export async function buildFronts(s: EngineState): Promise<void> {
+  s.front = new ScalableBloom(s.counter(counterNames.admitted), s.o.bloomBitsPerKey);
+  for await (const k of s.kv.keys('url')) s.front.add(k);
+  s.aliasFront = new ScalableBloom(s.counter(counterNames.aliases), s.o.bloomBitsPerKey);
+  for await (const k of s.kv.keys('alias')) s.aliasFront.add(k);
+  s.frontSource = 'database';
+}
+
+/**
+ * Give back URLs pruned by something no longer in force: a preset the store was opened without,
+ * a rule withdrawn (also finishes a give-back that a crash interrupted). One seek per reason.
+ */
+async function reconcilePruned(s: EngineState, q: WriteQueue): Promise<void> {
+  let from: string | undefined;
+  for (;;) {
+    let first: string | undefined;
+    for await (const k of s.kv.keys('pruned', from === undefined ? { limit: 1 } : { gte: from, limit: 1 })) first = k;
+    if (first === undefined) break;
+    const [reason] = splitPair(first);
+    if (!inForce(s, reason)) await restoreReason(s, q, reason, reason);
+    from = reason + SEP_END;
+  }
+}
+
+/** At a clean close: the fronts, for a quick next open; a failure here costs only that (the next open rebuilds). */
+export async function writeFrontsAtClose(s: EngineState): Promise<void> {
+  if (s.kv.durable && !s.o.readOnly && s.front.count + s.aliasFront.count >= s.o.frontSnapshotMinKeys) {
+    const counts = { admitted: s.committed.get(counterNames.admitted) ?? 0, aliases: s.committed.get(counterNames.aliases) ?? 0 };
+    await writeFrontSnapshot(s.kv, { url: s.front, alias: s.aliasFront }, counts, s.o.sync !== 'never').catch(() => undefined);
+  }
+}

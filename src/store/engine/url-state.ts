@@ -1,0 +1,127 @@
+/**
+ * The URL entry state machine: queued → fetched | redirected | pruned | failed (and back to queued
+ * when a give-back restores a pruned URL). Every move keeps the frontier, the `pruned` index and the
+ * counters in step in the same batch.
+ */
+import { fingerprintWords, parseUri, urlFromKey, type UriRecord } from '../../normalize/index.js';
+import { counterNames, decodeUrlEntry, encodeUrlEntry, frontierKey, prunedKey, type UrlEntry, type UrlState } from '../keys.js';
+import { hostOf } from '../rules.js';
+import type { Txn } from './batch.js';
+import type { EngineState } from './state.js';
+
+/** A url entry with the fields its state keeps, in a fixed order. */
+export function makeEntry(e: UrlEntry, h: string | undefined, n: number | undefined): UrlEntry {
+  const out: UrlEntry = { s: e.s, d: e.d, t: e.t };
+  if (h !== undefined && n !== undefined) {
+    out.h = h;
+    out.n = n;
+  }
+  if (e.src !== undefined) out.src = e.src;
+  if (e.st !== undefined) out.st = e.st;
+  if ((e.s === 'redirected' || e.s === 'pruned') && e.to !== undefined) out.to = e.to;
+  if (e.s === 'pruned' && e.by !== undefined) out.by = e.by;
+  if (e.c !== undefined) out.c = e.c;
+  if (e.ft !== undefined) out.ft = e.ft;
+  if (e.e !== undefined) out.e = e.e;
+  return out;
+}
+
+/**
+ * What the cache keeps of a `url` value: all that lookups need (`canonical`: the state, and for a
+ * pruned entry its reason and target). The state letter, one shared string, for every state but
+ * pruned; the whole value for a pruned entry. `decodeUrlEntry` reads either.
+ */
+export function entrySummary(value: string): string {
+  switch (value.charCodeAt(0)) {
+    case 0x71 /* q */: return 'q';
+    case 0x66 /* f */: return 'f';
+    case 0x72 /* r */: return 'r';
+    case 0x78 /* x */: return 'x';
+    default: return value;
+  }
+}
+
+const SUMMARY_LETTER: Readonly<Record<UrlState, string>> = { queued: 'q', fetched: 'f', redirected: 'r', pruned: 'p', failed: 'x' };
+
+/** Shared read-only entries for lookups, by state letter: all they use of an entry not pruned is its state. */
+const STATE_ONLY: Readonly<Record<string, Readonly<UrlEntry>>> = {
+  q: Object.freeze({ s: 'queued', d: 0, t: 0 }),
+  f: Object.freeze({ s: 'fetched', d: 0, t: 0 }),
+  r: Object.freeze({ s: 'redirected', d: 0, t: 0 }),
+  x: Object.freeze({ s: 'failed', d: 0, t: 0 }),
+};
+
+/** A `url` value (or its `entrySummary`) as lookups read it: the state, and reason and target when pruned. */
+export function lookupEntry(value: string): Readonly<UrlEntry> {
+  return value.charCodeAt(0) === 0x70 /* p */ ? decodeUrlEntry(value) : (STATE_ONLY[value.charAt(0)] ?? decodeUrlEntry(value));
+}
+
+/** `entrySummary` of the value `e` is written as. */
+export function summaryOf(e: UrlEntry): string {
+  return e.s === 'pruned' ? encodeUrlEntry(e) : SUMMARY_LETTER[e.s];
+}
+
+/** The record of a key's normal form. */
+export function recordOfKey(key: string): UriRecord {
+  return parseUri(urlFromKey(key), { maxLength: Number.MAX_SAFE_INTEGER });
+}
+
+/**
+ * Move `key` from `prev` to `next`, keeping the frontier, the `pruned` index and the counters in
+ * step in the same batch. A queued entry gets its frontier host (from `rec`) and sequence number.
+ */
+export function setUrl(s: EngineState, txn: Txn, key: string, prev: UrlEntry | undefined, next: UrlEntry, rec?: UriRecord): void {
+  if (prev === undefined) {
+    txn.count(counterNames.admitted, 1);
+    txn.count(counterNames.state(next.s), 1);
+    const [h1, h2] = fingerprintWords(key);
+    txn.addNew(key, h1, h2);
+  } else if (prev.s !== next.s) {
+    txn.count(counterNames.state(prev.s), -1);
+    txn.count(counterNames.state(next.s), 1);
+  }
+  // leaving the frontier (a queued entry that stays queued keeps its place)
+  const place = prev?.s === 'queued' && prev.h !== undefined && prev.n !== undefined ? { h: prev.h, n: prev.n } : undefined;
+  if (place !== undefined && next.s !== 'queued') {
+    txn.frontier.set(place.h, (txn.frontier.get(place.h) ?? 0) - 1);
+    txn.landed.push(key);
+    // its block loses a live line; a block without one goes
+    const block = frontierKey(place.h, place.n);
+    const live = txn.blockLive.get(block) ?? s.frontier.liveOf(block);
+    if (live !== undefined) {
+      txn.blockLive.set(block, live - 1);
+      if (live - 1 <= 0) txn.del('frontier', block);
+    }
+  }
+  // leaving the pruned index (or changing reason)
+  if (prev?.s === 'pruned' && prev.by !== undefined && !(next.s === 'pruned' && next.by === prev.by)) {
+    txn.del('pruned', prunedKey(prev.by, key));
+    txn.count(counterNames.pruned(prev.by), -1);
+  }
+  let h: string | undefined;
+  let n: number | undefined;
+  if (next.s === 'queued') {
+    if (place !== undefined) {
+      h = place.h;
+      n = place.n;
+    } else {
+      h = hostOf(rec ?? recordOfKey(key));
+      n = txn.place(h, next.d, key);
+      txn.frontier.set(h, (txn.frontier.get(h) ?? 0) + 1);
+    }
+  }
+  if (next.s === 'pruned') {
+    if (next.by === undefined || next.to === undefined) throw new Error('setUrl: a pruned entry needs by and to');
+    if (!(prev?.s === 'pruned' && prev.by === next.by)) txn.count(counterNames.pruned(next.by), 1);
+    txn.put('pruned', prunedKey(next.by, key), next.to);
+  }
+  const entry = makeEntry(next, h, n);
+  txn.urls.set(key, entry);
+  txn.put('url', key, encodeUrlEntry(entry));
+}
+
+/** The fields of an entry that outlive a change of state. */
+export function carried(prev: UrlEntry | undefined, depth: number, now: number): Pick<UrlEntry, 'd' | 't' | 'src'> {
+  if (prev === undefined) return { d: depth, t: now };
+  return prev.src === undefined ? { d: prev.d, t: prev.t } : { d: prev.d, t: prev.t, src: prev.src };
+}
