@@ -132,8 +132,12 @@ export function describeObservation(o: Observation): string {
       return `redirect the other way${o.status === undefined ? '' : ` (${o.status})`} ${from}${to}`;
     case 'content':
       return `${o.v === 'for' ? 'same' : 'different'} content: ${from}${o.to === undefined ? '' : ` and ${urlOrKey(o.to)}`}`;
-    case 'fetch':
-      return `served itself${o.status === undefined ? '' : ` (${o.status})`}: ${from}`;
+    case 'sample':
+      return `${o.v === 'for' ? 'same' : 'different'} content, a rewritten URL fetched as itself: ${from}${o.to === undefined ? '' : ` and ${urlOrKey(o.to)}`}`;
+    case 'rewrite':
+      return `rewrite failed${o.status === undefined ? '' : ` (${o.status})`}: ${from}${to}`;
+    case 'operator':
+      return 'withdrawn by an operator';
   }
 }
 

@@ -75,6 +75,12 @@ export interface UrlEntry {
   ft?: number;
   /** Failed: the error code given with the fetch. */
   e?: string;
+  /**
+   * Queued as a check the learner asked for (engine/learner.ts): `p` a probe for the host's
+   * not-found answer, `r` a fetched URL fetched again (is its content stable?), `v` a URL a rule
+   * rewrote, fetched as itself to check the rule (`to`: the rewrite, `by`: the rule).
+   */
+  k?: 'p' | 'r' | 'v';
 }
 
 export interface AliasEntry {
@@ -118,7 +124,7 @@ const STATE_COUNTERS: Readonly<Record<UrlState, string>> = {
 // p pruned, x failed), then space-separated fields, each a one-letter tag and its value:
 //   d depth · t first seen (ms, base 36) · n frontier seq (base 36) · h frontier host ·
 //   s source key · S status · T target key · B pruned-by reason · F last fetch (ms, base 36) ·
-//   c content hash · e error code
+//   c content hash · e error code · K check kind (p, r, v)
 // Keys, hosts and reasons never hold a space; `c` and `e` come from the caller and are stored
 // percent-encoded (encodeURIComponent).
 
@@ -136,6 +142,7 @@ export function encodeUrlEntry(e: UrlEntry): string {
   if (e.ft !== undefined) out += ' F' + e.ft.toString(36);
   if (e.c !== undefined) out += ' c' + encodeURIComponent(e.c);
   if (e.e !== undefined) out += ' e' + encodeURIComponent(e.e);
+  if (e.k !== undefined) out += ' K' + e.k;
   return out;
 }
 
@@ -159,6 +166,7 @@ export function decodeUrlEntry(text: string): UrlEntry {
       case 0x46 /* F */: e.ft = parseInt(v, 36); break;
       case 0x63 /* c */: e.c = decodeURIComponent(v); break;
       case 0x65 /* e */: e.e = decodeURIComponent(v); break;
+      case 0x4b /* K */: if (v === 'p' || v === 'r' || v === 'v') e.k = v; break;
       default: break; // a field from a newer minor version
     }
   }
@@ -216,6 +224,25 @@ export const evidenceKeys = {
   /** The same for path parameters (`path-parameter` rules), apart so a name never means both. */
   pathContent: (base: string, param: string, key: string): string => 'p' + SEP + base + SEP + param + SEP + key,
   pathContentPrefix: (base: string, param?: string): string => 'p' + SEP + base + SEP + (param === undefined ? '' : param + SEP),
+  /** A document fetched as itself, by host and content hash (the shell test); value `''`. */
+  document: (host: string, hash: string, key: string): string => 'h' + SEP + host + SEP + hash + SEP + key,
+  documentPrefix: (host: string, hash?: string): string => 'h' + SEP + host + SEP + (hash === undefined ? '' : hash + SEP),
+  /** A document fetched as itself, by host and path without segment parameters; value its hash. */
+  pathDocument: (host: string, barePath: string, key: string): string => 'q' + SEP + host + SEP + barePath + SEP + key,
+  pathDocumentPrefix: (host: string, barePath: string): string => 'q' + SEP + host + SEP + barePath + SEP,
+  /** A URL a rule rewrote onto `target` (and pruned); value the reason, `rule:<id>`. */
+  rewrite: (target: string, original: string): string => 'w' + SEP + target + SEP + original,
+  rewritePrefix: (target: string): string => 'w' + SEP + target + SEP,
+  /** A redirect target whose redirect supports a rule; value `''`. */
+  redirectSupport: (target: string, ruleId: string): string => 'x' + SEP + target + SEP + ruleId,
+  redirectSupportPrefix: (target: string): string => 'x' + SEP + target + SEP,
+  /** A host's not-found answer in a directory (not-found.ts): JSON `{ st, c }`, `''` while its probe is queued. */
+  notFound: (host: string, dir: string): string => 'n' + SEP + host + SEP + dir,
+  notFoundPrefix: (host: string): string => 'n' + SEP + host + SEP,
+  /** Whether a directory's pages keep their content between fetches: `stable`, `unstable`, or `pending <key>`. */
+  stability: (host: string, dir: string): string => 'u' + SEP + host + SEP + dir,
+  /** Comparisons waiting for the second fetch of `key`: JSON `[{ id, variant, other }]`. */
+  pendingRecheck: (key: string): string => 'k' + SEP + key,
 } as const;
 
 /** The range of every key starting with `prefix` (which should end in `SEP`). */

@@ -30,6 +30,8 @@ export interface Support {
   readonly q?: boolean;
   /** The source URL's key. */
   readonly s: string;
+  /** Content evidence: the key of the other document compared (the source's image under the rule). */
+  readonly t?: string;
 }
 
 /** Where a contradiction was observed: the path of the URL it was about. */

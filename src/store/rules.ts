@@ -18,22 +18,26 @@
  * | `query-parameter:<name>`      | `?sid=1&a=2` → `?a=2`           | queries with a field named `<name>`              |
  * | `path-parameter:<name>`       | `/a;jsessionid=1` → `/a`        | paths with a `;<name>` parameter in a segment    |
  *
- * Observations:
- * - **for**: a redirect `u → v` (301/308; also 302/303/307 with `temporaryRedirectsMerge`) that is
- *   explained as a composition of these transforms counts for each of them; equal content hashes of
- *   `u` and `R(u)` count for `R` (this is how query-parameter and default-document rules are
- *   found without redirects).
- * - **against**: a redirect (of any status) from a URL in `R`'s domain that changes `R`'s component
- *   to something other than `R` would; a redirect `u → v` where `R(v) = u` (the host maps the other
- *   way); a final answer (2xx, or 4xx other than 408/429) for a URL in `R`'s domain, unless content
- *   hashes show `u` and `R(u)` equal; different content hashes of `u` and `R(u)`. Query- and
- *   path-parameter rules are judged on content only.
+ * A `query-parameter` rule may name a group (`query-parameter:utm_campaign&utm_medium`): names
+ * that travel together are removed together, and only from a query that holds all of them.
  *
- * A rule is a candidate from its first observation for, becomes active after `threshold` (default
- * 3) observations for from distinct source URLs and none against, and is withdrawn for good by the
- * first observation against, at any time. The store keeps every rule with its counts.
+ * Evidence (the learner in engine/learner.ts gathers it; this module keeps the algebra):
+ * - **support**: a permanent redirect `u → v` (301/308; also 302/303/307 with
+ *   `temporaryRedirectsMerge`) explained as a composition of these transforms supports each of
+ *   them; equal content of two documents fetched as themselves, `u` and `R(u)`, supports `R`.
+ *   Support counts distinct documents (rule-scope.ts): one body under many URLs counts once.
+ * - **contradiction**: a permanent redirect from a URL in `R`'s domain that changes `R`'s component
+ *   otherwise, or maps the other way; different, stable content of `u` and `R(u)`; a rewrite by `R`
+ *   that did not answer with a document.
+ *
+ * A rule holds in its scopes (rule-scope.ts): the places with `threshold` (default 3) distinct
+ * documents of support and no contradiction. It is a candidate while it has none, active while it
+ * has some, withdrawn when contradictions left it none (or an operator withdrew it). The store
+ * keeps every rule with its evidence.
  */
 import { recompose, type UriRecord } from '../normalize/index.js';
+import { bareParameterPath, fieldName, pathParameterNames, queryFields, removePathParameters, removeQueryFields } from './parameter-difference.js';
+import { activeScopes, inScope, type ContradictionSite, type Scope, type Support } from './rule-scope.js';
 
 export type RuleSpec =
   | { readonly kind: 'https' }
@@ -53,7 +57,7 @@ export type RuleState = 'candidate' | 'active' | 'withdrawn';
 export type Verdict = 'for' | 'against';
 
 /** How an observation was made. */
-export type ObservationKind = 'redirect' | 'content' | 'fetch' | 'inverse-redirect';
+export type ObservationKind = 'redirect' | 'content' | 'inverse-redirect' | 'rewrite' | 'sample' | 'operator';
 
 export interface Observation {
   readonly v: Verdict;
@@ -63,6 +67,9 @@ export interface Observation {
   /** Redirect target, or the key whose content was compared. */
   readonly to?: string;
   readonly status?: number;
+  /** Content hashes compared: the source's, and the other's when they differ. */
+  readonly hash?: string;
+  readonly otherHash?: string;
   readonly t: number;
 }
 
@@ -79,9 +86,19 @@ export interface RuleRecord {
   readonly created: number;
   readonly activated?: number;
   readonly withdrawn?: number;
-  /** The observation that withdrew the rule. */
+  /** The last contradiction. */
   readonly contradiction?: Observation;
+  /** Where the rule holds (derived from `support` and `contra`, kept for readers). */
+  readonly scopes?: readonly Scope[];
+  /** Supporting observations (bounded). */
+  readonly support?: readonly Support[];
+  /** Where contradictions were observed (bounded). */
+  readonly contra?: readonly ContradictionSite[];
+  /** Withdrawn by an operator: never active again. */
+  readonly manual?: boolean;
 }
+
+export type { ContradictionSite, Scope, Support } from './rule-scope.js';
 
 /** Default documents a server serves for a directory (the `default-document` rule's names). */
 export const defaultDocuments: readonly string[] = [
@@ -203,47 +220,17 @@ function lastSegment(path: string): string {
 }
 
 function queryNames(query: string | undefined): string[] {
-  if (query === undefined || query === '') return [];
-  return query.split('&').map(fieldName);
+  return queryFields(query).map(fieldName);
 }
 
-function fieldName(field: string): string {
-  const eq = field.indexOf('=');
-  return eq === -1 ? field : field.slice(0, eq);
+/** The names of a `query-parameter` or `path-parameter` rule: one, or a group joined by `&`. */
+export function parameterNames(spec: RuleSpec): string[] {
+  return spec.kind === 'query-parameter' || spec.kind === 'path-parameter' ? spec.name.split('&') : [];
 }
 
-function removeParameters(query: string | undefined, names: ReadonlySet<string>): string | undefined {
-  if (query === undefined || query === '') return query;
-  const kept = query.split('&').filter((f) => !names.has(fieldName(f)));
-  const rest = kept.join('&');
-  // the "?" goes with the last parameter (`/?sid=1` is the tagged form of `/`, not of `/?`)
-  return rest === '' ? undefined : rest;
-}
-
-/**
- * Names of the parameters of the path's segments (RFC 3986 §3.3: `;` and what follows it in a
- * segment, `name=value` or `name`), each once. An encoded `%3B` is data, not a delimiter.
- */
-export function pathParameterNames(path: string): string[] {
-  if (path.indexOf(';') === -1) return [];
-  const names = new Set<string>();
-  for (const segment of path.split('/')) {
-    const parts = segment.split(';');
-    for (let i = 1; i < parts.length; i++) names.add(fieldName(parts[i]!));
-  }
-  return [...names];
-}
-
-/** The path without the parameters named `name` in any segment. */
-function removePathParameter(path: string, name: string): string {
-  return path
-    .split('/')
-    .map((segment) => {
-      if (segment.indexOf(';') === -1) return segment;
-      const parts = segment.split(';');
-      return [parts[0]!, ...parts.slice(1).filter((p) => fieldName(p) !== name)].join(';');
-    })
-    .join('/');
+/** The spec of a parameter rule for these names (sorted, so one group has one id). */
+export function parameterSpec(kind: 'query-parameter' | 'path-parameter', names: readonly string[]): RuleSpec {
+  return { kind, name: [...new Set(names)].sort().join('&') };
 }
 
 /** Rules judged on content alone: a server may serve a URL with or without the parameter. */
@@ -272,10 +259,14 @@ export function applies(spec: RuleSpec, rec: UriRecord): boolean {
       return rec.path.endsWith('/' + spec.name);
     case 'path-prefix':
       return rec.path.startsWith(spec.from);
-    case 'query-parameter':
-      return queryNames(rec.query).includes(spec.name);
-    case 'path-parameter':
-      return pathParameterNames(rec.path).includes(spec.name);
+    case 'query-parameter': {
+      const names = queryNames(rec.query);
+      return parameterNames(spec).every((n) => names.includes(n));
+    }
+    case 'path-parameter': {
+      const names = pathParameterNames(rec.path);
+      return parameterNames(spec).every((n) => names.includes(n));
+    }
   }
 }
 
@@ -297,9 +288,9 @@ export function apply(spec: RuleSpec, rec: UriRecord): UriRecord {
     case 'path-prefix':
       return { ...rec, path: spec.to + rec.path.slice(spec.from.length) };
     case 'query-parameter':
-      return { ...rec, query: removeParameters(rec.query, new Set([spec.name])) };
+      return { ...rec, query: removeQueryFields(rec.query, new Set(parameterNames(spec))) };
     case 'path-parameter':
-      return { ...rec, path: removePathParameter(rec.path, spec.name) };
+      return { ...rec, path: removePathParameters(rec.path, new Set(parameterNames(spec))) };
   }
 }
 
@@ -354,8 +345,8 @@ function removedParameters(uq: string | undefined, vq: string | undefined): Rule
   const removed = new Set<string>();
   for (const n of uNames) if (!vNames.has(n)) removed.add(n);
   if (removed.size === 0) return undefined;
-  if (removeParameters(uq, removed) !== vq) return undefined;
-  return [...removed].map((name) => ({ kind: 'query-parameter', name }) as const);
+  if (removeQueryFields(uq, removed) !== vq) return undefined;
+  return [parameterSpec('query-parameter', [...removed])];
 }
 
 /**
@@ -409,34 +400,89 @@ export function judgeRedirect(spec: RuleSpec, host: string, u: UriRecord, v: Uri
   return undefined;
 }
 
-/** A final answer for `u` (2xx, or 4xx other than 408 and 429): the host served `u` itself. */
-export function isFinalAnswer(status: number): boolean {
-  return (status >= 200 && status < 300) || (status >= 400 && status < 500 && status !== 408 && status !== 429);
+/**
+ * A 2xx answer with content (RFC 9110 §15.3; not 204 No Content or 205 Reset Content): the only
+ * kind of answer that shows a document. Error statuses, redirects and empty answers say nothing
+ * about which URLs name the same document.
+ */
+export function isDocumentStatus(status: number): boolean {
+  return status >= 200 && status < 300 && status !== 204 && status !== 205;
 }
 
 // ---- the state machine ----------------------------------------------------------------------
 
+/** What an observation changed: scopes gained (activated, widened), lost (narrowed, withdrawn), or nothing. */
+export type RuleChange = 'activated' | 'widened' | 'narrowed' | 'withdrawn' | undefined;
+
 export interface Transition {
   readonly rule: RuleRecord;
-  readonly change: 'activated' | 'withdrawn' | undefined;
+  readonly change: RuleChange;
+}
+
+export interface LearningLimits {
+  /** Distinct documents a scope needs. */
+  readonly threshold: number;
+  /** Supporting observations kept per rule. */
+  readonly maxSupport: number;
 }
 
 export function newCandidate(host: string, spec: RuleSpec, now: number): RuleRecord {
-  return { id: ruleId(host, spec), host, spec: formatSpec(spec), state: 'candidate', for: 0, against: 0, created: now };
+  return { id: ruleId(host, spec), host, spec: formatSpec(spec), state: 'candidate', for: 0, against: 0, created: now, scopes: [], support: [], contra: [] };
 }
 
-/** One observation: candidate → active after `threshold` for and none against; any against withdraws. */
-export function observe(rule: RuleRecord, o: Observation, threshold: number): Transition {
-  if (o.v === 'for') {
-    const next = { ...rule, for: rule.for + 1 };
-    if (rule.state === 'candidate' && rule.against === 0 && next.for >= threshold) {
-      return { rule: { ...next, state: 'active', activated: o.t }, change: 'activated' };
-    }
-    return { rule: next, change: undefined };
-  }
-  const next: RuleRecord = { ...rule, against: rule.against + 1 };
-  if (rule.state === 'withdrawn') return { rule: next, change: undefined };
-  return { rule: { ...next, state: 'withdrawn', withdrawn: o.t, contradiction: o }, change: 'withdrawn' };
+const MAX_CONTRA = 64;
+
+function sameScopes(a: readonly Scope[], b: readonly Scope[]): boolean {
+  return a.length === b.length && a.every((s, i) => s.at === b[i]!.at && s.query === b[i]!.query);
+}
+
+/** True when every URL `a` covers is covered by `b`. */
+function within(a: readonly Scope[], b: readonly Scope[]): boolean {
+  return a.every((s) => inScope(b, s.at.charCodeAt(0) === 0x3d ? s.at.slice(1) : s.at, s.query));
+}
+
+/** `rule` with `support` and `contra` replaced, its scopes and state derived again. */
+export function rederive(rule: RuleRecord, support: readonly Support[], contra: readonly ContradictionSite[], limits: LearningLimits, o: Observation | undefined): Transition {
+  const before = rule.scopes ?? [];
+  const scopes = rule.manual === true ? [] : activeScopes(support, contra, limits.threshold);
+  const state: RuleState = rule.manual === true ? 'withdrawn' : scopes.length > 0 ? 'active' : contra.length > 0 ? 'withdrawn' : 'candidate';
+  let next: RuleRecord = { ...rule, support, contra, scopes, state };
+  let change: RuleChange;
+  if (sameScopes(before, scopes)) change = undefined;
+  else if (before.length === 0) change = 'activated';
+  else if (scopes.length === 0) change = 'withdrawn';
+  else change = within(before, scopes) ? 'widened' : 'narrowed';
+  const t = o?.t ?? Date.now();
+  if (change === 'activated' && rule.activated === undefined) next = { ...next, activated: t };
+  if (change === 'withdrawn') next = { ...next, withdrawn: t };
+  return { rule: next, change };
+}
+
+/** One supporting observation (a distinct source URL; the caller keeps one per source). */
+export function support(rule: RuleRecord, s: Support, o: Observation, limits: LearningLimits): Transition {
+  const kept = rule.support ?? [];
+  const list = kept.length >= limits.maxSupport ? kept : [...kept, s];
+  return rederive({ ...rule, for: rule.for + 1 }, list, rule.contra ?? [], limits, o);
+}
+
+/** One contradiction, at the path of the URL it is about. */
+export function contradict(rule: RuleRecord, c: ContradictionSite, o: Observation, limits: LearningLimits): Transition {
+  const kept = rule.contra ?? [];
+  const list = kept.length >= MAX_CONTRA || kept.some((k) => k.p === c.p) ? kept : [...kept, c];
+  return rederive({ ...rule, against: rule.against + 1, contradiction: o }, rule.support ?? [], list, limits, o);
+}
+
+/** Support that turned out not to be evidence (a shell body, a not-found page) taken back. */
+export function discount(rule: RuleRecord, drop: (s: Support) => boolean, limits: LearningLimits): Transition {
+  const kept = rule.support ?? [];
+  const list = kept.filter((s) => !drop(s));
+  if (list.length === kept.length) return { rule, change: undefined };
+  return rederive(rule, list, rule.contra ?? [], limits, undefined);
+}
+
+/** An operator's withdrawal: no scope, never learned again. */
+export function withdrawByHand(rule: RuleRecord, now: number, limits: LearningLimits): Transition {
+  return rederive({ ...rule, manual: true }, rule.support ?? [], rule.contra ?? [], limits, { v: 'against', how: 'operator', source: '', t: now });
 }
 
 // ---- applying active rules ------------------------------------------------------------------
@@ -444,6 +490,13 @@ export function observe(rule: RuleRecord, o: Observation, threshold: number): Tr
 export interface ActiveRule {
   readonly id: string;
   readonly spec: RuleSpec;
+  /** Where it holds: it rewrites only URLs in these scopes. */
+  readonly scopes: readonly Scope[];
+}
+
+/** True when the active rule `r` maps `rec` elsewhere: in its domain and in one of its scopes. */
+export function rewrites(r: ActiveRule, rec: UriRecord): boolean {
+  return applies(r.spec, rec) && inScope(r.scopes, bareParameterPath(rec.path === '' ? '/' : rec.path), rec.query !== undefined);
 }
 
 /** Rounds of rule application (each round may move to another host, e.g. after `www-add`). */
@@ -468,7 +521,7 @@ export function applyRules(
     if (rules === undefined) break;
     let changed = false;
     for (const r of rules) {
-      if (r.id === skip || !applies(r.spec, cur)) continue;
+      if (r.id === skip || !rewrites(r, cur)) continue;
       cur = apply(r.spec, cur);
       first ??= r.id;
       changed = true;

@@ -47,7 +47,10 @@ export interface StoreOptions {
    * @example ['tracking']
    */
   readonly presets?: readonly PresetName[];
-  /** Observations for, from distinct URLs, before a candidate rule becomes active. @default 3 */
+  /**
+   * Distinct documents of evidence a learned host rule needs in a part of a host's path tree before
+   * it holds there (rule-scope.ts). @default 3
+   */
   readonly ruleThreshold?: number;
   /** Learn host rules from redirects and content hashes. @default true */
   readonly learnRules?: boolean;
@@ -77,8 +80,14 @@ export interface StoreOptions {
    * grows as keys come in. @default 200000
    */
   readonly cacheSize?: number;
-  /** Observations kept per rule in `evidence` (counts go on beyond it). @default 32 */
+  /** Supporting observations kept per rule, which its scopes are derived from (counts go on beyond it). @default 64 */
   readonly maxEvidencePerRule?: number;
+  /**
+   * Ask the crawler to fetch, at a host's root and in up to 4 directories where evidence for a
+   * parameter rule lies (once each), a URL that cannot exist, so that the host's not-found page (often a 200: a soft 404) is
+   * never taken as a document (engine/not-found.ts). @default true
+   */
+  readonly probeNotFound?: boolean;
   /** URLs moved per batch when a rule is withdrawn or activated, or a preset removed. @default 2000 */
   readonly restoreBatchSize?: number;
   /**
@@ -104,7 +113,8 @@ export const defaultStoreOptions = {
   bloomBitsPerKey: 10,
   frontSnapshotMinKeys: 65_536,
   cacheSize: 200_000,
-  maxEvidencePerRule: 32,
+  maxEvidencePerRule: 64,
+  probeNotFound: true,
   restoreBatchSize: 2000,
 } as const satisfies StoreOptions;
 

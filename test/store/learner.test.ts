@@ -1,14 +1,15 @@
 // The host-rule learner's decisions, on its own (src/store/engine/learner.ts): evidence in through a
 // batch, rule changes out. A real memory Kv holds what earlier calls wrote; "commit" writes a batch's
-// operations to it and hands its rules to the live-rule table, as the write queue does.
+// operations to it and hands its rules to the live-rule table, as the write queue does. A fetch
+// writes the URL's entry into the batch first, as recordFetch does.
 import { describe, expect, it } from 'vitest';
 import { keyFromRecord, normalizeRecord } from '../../src/normalize/index.js';
 import { Txn } from '../../src/store/engine/batch.js';
 import { RuleLearner, type LearnedUrl, type RuleChanges } from '../../src/store/engine/learner.js';
 import { LiveRules } from '../../src/store/engine/state.js';
-import { counterNames, decodeJson, encodeUrlEntry } from '../../src/store/keys.js';
+import { counterNames, decodeJson, encodeUrlEntry, evidenceKeys, type UrlEntry } from '../../src/store/keys.js';
 import { MemoryKv } from '../../src/store/memory-store.js';
-import { defaultDocuments, ruleId, type RuleRecord, type RuleSpec } from '../../src/store/rules.js';
+import { applyRules, defaultDocuments, ruleId, type RuleRecord, type RuleSpec } from '../../src/store/rules.js';
 
 const url = (u: string): LearnedUrl => {
   const rec = normalizeRecord(u);
@@ -21,8 +22,8 @@ class Harness {
   readonly learner: RuleLearner;
   now = 1_000;
 
-  constructor(ruleThreshold = 3, maxEvidencePerRule = 50) {
-    this.learner = new RuleLearner({ kv: this.kv, rules: this.rules }, { ruleThreshold, maxEvidencePerRule, defaultDocuments });
+  constructor(ruleThreshold = 3, probeNotFound = false) {
+    this.learner = new RuleLearner({ kv: this.kv, rules: this.rules }, { ruleThreshold, maxEvidencePerRule: 64, defaultDocuments, probeNotFound });
   }
 
   private async commit(txn: Txn): Promise<void> {
@@ -30,47 +31,66 @@ class Harness {
     for (const r of txn.rules.values()) this.rules.remember(r);
   }
 
-  /** One redirect, learned from and committed; returns the changes and the batch's counter deltas. */
-  async redirect(from: string, to: string, status = 301, merge = true): Promise<{ changes: RuleChanges; txn: Txn }> {
+  /** One redirect, learned from and committed. */
+  async redirect(from: string, to: string, status = 301, merge = status === 301 || status === 308): Promise<{ changes: RuleChanges; txn: Txn }> {
     const txn = new Txn(0);
     const changes = await this.learner.fromRedirect(txn, url(from), url(to), status, merge, this.now++);
     await this.commit(txn);
     return { changes, txn };
   }
 
-  /** One fetch answered by `u` itself; with a hash, `u` is also recorded fetched with that content. */
+  /** One answer for `u` fetched as itself: its entry written (as recordFetch does), then learned from. */
   async fetch(u: string, hash?: string, status = 200): Promise<{ changes: RuleChanges; txn: Txn }> {
     const txn = new Txn(0);
     const target = url(u);
-    const changes = await this.learner.fromFetch(txn, target, hash, status, this.now++);
+    const prevText = await this.kv.get('url', target.key);
+    const prev = prevText === undefined ? undefined : (await import('../../src/store/keys.js')).decodeUrlEntry(prevText);
+    const entry: UrlEntry = { s: 'fetched', d: 0, t: 0, st: status };
+    if (hash !== undefined) entry.c = hash;
+    txn.urls.set(target.key, entry);
+    txn.put('url', target.key, encodeUrlEntry(entry));
+    const changes = await this.learner.fromFetch(txn, target, hash, status, prev, this.now++);
     await this.commit(txn);
-    if (hash !== undefined) await this.kv.write([{ space: 'url', key: target.key, value: encodeUrlEntry({ s: 'fetched', d: 0, t: 0, st: status, c: hash }) }]);
     return { changes, txn };
+  }
+
+  /** Mark `u` as queued again for a recheck (as queueChecks does), keeping its hash. */
+  async requeue(u: string, k: 'r' | 'p' | 'v', extra: Partial<UrlEntry> = {}): Promise<void> {
+    const target = url(u);
+    const old = await this.kv.get('url', target.key);
+    const c = old === undefined ? undefined : (await import('../../src/store/keys.js')).decodeUrlEntry(old).c;
+    const entry: UrlEntry = { s: 'queued', d: 0, t: 0, k, ...(c === undefined ? {} : { c }), ...extra };
+    await this.kv.write([{ space: 'url', key: target.key, value: encodeUrlEntry(entry) }]);
   }
 
   async rule(host: string, spec: RuleSpec): Promise<RuleRecord | undefined> {
     const v = await this.kv.get('rule', ruleId(host, spec));
     return v === undefined ? undefined : decodeJson<RuleRecord>(v);
   }
+
+  /** What the host's active rules make of `u`. */
+  rewrite(u: string): string {
+    return keyFromRecord(applyRules(url(u).rec, this.rules.activeOf).record);
+  }
 }
 
 const HTTPS: RuleSpec = { kind: 'https' };
+const SLASH: RuleSpec = { kind: 'slash-add' };
 const httpsId = ruleId('a.example', HTTPS);
+const slashId = ruleId('a.example', SLASH);
 
 describe('learning from redirects', () => {
-  it('makes a candidate of an explained permanent redirect, and activates it at the threshold', async () => {
+  it('makes a candidate of an explained permanent redirect, and activates it where its documents lie', async () => {
     const h = new Harness(3);
     const first = await h.redirect('http://a.example/1', 'https://a.example/1');
-    expect(first.changes).toEqual({ activated: [], withdrawn: [], givesBack: [] });
+    expect(first.changes.activated).toEqual([]);
     expect(first.txn.counters.get(counterNames.rules('candidate'))).toBe(1);
     expect(await h.rule('a.example', HTTPS)).toMatchObject({ state: 'candidate', for: 1, against: 0 });
-    expect((await h.redirect('http://a.example/2', 'https://a.example/2')).changes.activated).toEqual([]);
+    await h.redirect('http://a.example/2', 'https://a.example/2');
     const third = await h.redirect('http://a.example/3', 'https://a.example/3');
-    expect(third.changes).toEqual({ activated: [httpsId], withdrawn: [], givesBack: [] });
-    expect(third.txn.counters.get(counterNames.rules('candidate'))).toBe(-1);
+    expect(third.changes.activated).toEqual([httpsId]);
     expect(third.txn.counters.get(counterNames.rules('active'))).toBe(1);
-    expect(await h.rule('a.example', HTTPS)).toMatchObject({ state: 'active', for: 3 });
-    expect(h.rules.hasActive('a.example')).toBe(true);
+    expect(await h.rule('a.example', HTTPS)).toMatchObject({ state: 'active', for: 3, scopes: [{ at: '/', docs: 3, query: false }] });
     expect(h.rules.activeOf('a.example')?.map((r) => r.id)).toEqual([httpsId]);
   });
 
@@ -78,117 +98,204 @@ describe('learning from redirects', () => {
     const h = new Harness(2);
     await h.redirect('http://a.example/1', 'https://a.example/1');
     const again = await h.redirect('http://a.example/1', 'https://a.example/1');
-    expect(again.changes.activated).toEqual([]);
     expect(again.txn.ops).toEqual([]);
     expect(await h.rule('a.example', HTTPS)).toMatchObject({ state: 'candidate', for: 1 });
   });
 
-  it('learns nothing from a redirect that does not merge (a 302 without temporaryRedirectsMerge)', async () => {
+  it('a temporary redirect is evidence neither way (login walls answer 302)', async () => {
     const h = new Harness(1);
-    const r = await h.redirect('http://a.example/1', 'https://a.example/1', 302, false);
-    expect(r.changes).toEqual({ activated: [], withdrawn: [], givesBack: [] });
+    expect((await h.redirect('http://a.example/1', 'https://a.example/1', 302)).changes.activated).toEqual([]);
     expect(await h.rule('a.example', HTTPS)).toBeUndefined();
+    await h.redirect('http://a.example/d/a', 'http://a.example/d/a/');
+    await h.redirect('http://a.example/d/b', 'http://a.example/d/b/');
+    expect(h.rules.get(slashId)?.state).toBe('active');
+    const login = await h.redirect('http://a.example/d/c', 'http://a.example/login?next=%2Fd%2Fc', 302);
+    expect(login.changes.givesBack).toEqual([]);
+    expect(h.rules.get(slashId)?.state).toBe('active');
   });
 
-  it('withdraws an active rule on a redirect the other way, and says its URLs come back', async () => {
+  it('holds slash-add only under the directory its redirects came from, and not for URLs with a query', async () => {
+    const h = new Harness(3);
+    for (const d of ['a', 'b', 'c']) await h.redirect(`http://a.example/docs/${d}`, `http://a.example/docs/${d}/`);
+    expect(await h.rule('a.example', SLASH)).toMatchObject({ state: 'active', scopes: [{ at: '/docs/', docs: 3, query: false }] });
+    expect(h.rewrite('http://a.example/docs/z')).toBe(url('http://a.example/docs/z/').key);
+    expect(h.rewrite('http://a.example/api/users')).toBe(url('http://a.example/api/users').key);
+    expect(h.rewrite('http://a.example/docs/login?next=x')).toBe(url('http://a.example/docs/login?next=x').key);
+  });
+
+  it('a permanent redirect the other way narrows or withdraws the rule, and says its URLs come back', async () => {
     const h = new Harness(2);
-    await h.redirect('http://a.example/x/', 'http://a.example/x/y/'); // not explained: nothing
     await h.redirect('http://a.example/1', 'http://a.example/1/');
     await h.redirect('http://a.example/2', 'http://a.example/2/');
-    const slashAdd = ruleId('a.example', { kind: 'slash-add' });
-    expect(h.rules.get(slashAdd)?.state).toBe('active');
+    expect(h.rules.get(slashId)?.state).toBe('active');
     const back = await h.redirect('http://a.example/3/', 'http://a.example/3');
-    expect(back.changes.withdrawn).toContain(slashAdd);
-    expect(back.changes.givesBack).toContain(slashAdd);
-    expect(await h.rule('a.example', { kind: 'slash-add' })).toMatchObject({ state: 'withdrawn', against: 1, contradiction: { v: 'against', how: 'inverse-redirect' } });
+    expect(back.changes.withdrawn).toContain(slashId);
+    expect(back.changes.givesBack).toContain(slashId);
+    expect(await h.rule('a.example', SLASH)).toMatchObject({ state: 'withdrawn', against: 1, contradiction: { v: 'against', how: 'inverse-redirect' } });
     expect(h.rules.hasActive('a.example')).toBe(false);
-    expect(h.rules.isWithdrawn(slashAdd)).toBe(true);
   });
 });
 
-describe('learning from fetches', () => {
-  it('withdraws an active rule when the host serves a URL the rule maps elsewhere as itself', async () => {
+describe('only documents are evidence', () => {
+  it('a 2xx on a variant is no contradiction', async () => {
     const h = new Harness(2);
     await h.redirect('http://a.example/1', 'https://a.example/1');
     await h.redirect('http://a.example/2', 'https://a.example/2');
-    const served = await h.fetch('http://a.example/3');
-    expect(served.changes).toEqual({ activated: [], withdrawn: [httpsId], givesBack: [httpsId] });
-    expect(await h.rule('a.example', HTTPS)).toMatchObject({ state: 'withdrawn', contradiction: { how: 'fetch', v: 'against' } });
+    const served = await h.fetch('http://a.example/3', 'h3');
+    expect(served.changes).toEqual({ activated: [], withdrawn: [], givesBack: [], checks: [] });
+    expect(h.rules.get(httpsId)?.state).toBe('active');
   });
 
-  it('withdraws a candidate without giving anything back (it pruned nothing)', async () => {
+  it('error pages that share one body never make a rule', async () => {
+    const h = new Harness(2);
+    await h.fetch('http://a.example/x/', 'NOTFOUND', 404);
+    for (const n of [2, 3, 4, 5, 6]) await h.fetch(`http://a.example/x/?page=${n}`, 'NOTFOUND', 404);
+    expect(await h.rule('a.example', { kind: 'query-parameter', name: 'page' })).toBeUndefined();
+  });
+
+  it('one body under many URLs counts as one document (soft 404s for unknown ids)', async () => {
     const h = new Harness(3);
-    await h.redirect('http://a.example/1', 'https://a.example/1');
-    const served = await h.fetch('http://a.example/2');
-    expect(served.changes).toEqual({ activated: [], withdrawn: [httpsId], givesBack: [] });
-    expect(served.txn.counters.get(counterNames.rules('candidate'))).toBe(-1);
-    expect(served.txn.counters.get(counterNames.rules('withdrawn'))).toBe(1);
+    await h.fetch('http://a.example/card', 'SOFT');
+    for (const id of [1, 2, 3, 4, 5]) await h.fetch(`http://a.example/card?id=${id}`, 'SOFT');
+    const r = await h.rule('a.example', { kind: 'query-parameter', name: 'id' });
+    expect(r?.state).not.toBe('active');
   });
 
-  it('keeps a withdrawn rule withdrawn: evidence for it is read against its stored record, not a new candidate', async () => {
+  it('a shell body served under other paths is no evidence for a parameter', async () => {
     const h = new Harness(1);
-    await h.redirect('http://a.example/1', 'https://a.example/1');
-    await h.fetch('http://a.example/2');
-    const later = await h.redirect('http://a.example/3', 'https://a.example/3');
-    expect(later.changes).toEqual({ activated: [], withdrawn: [], givesBack: [] });
-    expect(later.txn.counters.get(counterNames.rules('candidate'))).toBeUndefined();
-    expect(await h.rule('a.example', HTTPS)).toMatchObject({ state: 'withdrawn', for: 2 });
+    await h.fetch('http://a.example/app/other', 'SHELL');
+    await h.fetch('http://a.example/app/v', 'SHELL');
+    await h.fetch('http://a.example/app/v?sort=name', 'SHELL');
+    expect(await h.rule('a.example', { kind: 'query-parameter', name: 'sort' })).toBeUndefined();
   });
 
-  it('makes no candidate from a contradiction alone', async () => {
+  it('support from a body later found under another path is taken back', async () => {
     const h = new Harness(1);
-    const r = await h.fetch('http://a.example/d/index.html', 'h1');
-    // the directory was never fetched: no pair, and nothing against a rule that does not exist
-    expect(r.changes).toEqual({ activated: [], withdrawn: [], givesBack: [] });
-    expect([...r.txn.rules.keys()]).toEqual([]);
+    await h.fetch('http://a.example/app/v', 'SHELL');
+    const first = await h.fetch('http://a.example/app/v?sort=name', 'SHELL');
+    const sort = ruleId('a.example', { kind: 'query-parameter', name: 'sort' });
+    expect(first.changes.activated).toEqual([sort]);
+    const later = await h.fetch('http://a.example/app/settings', 'SHELL');
+    expect(later.changes.givesBack).toEqual([sort]);
+    expect(h.rules.hasActive('a.example')).toBe(false);
   });
 
-  it('pairs a default document with its directory by content: equal is for, different is against', async () => {
+  it('a probe for the not-found answer is asked once where parameters are; its soft-404 body is no document', async () => {
+    const h = new Harness(1, true);
+    expect((await h.fetch('http://a.example/p', 'P')).changes.checks).toEqual([]);
+    const first = await h.fetch('http://a.example/p?visit=1', 'P');
+    expect(first.changes.checks).toHaveLength(1); // the root, which is also the directory
+    const probe = first.changes.checks[0]!;
+    expect(probe).toMatchObject({ kind: 'probe' });
+    expect(probe.rec.path).toMatch(/^\/urldedup-not-found-[0-9a-f]{16}$/);
+    await h.fetch('http://a.example/r', 'R');
+    expect((await h.fetch('http://a.example/r?visit=2', 'R')).changes.checks).toEqual([]);
+    await h.requeue(`http://a.example${probe.rec.path}`, 'p');
+    await h.fetch(`http://a.example${probe.rec.path}`, 'SOFT404', 200);
+    await h.fetch('http://a.example/item', 'SOFT404');
+    await h.fetch('http://a.example/item?id=9', 'SOFT404');
+    expect(await h.rule('a.example', { kind: 'query-parameter', name: 'id' })).toBeUndefined();
+  });
+});
+
+describe('content pairs', () => {
+  it('pairs a default document with its directory: equal content supports it', async () => {
     const h = new Harness(2);
     const doc = ruleId('a.example', { kind: 'default-document', name: 'index.html' });
     await h.fetch('http://a.example/d/', 'same-1');
     expect((await h.fetch('http://a.example/d/index.html', 'same-1')).txn.rules.get(doc)).toMatchObject({ state: 'candidate', for: 1 });
     await h.fetch('http://a.example/e/', 'same-2');
-    const second = await h.fetch('http://a.example/e/index.html', 'same-2');
-    expect(second.changes.activated).toEqual([doc]);
-    const other = new Harness(2);
-    await other.fetch('http://a.example/d/', 'dir');
-    const differs = await other.fetch('http://a.example/d/index.html', 'page');
-    expect(differs.changes).toEqual({ activated: [], withdrawn: [], givesBack: [] });
-    expect(await other.rule('a.example', { kind: 'default-document', name: 'index.html' })).toBeUndefined();
+    expect((await h.fetch('http://a.example/e/index.html', 'same-2')).changes.activated).toEqual([doc]);
   });
 
-  it('pairs a query parameter with the URL without it, in either order of fetching', async () => {
+  it('learns a group of parameters that travel together, in either order of fetching', async () => {
     const h = new Harness(2);
-    const sid = ruleId('a.example', { kind: 'query-parameter', name: 'sid' });
-    await h.fetch('http://a.example/p?sid=1', 'p'); // the variant first: its hash waits as evidence
+    const group = ruleId('a.example', { kind: 'query-parameter', name: 'utm_campaign&utm_source' });
+    await h.fetch('http://a.example/p?utm_source=s&utm_campaign=c', 'p');
     const base = await h.fetch('http://a.example/p', 'p');
-    expect(base.txn.rules.get(sid)).toMatchObject({ state: 'candidate', for: 1 });
-    await h.fetch('http://a.example/q', 'q'); // the base first
-    const variant = await h.fetch('http://a.example/q?sid=9', 'q');
-    expect(variant.changes.activated).toEqual([sid]);
+    expect(base.txn.rules.get(group)).toMatchObject({ state: 'candidate', for: 1 });
+    await h.fetch('http://a.example/q?x=1', 'q');
+    const variant = await h.fetch('http://a.example/q?x=1&utm_source=t&utm_campaign=d', 'q');
+    expect(variant.changes.activated).toEqual([group]);
+    expect(h.rewrite('http://a.example/r?utm_source=a&utm_campaign=b')).toBe(url('http://a.example/r').key);
+    expect(h.rewrite('http://a.example/r?utm_source=a')).toBe(url('http://a.example/r?utm_source=a').key);
   });
 
-  it('withdraws a query-parameter rule when two values of the parameter serve different content', async () => {
-    const h = new Harness(2);
-    const page = ruleId('a.example', { kind: 'query-parameter', name: 'page' });
-    await h.fetch('http://a.example/list', 'one');
-    await h.fetch('http://a.example/list?page=1', 'one');
-    expect(h.rules.get(page)?.state).toBe('candidate');
-    const r = await h.fetch('http://a.example/list?page=2', 'two');
-    expect(r.changes.withdrawn).toEqual([page]);
-    expect(await h.rule('a.example', { kind: 'query-parameter', name: 'page' })).toMatchObject({ state: 'withdrawn', contradiction: { how: 'content' } });
+  it('two variants of one URL are no pair: the URL without the parameter was never fetched', async () => {
+    const h = new Harness(1);
+    await h.fetch('http://a.example/p?sid=1', 'p');
+    await h.fetch('http://a.example/p?sid=2', 'p');
+    expect(await h.rule('a.example', { kind: 'query-parameter', name: 'sid' })).toBeUndefined();
   });
 });
 
-describe('the live rules of a host', () => {
-  it('include this batch’s changes before they are committed', async () => {
+describe('unstable pages say nothing', () => {
+  it('different content asks for a second fetch; changed content marks the directory unstable, no contradiction', async () => {
+    const h = new Harness(2);
+    await h.fetch('http://a.example/t/', 'token-1');
+    const differ = await h.fetch('http://a.example/t/index.html', 'token-2');
+    expect(differ.changes.checks).toEqual([{ kind: 'recheck', key: url('http://a.example/t/index.html').key, rec: url('http://a.example/t/index.html').rec }]);
+    await h.requeue('http://a.example/t/index.html', 'r');
+    await h.fetch('http://a.example/t/index.html', 'token-3');
+    expect(await h.kv.get('evidence', evidenceKeys.stability('a.example', '/t/'))).toBe('unstable');
+    const r = await h.rule('a.example', { kind: 'default-document', name: 'index.html' });
+    expect(r?.against ?? 0).toBe(0);
+    // further pairs there give no evidence either way
+    await h.fetch('http://a.example/t/index.htm', 'token-4');
+    expect((await h.rule('a.example', { kind: 'default-document', name: 'index.htm' }))?.against ?? 0).toBe(0);
+  });
+
+  it('the same content on the second fetch confirms the difference: a contradiction', async () => {
+    const h = new Harness(2);
+    await h.fetch('http://a.example/s/', 'dir');
+    await h.fetch('http://a.example/s/index.html', 'page');
+    await h.requeue('http://a.example/s/index.html', 'r');
+    await h.fetch('http://a.example/s/index.html', 'page');
+    expect(await h.kv.get('evidence', evidenceKeys.stability('a.example', '/s/'))).toBe('stable');
+    expect(await h.rule('a.example', { kind: 'default-document', name: 'index.html' })).toMatchObject({ against: 1 });
+  });
+});
+
+describe('every rewrite is checked', () => {
+  it('a rewrite that answers 404 contradicts the rule where the original URL lies', async () => {
+    const h = new Harness(2);
+    for (const d of ['a', 'b', 'c']) await h.redirect(`http://a.example/${d}`, `http://a.example/${d}/`);
+    expect(h.rules.get(slashId)?.state).toBe('active');
+    const original = url('http://a.example/api/users');
+    const rewrite = url('http://a.example/api/users/');
+    await h.kv.write([{ space: 'evidence', key: evidenceKeys.rewrite(rewrite.key, original.key), value: `rule:${slashId}` }]);
+    const failed = await h.fetch('http://a.example/api/users/', 'NOTFOUND', 404);
+    expect(failed.changes.givesBack).toEqual([slashId]);
+    expect(await h.rule('a.example', SLASH)).toMatchObject({ against: 1, contradiction: { how: 'rewrite', status: 404 } });
+    expect(h.rewrite('http://a.example/api/orders')).toBe(url('http://a.example/api/orders').key);
+  });
+
+  it('a sampled original fetched as itself with the same content supports the rule', async () => {
     const h = new Harness(3);
-    const txn = new Txn(0);
-    const changes = await h.learner.fromRedirect(txn, url('http://a.example/1'), url('https://a.example/1'), 301, true, 1);
-    expect(changes.activated).toEqual([]);
-    expect(h.rules.get(httpsId)).toBeUndefined(); // not committed
-    expect(h.learner.liveRulesOf(txn, 'a.example').map((r) => r.id)).toEqual([httpsId]);
-    expect(h.learner.liveRulesOf(new Txn(0), 'a.example')).toEqual([]);
+    for (const n of [1, 2, 3]) await h.redirect(`http://a.example/${n}`, `https://a.example/${n}`);
+    await h.fetch('https://a.example/4', 'four');
+    await h.requeue('http://a.example/4', 'v', { to: url('https://a.example/4').key, by: `rule:${httpsId}` });
+    await h.fetch('http://a.example/4', 'four');
+    expect(await h.rule('a.example', HTTPS)).toMatchObject({ for: 4, state: 'active' });
+  });
+});
+
+describe('evidence seen before a candidate exists', () => {
+  it('a www host that served its own pages is contradicted as soon as a www-remove candidate appears', async () => {
+    const h = new Harness(2);
+    await h.fetch('http://b.example/y', 'bare-y');
+    await h.fetch('http://www.b.example/y', 'www-y');
+    await h.fetch('http://b.example/y2', 'bare-y2');
+    await h.fetch('http://www.b.example/y2', 'www-y2');
+    const first = await h.redirect('http://www.b.example/x', 'http://b.example/x');
+    // the earlier pair differs: it is fetched again before it counts against
+    expect(first.changes.checks.map((c) => c.kind)).toEqual(['recheck']);
+    const again = first.changes.checks[0]!;
+    await h.requeue(`http://www.b.example${again.rec.path}`, 'r');
+    await h.fetch(`http://www.b.example${again.rec.path}`, again.rec.path === '/y' ? 'www-y' : 'www-y2');
+    for (const p of ['/a', '/b', '/c']) await h.redirect(`http://www.b.example${p}`, `http://b.example${p}`);
+    const r = await h.rule('www.b.example', { kind: 'www-remove' });
+    expect(r?.against).toBeGreaterThanOrEqual(1);
+    expect(h.rewrite('http://www.b.example/y')).toBe(url('http://www.b.example/y').key);
   });
 });

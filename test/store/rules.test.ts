@@ -8,12 +8,19 @@ import {
   explainRedirect,
   formatSpec,
   judgeRedirect,
+  contradict,
+  discount,
   newCandidate,
-  observe,
   parseRuleId,
   parseSpec,
+  support,
+  withdrawByHand,
+  type ActiveRule,
   type RuleSpec,
 } from '../../src/store/rules.js';
+
+/** A scope covering a whole host, queries too. */
+const HOST_WIDE = [{ at: '/', docs: 3, query: true }];
 
 const rec = (u: string): UriRecord => parseUri(u);
 const explain = (from: string, to: string): string[] | undefined => explainRedirect(rec(from), rec(to))?.map(formatSpec);
@@ -96,15 +103,15 @@ describe('applying rules', () => {
 
   it('chains rules across hosts and stops at a cycle', () => {
     const rules = new Map([
-      ['a.example', [{ id: 'a.example/https', spec: { kind: 'https' } as RuleSpec }, { id: 'a.example/www-add', spec: { kind: 'www-add' } as RuleSpec }]],
-      ['www.a.example', [{ id: 'www.a.example/slash-add', spec: { kind: 'slash-add' } as RuleSpec }]],
+      ['a.example', [{ id: 'a.example/https', spec: { kind: 'https' } as RuleSpec, scopes: HOST_WIDE }, { id: 'a.example/www-add', spec: { kind: 'www-add' } as RuleSpec, scopes: HOST_WIDE }]],
+      ['www.a.example', [{ id: 'www.a.example/slash-add', spec: { kind: 'slash-add' } as RuleSpec, scopes: HOST_WIDE }]],
     ]);
     const r = applyRules(rec('http://a.example/docs'), (h) => rules.get(h));
     expect(r.first).toBe('a.example/https');
     expect(r.record).toMatchObject({ scheme: 'https', host: 'www.a.example', path: '/docs/' });
     const cyclic = new Map([
-      ['a.example', [{ id: 'a.example/www-add', spec: { kind: 'www-add' } as RuleSpec }]],
-      ['www.a.example', [{ id: 'www.a.example/www-remove', spec: { kind: 'www-remove' } as RuleSpec }]],
+      ['a.example', [{ id: 'a.example/www-add', spec: { kind: 'www-add' } as RuleSpec, scopes: HOST_WIDE }]],
+      ['www.a.example', [{ id: 'www.a.example/www-remove', spec: { kind: 'www-remove' } as RuleSpec, scopes: HOST_WIDE }]],
     ]);
     const c = applyRules(rec('http://a.example/x'), (h) => cyclic.get(h));
     expect(c.first).toBeUndefined();
@@ -121,24 +128,55 @@ describe('applying rules', () => {
 });
 
 describe('the rule state machine', () => {
-  it('activates after the threshold with nothing against, withdraws on the first contradiction', () => {
-    let r = newCandidate('h', { kind: 'https' }, 0);
-    for (let i = 0; i < 2; i++) r = observe(r, { v: 'for', how: 'redirect', source: `s${i}`, t: i }, 3).rule;
+  const limits = { threshold: 3, maxSupport: 64 };
+  const obs = (v: 'for' | 'against', source: string, t = 0) => ({ v, how: 'redirect' as const, source, t });
+  const at = (p: string, d = p) => ({ p, d, s: 'k' + p });
+
+  it('activates where three distinct documents spread over a directory, and nowhere else', () => {
+    let r = newCandidate('h', { kind: 'slash-add' }, 0);
+    r = support(r, at('/docs/a'), obs('for', 'a'), limits).rule;
+    r = support(r, at('/docs/b'), obs('for', 'b'), limits).rule;
     expect(r.state).toBe('candidate');
-    const t = observe(r, { v: 'for', how: 'redirect', source: 's2', t: 2 }, 3);
+    const t = support(r, at('/docs/c'), obs('for', 'c'), limits);
     expect(t.change).toBe('activated');
-    const w = observe(t.rule, { v: 'against', how: 'fetch', source: 'x', t: 3 }, 3);
-    expect(w.change).toBe('withdrawn');
-    expect(w.rule).toMatchObject({ state: 'withdrawn', for: 3, against: 1 });
-    expect(observe(w.rule, { v: 'for', how: 'redirect', source: 'y', t: 4 }, 3).rule.state).toBe('withdrawn');
+    expect(t.rule).toMatchObject({ state: 'active', for: 3, scopes: [{ at: '/docs/', docs: 3, query: false }] });
+    const wider = support(t.rule, at('/api/x'), obs('for', 'x'), limits);
+    expect(wider.change).toBe('widened');
+    expect(wider.rule.scopes?.map((x) => x.at)).toEqual(['/']);
   });
-  it('never activates a candidate with a contradiction', () => {
-    let r = newCandidate('h', { kind: 'https' }, 0);
-    r = observe(r, { v: 'for', how: 'redirect', source: 'a', t: 0 }, 1).rule;
+
+  it('a contradiction narrows the rule to the scopes that do not cover it, or withdraws it', () => {
+    let r = newCandidate('h', { kind: 'slash-add' }, 0);
+    for (const p of ['/docs/a', '/docs/b', '/docs/c', '/api/x']) r = support(r, at(p), obs('for', p), limits).rule;
+    const narrowed = contradict(r, { p: '/api/users', s: 'u' }, obs('against', 'u'), limits);
+    expect(narrowed.change).toBe('narrowed');
+    expect(narrowed.rule.scopes?.map((x) => x.at)).toEqual(['/docs/']);
+    const gone = contradict(narrowed.rule, { p: '/docs/z', s: 'z' }, obs('against', 'z'), limits);
+    expect(gone.change).toBe('withdrawn');
+    expect(gone.rule).toMatchObject({ state: 'withdrawn', against: 2, scopes: [] });
+  });
+
+  it('support taken back (a shell, a not-found body) can deactivate a rule', () => {
+    let r = newCandidate('h', { kind: 'query-parameter', name: 'sort' }, 0);
+    for (const p of ['/a', '/b', '/c']) r = support(r, { p, d: 'H' + p, s: p, q: true }, obs('for', p), limits).rule;
     expect(r.state).toBe('active');
-    let c = newCandidate('h', { kind: 'slash-add' }, 0);
-    c = observe(c, { v: 'against', how: 'fetch', source: 'a', t: 0 }, 3).rule;
-    for (let i = 0; i < 5; i++) c = observe(c, { v: 'for', how: 'redirect', source: `s${i}`, t: i }, 3).rule;
-    expect(c.state).toBe('withdrawn');
+    const t = discount(r, (x) => x.d === 'H/a', limits);
+    expect(t.change).toBe('withdrawn');
+    expect(t.rule.state).toBe('candidate');
+  });
+
+  it('an operator withdrawal holds whatever evidence comes later', () => {
+    let r = newCandidate('h', { kind: 'https' }, 0);
+    for (const p of ['/a', '/b', '/c']) r = support(r, at(p), obs('for', p), limits).rule;
+    const w = withdrawByHand(r, 5, limits);
+    expect(w.change).toBe('withdrawn');
+    expect(support(w.rule, at('/d'), obs('for', 'd'), limits).rule.state).toBe('withdrawn');
+  });
+
+  it('rewrites only in its scopes', () => {
+    const active: ActiveRule = { id: 'h/slash-add', spec: { kind: 'slash-add' }, scopes: [{ at: '/docs/', docs: 3, query: false }] };
+    expect(applyRules(rec('http://h/docs/x'), () => [active]).record.path).toBe('/docs/x/');
+    expect(applyRules(rec('http://h/api/users'), () => [active]).first).toBeUndefined();
+    expect(applyRules(rec('http://h/docs/login?next=/'), () => [active]).first).toBeUndefined();
   });
 });

@@ -311,15 +311,17 @@ function decide(s: EngineState, txn: Txn, urls: readonly string[], items: Items,
     const via = mj.via!;
     let admitted = false;
     if (!isPresent(key, items.canonicalPresence[j]!) && !txn.creates(key)) {
+      // a URL known as itself (fetched or queued before the rule) is seen: its rewrite is not
+      // queued (a path fetched as a file is not sent to its directory form)
+      if (via !== 'alias' && isPresent(k0, items.identityPresence[j]!)) {
+        results[i] = { url, key, identityKey: k0, admitted: false, reason: 'seen' };
+        continue;
+      }
       const rec = key === mj.transformedKey && mj.transformedRecord !== undefined ? mj.transformedRecord : recordOfKey(key);
       queueNew(txn, key, hostOf(rec), depth, now, src, items.canonicalW1[j]!, items.canonicalW2[j]!);
       admitted = true;
     }
-    if (via !== 'alias' && !isPresent(k0, items.identityPresence[j]!) && !txn.creates(k0)) {
-      const entry: UrlEntry = { s: 'pruned', d: depth, t: now, by: via, to: key };
-      if (src !== undefined) entry.src = src;
-      setUrl(s, txn, k0, undefined, entry);
-    }
+    if (via !== 'alias' && !isPresent(k0, items.identityPresence[j]!) && !txn.creates(k0)) setUrl(s, txn, k0, undefined, rewritten(s, key, via, depth, now, src));
     results[i] = admitted ? { url, key, identityKey: k0, admitted: true, reason: 'new', via } : { url, key, identityKey: k0, admitted: false, reason: via as AdmitReason };
   }
   const dup = items.duplicates;
@@ -328,6 +330,28 @@ function decide(s: EngineState, txn: Txn, urls: readonly string[], items: Items,
     const r = results[dup[q + 1]!]!;
     results[i] = { url: urls[i]!, key: r.key, identityKey: r.identityKey, admitted: false, reason: 'duplicate-in-batch' };
   }
+}
+
+/** The first URLs each rule rewrites that are fetched as themselves too. */
+const REWRITE_SAMPLES_FIRST = 2;
+/** After those, one rewritten URL in this many. */
+const REWRITE_SAMPLE_EVERY = 32;
+
+/**
+ * The entry of `k0`, which `via` maps onto `key`: pruned, so that a give-back finds it. A rule's
+ * rewrites are checked after it acts (DUSTBuster's validation step, Bar-Yossef et al., WWW 2007):
+ * its first few rewritten URLs, and one in `REWRITE_SAMPLE_EVERY` after, are queued to be fetched
+ * as themselves (the `v` check), and the learner compares them with their rewrite.
+ */
+function rewritten(s: EngineState, key: string, via: string, depth: number, now: number, src: string | undefined): UrlEntry {
+  let entry: UrlEntry = { s: 'pruned', d: depth, t: now, by: via, to: key };
+  if (via.startsWith('rule:')) {
+    const n = s.rewrites.get(via) ?? 0;
+    s.rewrites.set(via, n + 1);
+    if (n < REWRITE_SAMPLES_FIRST || n % REWRITE_SAMPLE_EVERY === 0) entry = { s: 'queued', d: depth, t: now, k: 'v', by: via, to: key };
+  }
+  if (src !== undefined) entry.src = src;
+  return entry;
 }
 
 /** One `admit` call, built into a batch and submitted (the queue's `admitQueued` runs it). */
@@ -381,11 +405,7 @@ export async function admitOne(s: EngineState, txn: Txn, rec: UriRecord, k0: str
   }
   if (key !== k0 && via !== undefined && via !== 'alias') {
     const own = await getUrl(s.kv, txn, k0);
-    if (own === undefined) {
-      const entry: UrlEntry = { s: 'pruned', d: depth, t: now, by: via, to: key };
-      if (src !== undefined) entry.src = src;
-      setUrl(s, txn, k0, undefined, entry);
-    }
+    if (own === undefined) setUrl(s, txn, k0, undefined, rewritten(s, key, via, depth, now, src), rec);
   }
   return { key, admitted, via };
 }

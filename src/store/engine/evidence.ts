@@ -4,13 +4,12 @@
  * learner (learner.ts) turns the evidence into host rules. One batch per call.
  */
 import { counterNames, decodeJson, encodeJson, evidenceKeys, aliasRevKey, prefixRange, SEP, type AliasEntry, type LoopRecord, type TemporaryRedirect, type UrlEntry } from '../keys.js';
-import { isFinalAnswer } from '../rules.js';
 import type { FetchRecord } from '../seen-store.js';
 import { admitOne } from './admit.js';
 import { getAlias, getEvidence, getUrl, putEvidence, type Txn } from './batch.js';
 import { inScope, type Identity } from './canonicalize.js';
 import { afterRuleChanges } from './give-back.js';
-import { noRuleChanges, type RuleLearner } from './learner.js';
+import { noRuleChanges, type CheckRequest, type RuleLearner } from './learner.js';
 import type { EngineState } from './state.js';
 import { carried, setUrl } from './url-state.js';
 import type { WriteQueue } from './write-queue.js';
@@ -50,6 +49,7 @@ export async function recordRedirect(s: EngineState, q: WriteQueue, learner: Rul
   else if (merge) loop = await addAlias(s, txn, f.key, t.key, status, now);
   if (!permanent) await noteTemporary(s, txn, f.key, t.key, status, now);
   const changes = s.o.learnRules && !loop ? await learner.fromRedirect(txn, f, t, status, merge, now) : noRuleChanges();
+  await queueChecks(s, txn, changes.checks, depth, now);
   await q.commit(txn);
   await afterRuleChanges(s, q, changes);
 }
@@ -96,6 +96,24 @@ async function addAlias(s: EngineState, txn: Txn, from: string, to: string, stat
 }
 
 /**
+ * Queue the URLs the learner asked to fetch: a probe (new, marked `p`), or a fetched URL fetched
+ * again (`r`, keeping its content hash to compare). The crawler fetches them as any other.
+ */
+async function queueChecks(s: EngineState, txn: Txn, checks: readonly CheckRequest[], depth: number, now: number): Promise<void> {
+  for (const c of checks) {
+    const prev = await getUrl(s.kv, txn, c.key);
+    if (c.kind === 'probe') {
+      if (prev === undefined) setUrl(s, txn, c.key, undefined, { s: 'queued', d: depth, t: now, k: 'p' }, c.rec);
+    } else if (prev?.s === 'fetched') {
+      const again: UrlEntry = { ...carried(prev, prev.d, now), s: 'queued', k: 'r' };
+      if (prev.c !== undefined) again.c = prev.c;
+      if (prev.st !== undefined) again.st = prev.st;
+      setUrl(s, txn, c.key, prev, again, c.rec);
+    }
+  }
+}
+
+/**
  * A fetch of `u`: fetched, or failed (no answer, 5xx, or an error). A `finalUrl` elsewhere means
  * the fetcher followed redirects: `u` is recorded redirected (hops unknown) and the answer is the
  * final URL's.
@@ -120,8 +138,10 @@ export async function recordFetch(s: EngineState, q: WriteQueue, learner: RuleLe
   if (response.error !== undefined) entry.e = response.error;
   setUrl(s, txn, target.key, prevTarget, entry, target.rec);
   txn.landed.push(target.key);
-  const learn = s.o.learnRules && isFinalAnswer(response.status) && !failed;
-  const changes = learn ? await learner.fromFetch(txn, target, response.contentHash, response.status, now) : noRuleChanges();
+  // every answer is evidence for the learner: a document, or a failed rewrite
+  const status = failed && response.status < 500 ? 0 : response.status;
+  const changes = s.o.learnRules ? await learner.fromFetch(txn, target, response.contentHash, status, prevTarget, now) : noRuleChanges();
+  await queueChecks(s, txn, changes.checks, entry.d, now);
   await q.commit(txn);
   await afterRuleChanges(s, q, changes);
 }

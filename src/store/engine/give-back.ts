@@ -26,9 +26,13 @@ export function inForce(s: EngineState, reason: string): boolean {
   return false;
 }
 
-/** After a commit that activated or withdrew rules: give URLs back, or prune the frontier. */
+/**
+ * After a commit that changed rules' scopes: a rule that lost scopes gives back what it pruned
+ * (each URL evaluated again under the rules as they are now: one still in a scope of the rule
+ * stays pruned), and one that gained scopes prunes the frontier of its host.
+ */
 export async function afterRuleChanges(s: EngineState, q: WriteQueue, changes: RuleChanges): Promise<void> {
-  for (const id of changes.givesBack) await restoreReason(s, q, `rule:${id}`, `rule:${id}`);
+  for (const id of changes.givesBack) await restoreReason(s, q, `rule:${id}`, s.rules.get(id)?.state === 'active' ? undefined : `rule:${id}`);
   for (const id of changes.activated) if (s.rules.get(id)?.state === 'active') await pruneFrontier(s, q, id);
 }
 
@@ -52,7 +56,8 @@ export async function pruneFrontier(s: EngineState, q: WriteQueue, id: string): 
       const rec = recordOfKey(key);
       if (!applies(parsed.spec, rec)) continue;
       const prev = await getUrl(s.kv, txn, key);
-      if (prev?.s !== 'queued' || prev.n !== seq || prev.h !== host) continue;
+      // a check the learner asked for is fetched as itself, whatever the rules say
+      if (prev?.s !== 'queued' || prev.n !== seq || prev.h !== host || prev.k !== undefined) continue;
       const r = await admitOne(s, txn, rec, key, depth, prev.src, now);
       if (r.key === key || r.via === undefined || r.via === 'alias') continue;
       const still = await getUrl(s.kv, txn, key);
@@ -65,15 +70,19 @@ export async function pruneFrontier(s: EngineState, q: WriteQueue, id: string): 
 
 /**
  * Give back the URLs pruned by `reason`: each is evaluated again without `exclude`; one still
- * mapped elsewhere by another preset or rule is pruned under that one, the others are queued.
+ * mapped elsewhere by a preset or rule is pruned under that one (under `reason` itself when a
+ * narrowed rule still holds where it lies), the others are queued. Returns the URLs given back.
  */
-export async function restoreReason(s: EngineState, q: WriteQueue, reason: string, exclude: string): Promise<number> {
+export async function restoreReason(s: EngineState, q: WriteQueue, reason: string, exclude: string | undefined): Promise<number> {
   let total = 0;
   const range = prefixRange(reason + SEP);
+  let after: string | undefined;
   for (;;) {
     const chunk: [string, string][] = [];
-    for await (const e of s.kv.entries('pruned', { ...range, limit: s.o.restoreBatchSize })) chunk.push(e);
+    const from = after === undefined ? { gte: range.gte } : { gt: after };
+    for await (const e of s.kv.entries('pruned', { ...from, lt: range.lt, limit: s.o.restoreBatchSize })) chunk.push(e);
     if (chunk.length === 0) return total;
+    after = chunk[chunk.length - 1]![0];
     const txn = q.newTxn();
     const now = Date.now();
     for (const [pk] of chunk) {
@@ -93,7 +102,7 @@ export async function restoreReason(s: EngineState, q: WriteQueue, reason: strin
       const cur = (await getUrl(s.kv, txn, key)) ?? prev;
       if (onto !== undefined && t.via !== undefined) setUrl(s, txn, key, cur, { ...carried(cur, cur.d, now), s: 'pruned', by: t.via, to: onto });
       else setUrl(s, txn, key, cur, { ...carried(cur, cur.d, now), s: 'queued' }, rec);
-      total++;
+      if (!(onto !== undefined && t.via === reason)) total++;
     }
     await q.commit(txn);
   }

@@ -1,37 +1,54 @@
 /**
- * The host-rule learner (RFC 3986 §6.2.4; DESIGN "Learning equivalences safely"): evidence from
- * redirects and fetches becomes observations of host rules; a candidate becomes active after
- * `ruleThreshold` distinct observations for it, and is withdrawn by the first against it (the
- * algebra of specs and transitions is rules.ts, pure).
+ * The host-rule learner (RFC 3986 §6.2.4; DESIGN "Learning equivalences safely"). Evidence from
+ * redirects and fetches becomes support for, or contradictions of, host rules (rules.ts), and a
+ * rule holds in the scopes its evidence spans (rule-scope.ts). Four safeguards keep a rule from
+ * merging distinct documents:
  *
- * Its interface, so the learning policy can change here alone:
- * - it reads `LearnerReads`: the live rules as written, and the database (`rule` records of
- *   withdrawn rules, `evidence`, and `url` entries for content hashes), always through the batch;
- * - it writes only through the `Txn` it is given: `rule` records, `evidence` observations and
- *   content hashes, and the `rules:<state>` counters;
- * - it returns the `RuleChanges` of the call: the caller prunes the frontier for rules activated
- *   and gives back what a withdrawn active rule pruned (give-back.ts), after the commit.
+ * 1. **Only documents are evidence.** Content counts only between 2xx answers with a body that is
+ *    not the host's not-found signature (not-found.ts) and not a shell (one body served under URLs
+ *    that differ by more than the rule's component); both URLs fetched as themselves.
+ * 2. **A rule has a scope**, the part of the path tree its distinct documents span.
+ * 3. **A rule is checked after it acts.** A rewrite that answers anything but a document
+ *    contradicts the rule where the original URL lies (the original comes back through give-back);
+ *    a sample of rewritten URLs is fetched as themselves and compared (the rewrite index and the
+ *    `v` check, admit.ts).
+ * 4. **Unstable pages say nothing.** Before content that differs counts against a rule, the
+ *    variant is fetched again (stability.ts): a page whose own content changed gives no evidence.
+ *
+ * Its interface: it reads the store through `LearnerReads` and the batch, writes only through the
+ * `Txn`, and returns the `RuleChanges` of the call (rules that gained scopes prune the frontier,
+ * rules that lost scopes give back, and the URLs it asks to fetch: probes and rechecks).
  */
 import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
-import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, splitPair } from '../keys.js';
+import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, type UrlEntry } from '../keys.js';
 import type { Kv } from '../kv.js';
+import { bareParameterPath } from '../parameter-difference.js';
+import type { ContradictionSite, Support } from '../rule-scope.js';
 import {
   applies,
   apply,
+  contradict,
+  discount,
   explainRedirect,
+  formatSpec,
   hostOf,
+  isDocumentStatus,
   isParameterRule,
   judgeRedirect,
   newCandidate,
-  observe,
   parseRuleId,
-  pathParameterNames,
+  parseSpec,
   ruleId,
+  support,
+  type LearningLimits,
   type Observation,
   type RuleRecord,
   type RuleSpec,
+  type Transition,
 } from '../rules.js';
 import { getEvidence, getUrl, putEvidence, type Txn } from './batch.js';
+import { contentPairs, type ContentPair } from './content-pairs.js';
+import { NotFoundSignatures } from './not-found.js';
 import type { LiveRules } from './state.js';
 import { recordOfKey } from './url-state.js';
 
@@ -49,43 +66,84 @@ export interface LearnerReads {
 
 /** The options that shape learning (the store's `ResolvedOptions` has them). */
 export interface LearningPolicy {
-  /** Distinct observations for a candidate that make it active. */
+  /** Distinct documents a scope needs. */
   readonly ruleThreshold: number;
-  /** Observations for a rule kept as evidence at most (against ones are always kept). */
+  /** Supporting observations kept per rule. */
   readonly maxEvidencePerRule: number;
   readonly defaultDocuments: readonly string[];
+  /** Fetch a URL that cannot exist per host (and directory) to learn its not-found answer. */
+  readonly probeNotFound: boolean;
 }
 
-/** The rule changes of one call, as ids. */
+/** A URL the learner asks the crawler to fetch. */
+export interface CheckRequest {
+  /** `probe`: a URL that cannot exist (not-found.ts); `recheck`: a fetched URL, fetched again. */
+  readonly kind: 'probe' | 'recheck';
+  readonly key: string;
+  readonly rec: UriRecord;
+}
+
+/** What one call changed, as rule ids, and what it asks to fetch. */
 export interface RuleChanges {
-  /** Candidates that became active: the frontier of their host is pruned after the commit. */
+  /** Rules that gained scopes: the frontier of their host is pruned after the commit. */
   readonly activated: string[];
-  /** Rules withdrawn (from candidate or active). */
+  /** Rules that lost every scope. */
   readonly withdrawn: string[];
-  /** Of those, the ones that were active: what they pruned comes back after the commit. */
+  /** Rules that lost scopes while active: what they pruned is evaluated again after the commit. */
   readonly givesBack: string[];
+  readonly checks: CheckRequest[];
 }
 
 export function noRuleChanges(): RuleChanges {
-  return { activated: [], withdrawn: [], givesBack: [] };
+  return { activated: [], withdrawn: [], givesBack: [], checks: [] };
 }
 
-/** A pair of URLs whose content hashes, when both are known, are evidence about `spec`. */
-interface ContentPair {
+/** A directory's stability (`evidenceKeys.stability`): learned by fetching one of its pages again. */
+const STABLE = 'stable';
+const UNSTABLE = 'unstable';
+/** Followed by the key being fetched again. */
+const PENDING = 'pending ';
+/** Comparisons kept waiting on one recheck at most. */
+const MAX_WAITING = 64;
+
+/** A comparison waiting for a recheck. */
+interface Waiting {
+  readonly id: string;
   readonly variant: string;
-  readonly base: string;
-  readonly spec: RuleSpec;
-  readonly variantHash?: string;
-  readonly baseHash?: string;
+  readonly other: string;
+}
+/** Other documents with one hash read for the shell test. */
+const SHELL_SAMPLE = 16;
+/** Fetched documents of a host judged when a candidate appears. */
+const EXISTING_SAMPLE = 64;
+
+/** Where a URL lies in its host's path tree (rule-scope.ts): its path without segment parameters. */
+function placeOf(rec: UriRecord): string {
+  return bareParameterPath(rec.path === '' ? '/' : rec.path);
+}
+
+function dirOf(path: string): string {
+  return path.slice(0, path.lastIndexOf('/') + 1) || '/';
+}
+
+/** The key `spec` maps `rec` onto, or its own key where it does not apply. */
+function imageKey(spec: RuleSpec, rec: UriRecord): string {
+  return keyFromRecord(applies(spec, rec) ? apply(spec, rec) : rec);
 }
 
 export class RuleLearner {
+  private readonly limits: LearningLimits;
+  readonly notFound: NotFoundSignatures;
+
   constructor(
     private readonly reads: LearnerReads,
     private readonly policy: LearningPolicy,
-  ) {}
+  ) {
+    this.limits = { threshold: policy.ruleThreshold, maxSupport: policy.maxEvidencePerRule };
+    this.notFound = new NotFoundSignatures(reads.kv);
+  }
 
-  /** The live (not withdrawn) rules of `host`, this batch's changes included. */
+  /** The live (candidate or active) rules of `host`, this batch's changes included. */
   liveRulesOf(txn: Txn, host: string): RuleRecord[] {
     const out = new Map<string, RuleRecord>();
     for (const id of this.reads.rules.idsOf(host)) {
@@ -96,145 +154,289 @@ export class RuleLearner {
     return [...out.values()].filter((r) => r.state !== 'withdrawn');
   }
 
-  /** Record one observation of `spec` on `host`, once per distinct source URL and verdict. */
-  async observeRule(txn: Txn, host: string, spec: RuleSpec, obs: Observation, changes: RuleChanges): Promise<void> {
-    const id = ruleId(host, spec);
-    let rule = txn.rules.get(id) ?? this.reads.rules.get(id);
-    if (rule === undefined && this.reads.rules.isWithdrawn(id)) {
-      const v = await this.reads.kv.get('rule', id);
-      if (v !== undefined) rule = decodeJson<RuleRecord>(v);
+  private async ruleOf(txn: Txn, id: string): Promise<RuleRecord | undefined> {
+    const r = txn.rules.get(id) ?? this.reads.rules.get(id);
+    if (r !== undefined || !this.reads.rules.isWithdrawn(id)) return r;
+    const v = await this.reads.kv.get('rule', id);
+    return v === undefined ? undefined : decodeJson<RuleRecord>(v);
+  }
+
+  private write(txn: Txn, before: RuleRecord | undefined, tr: Transition, changes: RuleChanges): void {
+    const rule = tr.rule;
+    if (before === undefined) txn.count(counterNames.rules(rule.state), 1);
+    else if (before.state !== rule.state) {
+      txn.count(counterNames.rules(before.state), -1);
+      txn.count(counterNames.rules(rule.state), 1);
     }
-    if (rule === undefined) {
-      if (obs.v !== 'for') return; // no candidate from a contradiction alone
-      rule = newCandidate(host, spec, obs.t);
-      txn.count(counterNames.rules('candidate'), 1);
-    }
-    const ek = evidenceKeys.observation(id, obs.source);
-    const existing = await getEvidence(this.reads.kv, txn, ek);
-    if (existing !== undefined && decodeJson<Observation>(existing).v === obs.v) return;
-    if (obs.v === 'against' || rule.for < this.policy.maxEvidencePerRule) putEvidence(txn, ek, encodeJson(obs));
-    const tr = observe(rule, obs, this.policy.ruleThreshold);
-    if (tr.rule.state !== rule.state) {
-      txn.count(counterNames.rules(rule.state), -1);
-      txn.count(counterNames.rules(tr.rule.state), 1);
-    }
-    if (tr.change === 'activated') changes.activated.push(id);
-    if (tr.change === 'withdrawn') {
-      changes.withdrawn.push(id);
-      if (rule.state === 'active') changes.givesBack.push(id);
-    }
-    txn.rules.set(id, tr.rule);
-    txn.put('rule', id, encodeJson(tr.rule));
+    if (tr.change === 'activated' || tr.change === 'widened') changes.activated.push(rule.id);
+    if (tr.change === 'narrowed' || tr.change === 'withdrawn') changes.givesBack.push(rule.id);
+    if (tr.change === 'withdrawn') changes.withdrawn.push(rule.id);
+    txn.rules.set(rule.id, rule);
+    txn.put('rule', rule.id, encodeJson(rule));
   }
 
   /**
-   * A redirect `from` → `to`: for every rule that explains it (when it merges), and against every
-   * live rule of either host that it contradicts.
+   * One observation of `spec` on `host`, once per distinct source URL and verdict: support (with
+   * where it lies and which document it shows) or a contradiction (where it lies). A candidate
+   * appears with its first observation; the documents of its host fetched before then are judged
+   * at once (evidence seen before a candidate exists counts too).
+   */
+  private async observe(txn: Txn, host: string, spec: RuleSpec, obs: Observation, site: Support | ContradictionSite, changes: RuleChanges): Promise<void> {
+    const id = ruleId(host, spec);
+    const before = await this.ruleOf(txn, id);
+    if (before?.manual === true) return;
+    const ek = evidenceKeys.observation(id, obs.source);
+    const existing = await getEvidence(this.reads.kv, txn, ek);
+    if (existing !== undefined && decodeJson<Observation>(existing).v === obs.v) return;
+    putEvidence(txn, ek, encodeJson(obs));
+    const rule = before ?? newCandidate(host, spec, obs.t);
+    const tr = obs.v === 'for' ? support(rule, site as Support, obs, this.limits) : contradict(rule, site, obs, this.limits);
+    this.write(txn, before, tr, changes);
+    if (obs.v === 'for' && 'd' in site && obs.how === 'redirect') putEvidence(txn, evidenceKeys.redirectSupport(site.d, id), '');
+    if (before === undefined) await this.judgeExisting(txn, host, spec, changes, obs.t);
+  }
+
+  /** A new candidate: the documents of its host fetched before it existed are compared too. */
+  private async judgeExisting(txn: Txn, host: string, spec: RuleSpec, changes: RuleChanges, now: number): Promise<void> {
+    let n = 0;
+    for await (const [k] of this.reads.kv.entries('evidence', { ...prefixRange(evidenceKeys.documentPrefix(host)), limit: EXISTING_SAMPLE })) {
+      const key = k.slice(k.lastIndexOf(SEP) + 1);
+      const rec = recordOfKey(key);
+      if (applies(spec, rec)) await this.compare(txn, { variant: key, base: keyFromRecord(apply(spec, rec)), spec }, changes, now);
+      if (++n >= EXISTING_SAMPLE) break;
+    }
+  }
+
+  // ---- redirects -------------------------------------------------------------------------------
+
+  /**
+   * A redirect `from` → `to`. A permanent one (or any, with `merge`) supports every rule that
+   * explains it; a permanent one contradicts every live rule of either host it disagrees with.
+   * A temporary redirect is no evidence against: login walls and A/B tests answer 302 to URLs that
+   * are documents. A rewrite target that redirects elsewhere failed as a rewrite.
    */
   async fromRedirect(txn: Txn, from: LearnedUrl, to: LearnedUrl, status: number, merge: boolean, now: number): Promise<RuleChanges> {
     const changes = noRuleChanges();
     const explained = explainRedirect(from.rec, to.rec, this.policy.defaultDocuments);
     const host = hostOf(from.rec);
+    const q = from.rec.query !== undefined;
     if (merge && explained !== undefined) {
       for (const spec of explained) {
-        await this.observeRule(txn, host, spec, { v: 'for', how: 'redirect', source: from.key, to: to.key, status, t: now }, changes);
+        const obs: Observation = { v: 'for', how: 'redirect', source: from.key, to: to.key, status, t: now };
+        await this.observe(txn, host, spec, obs, { p: placeOf(from.rec), d: to.key, q, s: from.key }, changes);
       }
     }
-    for (const h of new Set([host, hostOf(to.rec)])) {
-      for (const rule of this.liveRulesOf(txn, h)) {
-        const parsed = parseRuleId(rule.id);
-        if (parsed === undefined) continue;
-        const verdict = judgeRedirect(parsed.spec, h, from.rec, to.rec, explained);
-        if (verdict !== 'against') continue;
-        const how = h === host && applies(parsed.spec, from.rec) ? 'redirect' : 'inverse-redirect';
-        await this.observeRule(txn, h, parsed.spec, { v: 'against', how, source: from.key, to: to.key, status, t: now }, changes);
-      }
-    }
-    return changes;
-  }
-
-  /** The content hash of `key` when it was fetched (through the batch). */
-  private async contentOf(txn: Txn, key: string): Promise<string | undefined> {
-    const e = await getUrl(this.reads.kv, txn, key);
-    return e?.s === 'fetched' ? e.c : undefined;
-  }
-
-  /** A final 2xx/3xx answer for `u` itself, with its content hash when the fetcher gave one. */
-  async fromFetch(txn: Txn, u: LearnedUrl, hash: string | undefined, status: number, now: number): Promise<RuleChanges> {
-    const changes = noRuleChanges();
-    const host = hostOf(u.rec);
-    // 1. the host served `u` itself: against every rule that maps it elsewhere, unless the content
-    //    shows the two URLs equal
-    for (const rule of this.liveRulesOf(txn, host)) {
-      const parsed = parseRuleId(rule.id);
-      if (parsed === undefined || isParameterRule(parsed.spec) || !applies(parsed.spec, u.rec)) continue;
-      const other = keyFromRecord(apply(parsed.spec, u.rec));
-      const otherHash = hash === undefined ? undefined : await this.contentOf(txn, other);
-      if (otherHash !== undefined) {
-        await this.observeRule(txn, host, parsed.spec, { v: otherHash === hash ? 'for' : 'against', how: 'content', source: u.key, to: other, status, t: now }, changes);
-      } else {
-        await this.observeRule(txn, host, parsed.spec, { v: 'against', how: 'fetch', source: u.key, status, t: now }, changes);
-      }
-    }
-    if (hash === undefined) return changes;
-    const pairs: ContentPair[] = [];
-    this.defaultDocumentPairs(u, hash, pairs);
-    await this.parameterPairs(txn, u, hash, pairs);
-    for (const p of pairs) {
-      const vh = p.variantHash ?? (await this.contentOf(txn, p.variant));
-      const bh = p.baseHash ?? (await this.contentOf(txn, p.base));
-      if (vh === undefined || bh === undefined) continue;
-      const vrec = p.variant === u.key ? u.rec : recordOfKey(p.variant);
-      await this.observeRule(txn, hostOf(vrec), p.spec, { v: vh === bh ? 'for' : 'against', how: 'content', source: p.variant, to: p.base, status, t: now }, changes);
-    }
-    return changes;
-  }
-
-  /** 2. content pairs: a default document and its directory. */
-  private defaultDocumentPairs(u: LearnedUrl, hash: string, pairs: ContentPair[]): void {
-    const path = u.rec.path;
-    const last = path.slice(path.lastIndexOf('/') + 1);
-    const documents = this.policy.defaultDocuments;
-    if (documents.includes(last)) {
-      const spec: RuleSpec = { kind: 'default-document', name: last };
-      pairs.push({ variant: u.key, base: keyFromRecord(apply(spec, u.rec)), spec, variantHash: hash });
-    }
-    if (path.endsWith('/')) {
-      for (const name of documents) {
-        pairs.push({ variant: keyFromRecord({ ...u.rec, path: path + name }), base: u.key, spec: { kind: 'default-document', name }, baseHash: hash });
-      }
-    }
-  }
-
-  /** 3. content pairs: a query or path parameter and the URL without it, or with another value of it. */
-  private async parameterPairs(txn: Txn, u: LearnedUrl, hash: string, pairs: ContentPair[]): Promise<void> {
-    const kv = this.reads.kv;
-    const queryNames = new Set((u.rec.query ?? '').split('&').filter((f) => f !== '').map((f) => (f.indexOf('=') === -1 ? f : f.slice(0, f.indexOf('=')))));
-    const parameters: { kind: 'query-parameter' | 'path-parameter'; names: Iterable<string>; content: typeof evidenceKeys.content; prefix: typeof evidenceKeys.contentPrefix }[] = [
-      { kind: 'query-parameter', names: queryNames, content: evidenceKeys.content, prefix: evidenceKeys.contentPrefix },
-      { kind: 'path-parameter', names: pathParameterNames(u.rec.path), content: evidenceKeys.pathContent, prefix: evidenceKeys.pathContentPrefix },
-    ];
-    for (const { kind, names, content, prefix } of parameters) {
-      for (const name of names) {
-        const spec: RuleSpec = { kind, name };
-        const base = keyFromRecord(apply(spec, u.rec));
-        putEvidence(txn, content(base, name, u.key), hash);
-        pairs.push({ variant: u.key, base, spec, variantHash: hash });
-        let n = 0;
-        for await (const [k, h] of kv.entries('evidence', { ...prefixRange(prefix(base, name)), limit: 16 })) {
-          const other = k.slice(k.lastIndexOf(SEP) + 1);
-          if (other === u.key) continue;
-          pairs.push({ variant: u.key, base: other, spec, variantHash: hash, baseHash: h });
-          if (++n >= 8) break;
+    if (status === 301 || status === 308 || merge) {
+      for (const h of new Set([host, hostOf(to.rec)])) {
+        for (const rule of this.liveRulesOf(txn, h)) {
+          const parsed = parseRuleId(rule.id);
+          if (parsed === undefined) continue;
+          if (judgeRedirect(parsed.spec, h, from.rec, to.rec, explained) !== 'against') continue;
+          const how = h === host && applies(parsed.spec, from.rec) ? 'redirect' : 'inverse-redirect';
+          const at = how === 'redirect' ? from : to;
+          await this.observe(txn, h, parsed.spec, { v: 'against', how, source: from.key, to: to.key, status, t: now }, { p: placeOf(at.rec), s: at.key }, changes);
         }
       }
-      // `u` as the base of variants fetched before it
-      let n = 0;
-      for await (const [k, h] of kv.entries('evidence', { ...prefixRange(prefix(u.key)), limit: 64 })) {
-        const [name, variant] = splitPair(k.slice(prefix(u.key).length));
-        pairs.push({ variant, base: u.key, spec: { kind, name }, variantHash: h, baseHash: hash });
-        if (++n >= 64) break;
-      }
     }
+    if (explained === undefined) await this.rewriteFailed(txn, from, status, undefined, changes, now);
+    return changes;
+  }
+
+  // ---- fetches ---------------------------------------------------------------------------------
+
+  /**
+   * The answer for `u` fetched as itself (`prev`: its entry before this fetch, which says whether
+   * it was a probe, a recheck or a sampled rewrite).
+   */
+  async fromFetch(txn: Txn, u: LearnedUrl, hash: string | undefined, status: number, prev: UrlEntry | undefined, now: number): Promise<RuleChanges> {
+    const changes = noRuleChanges();
+    const host = hostOf(u.rec);
+    if (prev?.k === 'p') {
+      const soft = await this.notFound.record(txn, u, status, hash);
+      if (soft !== undefined) await this.discountWhere(txn, host, (s) => s.d === soft.hash && s.p.startsWith(soft.dir), changes);
+      return changes;
+    }
+    const document = isDocumentStatus(status) && hash !== undefined && !(await this.notFound.matches(txn, host, u.rec.path, hash));
+    if (prev?.k === 'r') {
+      await this.settleRecheck(txn, u, document ? hash : undefined, prev, changes, now);
+      return changes;
+    }
+    if (!document) {
+      await this.rewriteFailed(txn, u, status, hash, changes, now);
+      await this.redirectTargetFailed(txn, u, changes);
+      return changes;
+    }
+    putEvidence(txn, evidenceKeys.document(host, hash, u.key), '');
+    putEvidence(txn, evidenceKeys.pathDocument(host, bareParameterPath(u.rec.path), u.key), hash);
+    await this.shellAfterFetch(txn, host, hash, u, changes);
+    const pairs = await contentPairs(this.reads.kv, txn, u, this.liveRulesOf(txn, host), this.policy.defaultDocuments);
+    if (prev?.k === 'v' && prev.to !== undefined && prev.by?.startsWith('rule:') === true) {
+      const parsed = parseRuleId(prev.by.slice(5));
+      if (parsed !== undefined) pairs.push({ variant: u.key, base: prev.to, spec: parsed.spec, sample: true });
+    }
+    for (const p of pairs) await this.compare(txn, p, changes, now);
+    return changes;
+  }
+
+  /** A fetched document's entry, when it is one: fetched as itself, 2xx, with a hash, stable. */
+  private async documentOf(txn: Txn, key: string): Promise<UrlEntry | undefined> {
+    const e = await getUrl(this.reads.kv, txn, key);
+    if (e?.s !== 'fetched' || e.c === undefined || e.st === undefined || !isDocumentStatus(e.st)) return undefined;
+    return e;
+  }
+
+  /**
+   * Compare two documents fetched as themselves, `variant` and `spec(variant)` = `base`. Equal
+   * content supports `spec` where `variant` lies, unless the body is a shell or a not-found page;
+   * different content contradicts it there, once the variant proved stable.
+   */
+  private async compare(txn: Txn, p: ContentPair, changes: RuleChanges, now: number): Promise<void> {
+    if (p.variant === p.base) return;
+    const ve = await this.documentOf(txn, p.variant);
+    const be = ve === undefined ? undefined : await this.documentOf(txn, p.base);
+    if (ve === undefined || be === undefined) return;
+    const vrec = recordOfKey(p.variant);
+    const host = hostOf(vrec);
+    const how = p.sample === true ? 'sample' : 'content';
+    if (await this.notFound.matches(txn, host, vrec.path, ve.c!)) return;
+    if ((await getEvidence(this.reads.kv, txn, evidenceKeys.stability(host, dirOf(vrec.path)))) === UNSTABLE) return;
+    if (ve.c === be.c) {
+      if (await this.isShell(host, ve.c!, p.spec, p.variant, p.base)) return;
+      const obs: Observation = { v: 'for', how, source: p.variant, to: p.base, hash: ve.c!, t: now };
+      await this.observe(txn, host, p.spec, obs, { p: placeOf(vrec), d: ve.c!, q: vrec.query !== undefined, s: p.variant, t: p.base }, changes);
+      // unknown ids answered with one page (a soft 404) are found where parameters are: probe the
+      // host's root and the directory there, once each
+      if (this.policy.probeNotFound && isParameterRule(p.spec)) {
+        const at = { rec: vrec, key: p.variant };
+        await this.notFound.ask(txn, at, '/', changes.checks);
+        await this.notFound.ask(txn, at, dirOf(vrec.path), changes.checks);
+      }
+      return;
+    }
+    const id = ruleId(host, p.spec);
+    const rule = await this.ruleOf(txn, id);
+    if (rule?.manual === true) return;
+    const dir = dirOf(vrec.path);
+    const stability = await getEvidence(this.reads.kv, txn, evidenceKeys.stability(host, dir));
+    if (stability !== STABLE) {
+      // unknown: fetch the variant again first; pending: wait for that fetch
+      await this.awaitRecheck(txn, stability, { rec: vrec, key: p.variant }, { id, variant: p.variant, other: p.base }, changes);
+      return;
+    }
+    const obs: Observation = { v: 'against', how, source: p.variant, to: p.base, hash: ve.c!, otherHash: be.c!, t: now };
+    await this.observe(txn, host, p.spec, obs, { p: placeOf(vrec), s: p.variant }, changes);
+  }
+
+  // ---- shells --------------------------------------------------------------------------------
+
+  /**
+   * True when `hash` is served under a URL that `spec` does not map onto `base`: one body under URLs
+   * that differ by more than the rule's component (an application shell, a soft 404) shows nothing
+   * about the rule.
+   */
+  private async isShell(host: string, hash: string, spec: RuleSpec, variant: string, base: string): Promise<boolean> {
+    let n = 0;
+    for await (const [k] of this.reads.kv.entries('evidence', { ...prefixRange(evidenceKeys.documentPrefix(host, hash)), limit: SHELL_SAMPLE })) {
+      const w = k.slice(k.lastIndexOf(SEP) + 1);
+      if (w !== variant && w !== base && imageKey(spec, recordOfKey(w)) !== base) return true;
+      if (++n >= SHELL_SAMPLE) break;
+    }
+    return false;
+  }
+
+  /** A document `u` with `hash`: support that this hash gave to a rule that does not map `u` alike is taken back. */
+  private async shellAfterFetch(txn: Txn, host: string, hash: string, u: LearnedUrl, changes: RuleChanges): Promise<void> {
+    for (const rule of this.liveRulesOf(txn, host)) {
+      const shown = (rule.support ?? []).filter((s) => s.d === hash && s.t !== undefined);
+      if (shown.length === 0) continue;
+      const spec = parseSpec(rule.spec);
+      if (spec === undefined) continue;
+      const img = imageKey(spec, u.rec);
+      if (shown.every((s) => s.t === img || s.s === u.key)) continue;
+      this.write(txn, rule, discount(rule, (s) => s.d === hash, this.limits), changes);
+    }
+  }
+
+  private async discountWhere(txn: Txn, host: string, drop: (s: Support) => boolean, changes: RuleChanges): Promise<void> {
+    for (const rule of this.liveRulesOf(txn, host)) {
+      const tr = discount(rule, drop, this.limits);
+      if (tr.rule !== rule) this.write(txn, rule, tr, changes);
+    }
+  }
+
+  // ---- checks after a rule acted ---------------------------------------------------------------
+
+  /**
+   * `u` answered something other than a document (an error, a redirect elsewhere, the not-found
+   * signature). Every rule that rewrote a URL onto `u` is contradicted where that URL lies: it is
+   * narrowed or withdrawn, and the URL comes back to be fetched as itself.
+   */
+  private async rewriteFailed(txn: Txn, u: LearnedUrl, status: number, hash: string | undefined, changes: RuleChanges, now: number): Promise<void> {
+    for await (const [k, reason] of this.reads.kv.entries('evidence', { ...prefixRange(evidenceKeys.rewritePrefix(u.key)), limit: 256 })) {
+      if (!reason.startsWith('rule:')) continue;
+      const parsed = parseRuleId(reason.slice(5));
+      if (parsed === undefined) continue;
+      const original = k.slice(k.lastIndexOf(SEP) + 1);
+      const obs: Observation = { v: 'against', how: 'rewrite', source: original, to: u.key, status, ...(hash === undefined ? {} : { hash }), t: now };
+      await this.observe(txn, parsed.host, parsed.spec, obs, { p: placeOf(recordOfKey(original)), s: original }, changes);
+    }
+  }
+
+  /** A redirect target that answered no document supports nothing: its redirect support is taken back. */
+  private async redirectTargetFailed(txn: Txn, u: LearnedUrl, changes: RuleChanges): Promise<void> {
+    for await (const [k] of this.reads.kv.entries('evidence', { ...prefixRange(evidenceKeys.redirectSupportPrefix(u.key)), limit: 64 })) {
+      const id = k.slice(k.lastIndexOf(SEP) + 1);
+      const rule = await this.ruleOf(txn, id);
+      if (rule === undefined) continue;
+      const tr = discount(rule, (s) => s.d === u.key, this.limits);
+      if (tr.rule !== rule) this.write(txn, rule, tr, changes);
+    }
+  }
+
+  // ---- stability -----------------------------------------------------------------------------
+
+  /**
+   * Differing content counts against a rule only where pages are stable. A page template that
+   * embeds a fresh token (a CSRF field, a timestamp) changes on every fetch, so a directory's
+   * stability is learned once, by fetching one variant there again; the comparisons made in the
+   * meantime wait for that fetch (`pendingRecheck` of the URL being fetched again).
+   */
+  private async awaitRecheck(txn: Txn, stability: string | undefined, u: LearnedUrl, waiting: Waiting, changes: RuleChanges): Promise<void> {
+    const host = hostOf(u.rec);
+    const fetchedAgain = stability !== undefined && stability.startsWith(PENDING) ? stability.slice(PENDING.length) : u.key;
+    const pk = evidenceKeys.pendingRecheck(fetchedAgain);
+    const pending = await getEvidence(this.reads.kv, txn, pk);
+    const list = pending === undefined ? [] : decodeJson<Waiting[]>(pending);
+    if (list.length < MAX_WAITING && !list.some((w) => w.id === waiting.id && w.variant === waiting.variant)) list.push(waiting);
+    putEvidence(txn, pk, encodeJson(list));
+    if (stability === undefined) {
+      putEvidence(txn, evidenceKeys.stability(host, dirOf(u.rec.path)), PENDING + u.key);
+      changes.checks.push({ kind: 'recheck', key: u.key, rec: u.rec });
+    }
+  }
+
+  /**
+   * The second fetch of a URL whose content differed from an equivalent's. Changed content marks
+   * its directory unstable (no content evidence there, either way); the same content marks it
+   * stable and settles the comparisons that waited.
+   */
+  private async settleRecheck(txn: Txn, u: LearnedUrl, hash: string | undefined, prev: UrlEntry, changes: RuleChanges, now: number): Promise<void> {
+    const pk = evidenceKeys.pendingRecheck(u.key);
+    const pending = await getEvidence(this.reads.kv, txn, pk);
+    txn.del('evidence', pk);
+    txn.evidence.set(pk, null);
+    const stable = hash !== undefined && hash === prev.c;
+    putEvidence(txn, evidenceKeys.stability(hostOf(u.rec), dirOf(u.rec.path)), stable ? STABLE : UNSTABLE);
+    if (!stable) return;
+    for (const w of pending === undefined ? [] : decodeJson<Waiting[]>(pending)) {
+      const parsed = parseRuleId(w.id);
+      if (parsed !== undefined) await this.compare(txn, { variant: w.variant, base: w.other, spec: parsed.spec }, changes, now);
+    }
+  }
+
+  /** The rule's spec text, for callers that hold an id. */
+  static specOf(id: string): string | undefined {
+    const parsed = parseRuleId(id);
+    return parsed === undefined ? undefined : formatSpec(parsed.spec);
   }
 }

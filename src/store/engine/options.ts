@@ -23,6 +23,7 @@ export interface ResolvedOptions {
   readonly frontSnapshotMinKeys: number;
   readonly cacheSize: number;
   readonly maxEvidencePerRule: number;
+  readonly probeNotFound: boolean;
   readonly restoreBatchSize: number;
   readonly readOnly: boolean;
 }
@@ -74,6 +75,7 @@ export function resolveStoreOptions(options: StoreOptions = {}): ResolvedOptions
     frontSnapshotMinKeys: atLeastZero('frontSnapshotMinKeys', options.frontSnapshotMinKeys ?? d.frontSnapshotMinKeys),
     cacheSize: positiveInt('cacheSize', options.cacheSize ?? d.cacheSize),
     maxEvidencePerRule,
+    probeNotFound: options.probeNotFound ?? d.probeNotFound,
     restoreBatchSize: positiveInt('restoreBatchSize', options.restoreBatchSize ?? d.restoreBatchSize),
     readOnly: options.readOnly === true,
   };

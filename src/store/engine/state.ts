@@ -13,7 +13,7 @@ import { EntryCache, KeyTable, type ScalableBloom } from '../bloom.js';
 import { Frontier } from '../frontier.js';
 import { counterNames } from '../keys.js';
 import type { Kv } from '../kv.js';
-import { compareForApply, parseRuleId, type ActiveRule, type RuleRecord, type RuleSpec } from '../rules.js';
+import { compareForApply, parseRuleId, type ActiveRule, type RuleRecord } from '../rules.js';
 import type { Txn } from './batch.js';
 import { customNormalizeOptions, type ResolvedOptions } from './options.js';
 import { summaryOf } from './url-state.js';
@@ -78,12 +78,12 @@ export class LiveRules {
   }
 
   private rebuildActive(host: string): void {
-    const active: { id: string; spec: RuleSpec }[] = [];
+    const active: ActiveRule[] = [];
     for (const id of this.liveByHost.get(host) ?? []) {
       const r = this.live.get(id);
       if (r?.state !== 'active') continue;
       const parsed = parseRuleId(id);
-      if (parsed !== undefined) active.push({ id, spec: parsed.spec });
+      if (parsed !== undefined) active.push({ id, spec: parsed.spec, scopes: r.scopes ?? [] });
     }
     active.sort((a, b) => compareForApply(a.spec, b.spec) || compare(a.id, b.id));
     if (active.length === 0) this.activeByHost.delete(host);
@@ -117,6 +117,8 @@ export class EngineState {
   urlWrites = 0;
   frontier: Frontier;
   readonly rules = new LiveRules();
+  /** URLs each rule rewrote in this process: which of them are fetched as themselves too (admit.ts). */
+  readonly rewrites = new Map<string, number>();
 
   constructor(kv: Kv, options: ResolvedOptions) {
     this.kv = kv;

@@ -4,9 +4,9 @@
  * counters in step in the same batch.
  */
 import { fingerprintWords, parseUri, urlFromKey, type UriRecord } from '../../normalize/index.js';
-import { counterNames, decodeUrlEntry, encodeUrlEntry, frontierKey, prunedKey, type UrlEntry, type UrlState } from '../keys.js';
+import { counterNames, decodeUrlEntry, encodeUrlEntry, evidenceKeys, frontierKey, prunedKey, type UrlEntry, type UrlState } from '../keys.js';
 import { hostOf } from '../rules.js';
-import type { Txn } from './batch.js';
+import { putEvidence, type Txn } from './batch.js';
 import type { EngineState } from './state.js';
 
 /** A url entry with the fields its state keeps, in a fixed order. */
@@ -18,11 +18,13 @@ export function makeEntry(e: UrlEntry, h: string | undefined, n: number | undefi
   }
   if (e.src !== undefined) out.src = e.src;
   if (e.st !== undefined) out.st = e.st;
-  if ((e.s === 'redirected' || e.s === 'pruned') && e.to !== undefined) out.to = e.to;
-  if (e.s === 'pruned' && e.by !== undefined) out.by = e.by;
+  const check = e.s === 'queued' ? e.k : undefined;
+  if ((e.s === 'redirected' || e.s === 'pruned' || check === 'v') && e.to !== undefined) out.to = e.to;
+  if ((e.s === 'pruned' || check === 'v') && e.by !== undefined) out.by = e.by;
   if (e.c !== undefined) out.c = e.c;
   if (e.ft !== undefined) out.ft = e.ft;
   if (e.e !== undefined) out.e = e.e;
+  if (check !== undefined) out.k = check;
   return out;
 }
 
@@ -115,6 +117,15 @@ export function setUrl(s: EngineState, txn: Txn, key: string, prev: UrlEntry | u
     if (!(prev?.s === 'pruned' && prev.by === next.by)) txn.count(counterNames.pruned(next.by), 1);
     txn.put('pruned', prunedKey(next.by, key), next.to);
   }
+  // the rewrite index (learner.ts): a URL a rule pruned, under the URL it was rewritten onto, so
+  // that a rewrite that answers no document contradicts the rule where the URL lies
+  const was = prev?.s === 'pruned' && prev.by?.startsWith('rule:') === true && prev.to !== undefined ? prev : undefined;
+  const is = next.s === 'pruned' && next.by!.startsWith('rule:') ? next : undefined;
+  if (was !== undefined && !(is !== undefined && is.to === was.to && is.by === was.by)) {
+    txn.del('evidence', evidenceKeys.rewrite(was.to!, key));
+    txn.evidence.set(evidenceKeys.rewrite(was.to!, key), null);
+  }
+  if (is !== undefined && !(was !== undefined && was.to === is.to && was.by === is.by)) putEvidence(txn, evidenceKeys.rewrite(is.to!, key), is.by!);
   const entry = makeEntry(next, h, n);
   txn.urls.set(key, entry);
   txn.put('url', key, encodeUrlEntry(entry));

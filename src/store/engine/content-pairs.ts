@@ -1,0 +1,101 @@
+/**
+ * Content pairs: the URLs whose content, compared with a document just fetched, is evidence about a
+ * host rule (RFC 3986 §6.2.4). Both sides of a pair are URLs the host answered as themselves: a
+ * URL and its image under a rule, never two variants of one URL (two session ids both answered
+ * with one page show nothing about the URL without them).
+ *
+ * 1. The live rules of the host, both ways: `u` and `R(u)`, and each `p` with `R(p) = u`.
+ * 2. A default document and its directory (`/a/index.html` and `/a/`).
+ * 3. Parameters: the other documents fetched under the same path, where one is the other with a
+ *    set of parameters added (parameter-difference.ts); the set is the rule (a group of tracking
+ *    tags is one rule).
+ */
+import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
+import { evidenceKeys, prefixRange, SEP } from '../keys.js';
+import type { Kv } from '../kv.js';
+import { bareParameterPath, parameterDifference } from '../parameter-difference.js';
+import { applies, apply, parameterSpec, parseSpec, type RuleRecord, type RuleSpec } from '../rules.js';
+import type { Txn } from './batch.js';
+import type { LearnedUrl } from './learner.js';
+import { recordOfKey } from './url-state.js';
+
+/** `spec(variant)` = `base`, both to be compared. */
+export interface ContentPair {
+  readonly variant: string;
+  readonly base: string;
+  readonly spec: RuleSpec;
+  /** A rewritten URL fetched as itself to check the rule (DUSTBuster's validation). */
+  readonly sample?: boolean;
+}
+
+/** Other documents of one path read for parameter pairs. */
+const SAME_PATH_SAMPLE = 32;
+
+/** The URLs `p` (other than by parameters) with `spec(p)` = `rec`. */
+export function preimages(spec: RuleSpec, rec: UriRecord): UriRecord[] {
+  const host = rec.host ?? '';
+  let pre: UriRecord | undefined;
+  switch (spec.kind) {
+    case 'https':
+      if (rec.scheme === 'https' && rec.port === undefined) pre = { ...rec, scheme: 'http' };
+      break;
+    case 'www-add':
+      if (host.startsWith('www.')) pre = { ...rec, host: host.slice(4) };
+      break;
+    case 'www-remove':
+      if (!host.startsWith('www.')) pre = { ...rec, host: 'www.' + host };
+      break;
+    case 'slash-add':
+      if (rec.path.length > 1 && rec.path.endsWith('/')) pre = { ...rec, path: rec.path.slice(0, -1) };
+      break;
+    case 'slash-remove':
+      if (rec.path !== '' && !rec.path.endsWith('/')) pre = { ...rec, path: rec.path + '/' };
+      break;
+    case 'default-document':
+      if (rec.path.endsWith('/')) pre = { ...rec, path: rec.path + spec.name };
+      break;
+    case 'path-prefix':
+      if (rec.path.startsWith(spec.to)) pre = { ...rec, path: spec.from + rec.path.slice(spec.to.length) };
+      break;
+    default:
+      return []; // parameters: found through the documents of the path (below)
+  }
+  if (pre === undefined || !applies(spec, pre)) return [];
+  const back = apply(spec, pre);
+  return keyFromRecord(back) === keyFromRecord(rec) ? [pre] : [];
+}
+
+export async function contentPairs(kv: Pick<Kv, 'entries'>, _txn: Txn, u: LearnedUrl, rules: readonly RuleRecord[], documents: readonly string[]): Promise<ContentPair[]> {
+  const out: ContentPair[] = [];
+  // 1. the live rules of the host, both ways
+  for (const rule of rules) {
+    const spec = parseSpec(rule.spec);
+    if (spec === undefined) continue;
+    if (applies(spec, u.rec)) out.push({ variant: u.key, base: keyFromRecord(apply(spec, u.rec)), spec });
+    for (const p of preimages(spec, u.rec)) out.push({ variant: keyFromRecord(p), base: u.key, spec });
+  }
+  // 2. a default document and its directory
+  const path = u.rec.path;
+  const last = path.slice(path.lastIndexOf('/') + 1);
+  if (documents.includes(last)) {
+    const spec: RuleSpec = { kind: 'default-document', name: last };
+    out.push({ variant: u.key, base: keyFromRecord(apply(spec, u.rec)), spec });
+  }
+  if (path.endsWith('/')) {
+    for (const name of documents) out.push({ variant: keyFromRecord({ ...u.rec, path: path + name }), base: u.key, spec: { kind: 'default-document', name } });
+  }
+  // 3. parameters: other documents fetched under the same path
+  const host = u.rec.port === undefined ? (u.rec.host ?? '') : `${u.rec.host ?? ''}:${u.rec.port}`;
+  let n = 0;
+  for await (const [k] of kv.entries('evidence', { ...prefixRange(evidenceKeys.pathDocumentPrefix(host, bareParameterPath(path))), limit: SAME_PATH_SAMPLE })) {
+    const w = k.slice(k.lastIndexOf(SEP) + 1);
+    if (w === u.key) continue;
+    const wrec = recordOfKey(w);
+    const there = parameterDifference(u.rec, wrec);
+    if (there !== undefined) out.push({ variant: u.key, base: w, spec: parameterSpec(there.place === 'query' ? 'query-parameter' : 'path-parameter', there.names) });
+    const back = parameterDifference(wrec, u.rec);
+    if (back !== undefined) out.push({ variant: w, base: u.key, spec: parameterSpec(back.place === 'query' ? 'query-parameter' : 'path-parameter', back.names) });
+    if (++n >= SAME_PATH_SAMPLE) break;
+  }
+  return out;
+}
