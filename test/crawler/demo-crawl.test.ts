@@ -9,7 +9,7 @@ import { startDemoSite, type DemoSite } from '../../src/cli/commands/demo-site.j
 import type { AllowedEndpoint } from '../../src/crawler/guard.js';
 import type { CrawlReport } from '../../src/crawler/report.js';
 import { openStore } from '../../src/store/index.js';
-import { loopbackAllow, tempDir } from './support.js';
+import { expectOnlyRechecksRepeated, loopbackAllow, repeatedTargets, tempDir } from './support.js';
 
 let site: DemoSite;
 beforeAll(async () => {
@@ -35,26 +35,6 @@ async function crawlDemo(presets: ('tracking' | 'session-ids')[]): Promise<{ rep
   } finally {
     db.remove();
   }
-}
-
-/** Requests sent more than once (robots.txt aside: the www origin's one redirects to the bare one's). */
-function repeatedTargets(requests: DemoSite['requests']): string[] {
-  const seen = new Map<string, number>();
-  for (const r of requests) if (r.target !== '/robots.txt') seen.set(`${r.host} ${r.target}`, (seen.get(`${r.host} ${r.target}`) ?? 0) + 1);
-  return [...seen].filter(([, n]) => n > 1).map(([k]) => k);
-}
-
-/**
- * Nothing is requested twice, but for the learner's rechecks: before differing content counts
- * against a rule, one page of its directory is fetched again, to learn whether pages there keep
- * their content (a page with a fresh token on every fetch says nothing). At most one per
- * directory, each fetched twice in all.
- */
-function expectOnlyRechecksRepeated(requests: DemoSite['requests']): void {
-  const repeated = repeatedTargets(requests);
-  const dirs = repeated.map((t) => t.slice(0, t.lastIndexOf('/') + 1));
-  expect(new Set(dirs).size, repeated.join(' ')).toBe(dirs.length);
-  for (const t of repeated) expect(requests.filter((r) => `${r.host} ${r.target}` === t)).toHaveLength(2);
 }
 
 function servedPerDocument(requests: DemoSite['requests']): Map<string, number> {

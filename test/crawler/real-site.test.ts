@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawlWithUrldedup, type ClientRun } from '../../bench/crawl-real-site.js';
+import { expectOnlyRechecksRepeated } from './support.js';
 import { startAliasSite, type AliasSite } from '../../bench/crawl-site-server.js';
 
 let site: AliasSite;
@@ -18,23 +19,28 @@ beforeAll(async () => {
 afterAll(async () => site?.close());
 
 /**
- * The requests of one run (robots.txt aside), and the answers that served a document again under
- * another URL than the first one it was served under.
+ * The requests of one run (robots.txt aside), checked to repeat no request but the learner's
+ * rechecks (one page per directory fetched again: see support.ts), and the answers that served a
+ * document again under another URL than the first one it was served under.
  */
-function repeats(run: ClientRun, from: number): { targets: string[]; extra: { document: string; target: string }[] } {
+function repeats(run: ClientRun, from: number): { extra: { document: string; target: string }[] } {
   const requests = site.requests.slice(from).filter((r) => r.target !== '/robots.txt');
+  expectOnlyRechecksRepeated(requests);
   const serves = new Map<string, string[]>();
   for (const r of requests) if (r.document !== undefined) serves.set(r.document, [...(serves.get(r.document) ?? []), r.target]);
   const extra: { document: string; target: string }[] = [];
-  for (const [document, targets] of serves) {
+  let rechecks = 0;
+  for (const [document, all] of serves) {
+    const targets = [...new Set(all)];
+    rechecks += all.length - targets.length;
     if (targets.length < 2) continue;
     // the canonical form is the document's own path; the others are the aliases that cost a fetch
     const aliases = targets.filter((t) => t !== document);
     if (aliases.length === targets.length) aliases.shift();
     for (const target of aliases) extra.push({ document, target });
   }
-  expect(extra.length).toBe(run.extraFetches);
-  return { targets: requests.map((r) => `${r.host} ${r.target}`), extra };
+  expect(extra.length + rechecks).toBe(run.extraFetches);
+  return { extra };
 }
 
 describe('postgresql-doc-15 through an alias-injecting server', () => {
@@ -44,8 +50,7 @@ describe('postgresql-doc-15 through an alias-injecting server', () => {
     expect(run.documentsMissed).toEqual([]);
     for (const t of site.traps) expect(site.documents).toContain(t);
     expect(run.disallowedFetched).toBe(0);
-    const { targets, extra } = repeats(run, from);
-    expect(new Set(targets).size).toBe(targets.length); // no request sent twice
+    const { extra } = repeats(run, from);
     // the one alias left: /docs/15/index.html is the default document of /docs/15/, a single
     // observation, below the rule threshold
     expect(extra).toEqual([{ document: '/docs/15/', target: '/docs/15/index.html' }]);
@@ -58,8 +63,7 @@ describe('postgresql-doc-15 through an alias-injecting server', () => {
     const run = await crawlWithUrldedup(site);
     expect(run.documentsMissed).toEqual([]);
     expect(run.disallowedFetched).toBe(0);
-    const { targets, extra } = repeats(run, from);
-    expect(new Set(targets).size).toBe(targets.length);
+    const { extra } = repeats(run, from);
     const byKind = { jsessionid: 0, sid: 0, utm: 0, index: 0 };
     for (const e of extra) {
       if (e.target.includes(';jsessionid=')) byKind.jsessionid++; // a path parameter: only the session-ids preset covers it
@@ -68,9 +72,12 @@ describe('postgresql-doc-15 through an alias-injecting server', () => {
       else if (e.target === '/docs/15/index.html') byKind.index++;
       else throw new Error(`fetched twice through ${e.target}`);
     }
-    // a parameter rule is learned after 3 equal content hashes; entries already in hand (perHost + 1) still go
-    expect(byKind.sid).toBeLessThanOrEqual(3 + 9);
-    expect(byKind.utm).toBeLessThanOrEqual(3 + 9);
+    console.log(`fetched twice, by kind: ${JSON.stringify(byKind)}; requests ${run.requests}, documents ${run.documentsReached}`);
+    // a parameter rule is learned from 3 distinct documents each fetched with and without the
+    // parameter (two variants are no evidence): until the URL without it comes up in the frontier,
+    // variants are fetched (measured 13-15 here); entries already in hand (perHost + 1) still go
+    expect(byKind.sid).toBeLessThanOrEqual(11 + 9);
+    expect(byKind.utm).toBeLessThanOrEqual(11 + 9);
     expect(byKind.index).toBeLessThanOrEqual(1);
     const rules = run.report!.rules.map((r) => r.id.replace(/:\d+\//, ':PORT/'));
     expect(rules).toEqual(

@@ -1,5 +1,6 @@
 /** Loopback servers and temp stores for the crawler tests. */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { expect } from 'vitest';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -122,3 +123,24 @@ export function loopbackAllow(port: number): AllowedEndpoint[] {
     { address: '::1', port },
   ];
 }
+
+/** Requests sent more than once (robots.txt aside: the www origin's one redirects to the bare one's). */
+export function repeatedTargets(requests: readonly { readonly host: string; readonly target: string }[]): string[] {
+  const seen = new Map<string, number>();
+  for (const r of requests) if (r.target !== '/robots.txt') seen.set(`${r.host} ${r.target}`, (seen.get(`${r.host} ${r.target}`) ?? 0) + 1);
+  return [...seen].filter(([, n]) => n > 1).map(([k]) => k);
+}
+
+/**
+ * Nothing is requested twice, but for the learner's rechecks: before differing content counts
+ * against a rule, one page of its directory is fetched again, to learn whether pages there keep
+ * their content (a page with a fresh token on every fetch says nothing). At most one per
+ * directory, each fetched twice in all.
+ */
+export function expectOnlyRechecksRepeated(requests: readonly { readonly host: string; readonly target: string }[]): void {
+  const repeated = repeatedTargets(requests);
+  const dirs = repeated.map((t) => t.slice(0, t.lastIndexOf('/') + 1));
+  expect(new Set(dirs).size, repeated.join(' ')).toBe(dirs.length);
+  for (const t of repeated) expect(requests.filter((r) => `${r.host} ${r.target}` === t)).toHaveLength(2);
+}
+
