@@ -33,3 +33,5 @@ export {
 } from './seen-store.js';
 export { defaultDocuments, explainRedirect, parseRuleId, formatSpec, type RuleKind } from './rules.js';
 export { STORE_FORMAT_VERSION } from './keys.js';
+export type { Explanation, ExplainStep } from './engine/explain.js';
+export type { Scope } from './rule-scope.js';

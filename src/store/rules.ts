@@ -511,10 +511,13 @@ export function applyRules(
   rec: UriRecord,
   rulesOf: (host: string) => readonly ActiveRule[] | undefined,
   skip?: string,
+  /** Told each rule applied and the URL after it (explain.ts); not told when a cycle undoes them. */
+  trace?: (id: string, after: UriRecord) => void,
 ): { record: UriRecord; first: string | undefined } {
   let cur = rec;
   let first: string | undefined;
   let seen: Set<string> | undefined;
+  const steps: [string, UriRecord][] | undefined = trace === undefined ? undefined : [];
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const host = hostOf(cur);
     const rules = rulesOf(host);
@@ -524,6 +527,7 @@ export function applyRules(
       if (r.id === skip || !rewrites(r, cur)) continue;
       cur = apply(r.spec, cur);
       first ??= r.id;
+      steps?.push([r.id, cur]);
       changed = true;
       if (hostOf(cur) !== host) break;
     }
@@ -533,5 +537,6 @@ export function applyRules(
     if (seen.has(text)) return { record: rec, first: undefined };
     seen.add(text);
   }
+  if (steps !== undefined) for (const [id, after] of steps) trace!(id, after);
   return { record: cur, first };
 }

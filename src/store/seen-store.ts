@@ -6,6 +6,7 @@
 import type { NormalizeOptions, PresetName, UriRecord, UrlErrorCode } from '../normalize/index.js';
 import type { AdmitReason, UrlState } from './keys.js';
 import type { RuleRecord, RuleState } from './rules.js';
+import type { Explanation } from './engine/explain.js';
 
 export type { AdmitReason, UrlState } from './keys.js';
 export type { RuleRecord, RuleState, RuleSpec, Observation } from './rules.js';
@@ -279,6 +280,18 @@ export interface SeenStore {
   /** Give in-flight entries back without a fetch (they are offered again by `next`). */
   release(urls: readonly string[]): Promise<void>;
   canonical(url: string): Promise<CanonicalResult>;
+  /**
+   * The chain that takes `url` to its canonical key: normal form, identity key, each preset, host
+   * rule (with its scopes and observations) and alias applied, and `canonical(url)`'s answer.
+   */
+  explain(url: string): Promise<Explanation>;
+  /**
+   * Withdraw a learned rule by hand (`host/spec`): it holds nowhere and is never learned again;
+   * the URLs it pruned come back to the frontier. Resolves to the rule as stored.
+   */
+  withdrawRule(id: string): Promise<RuleRecord>;
+  /** Keep a rule from being learned on `host` (`spec` as in a rule id: `slash-add`, `query-parameter:sid`, …); an active one is withdrawn. */
+  blockRule(host: string, spec: string): Promise<RuleRecord>;
   /**
    * `canonical` for many URLs, results in input order: the Bloom fronts answer "absent" without a
    * read, and the rest is one `getMany` across the sublevels (a follow-up read only for aliases

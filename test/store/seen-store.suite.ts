@@ -373,6 +373,41 @@ export function seenStoreSuite(name: string, factory: Factory): void {
         expect(rule!.against).toBeGreaterThanOrEqual(1);
       });
 
+      it('explains the chain to a canonical key, with each rule’s scope and evidence', async () => {
+        const { store } = await make({ presets: ['tracking'] });
+        for (const p of ['a', 'b', 'c']) await store.recordRedirect(`http://e.example/docs/${p}`, `https://e.example/docs/${p}`, 301);
+        const x = await store.explain('HTTP://E.example/docs/z?utm_source=m');
+        expect(x).toMatchObject({ normal: 'http://e.example/docs/z?utm_source=m', key: key('http://e.example/docs/z?utm_source=m') });
+        expect(x.steps.map((st) => [st.via, st.url])).toEqual([
+          ['preset:tracking', 'http://e.example/docs/z'],
+          ['rule:e.example/https', 'https://e.example/docs/z'],
+        ]);
+        expect(x.steps[1]!.rule).toMatchObject({ state: 'active', scopes: [{ at: '/docs/', docs: 3, query: false }] });
+        expect(x.steps[1]!.observations!.map((o) => o.status)).toEqual([301, 301, 301]);
+        expect(x.canonical).toMatchObject({ canonicalKey: key('https://e.example/docs/z'), state: 'unknown' });
+        // outside the rule's scope the chain stops at the preset
+        expect((await store.explain('http://e.example/other?utm_source=m')).steps.map((st) => st.via)).toEqual(['preset:tracking']);
+      });
+
+      it('withdraws a rule by hand (its URLs come back) and blocks a rule before it is learned', async () => {
+        const { store } = await make();
+        for (const p of ['a', 'b', 'c']) await store.recordRedirect(`http://o.example/${p}`, `https://o.example/${p}`, 301);
+        await store.admit(['http://o.example/1', 'http://o.example/2', 'http://o.example/3']);
+        expect((await store.stats()).pruned['rule:o.example/https']).toBe(1);
+        const w = await store.withdrawRule('o.example/https');
+        expect(w).toMatchObject({ state: 'withdrawn', manual: true, scopes: [] });
+        expect((await store.canonical('http://o.example/3')).state).toBe('queued');
+        for (const p of ['d', 'e', 'f']) await store.recordRedirect(`http://o.example/${p}`, `https://o.example/${p}`, 301);
+        expect((await collect(store.rules())).find((r) => r.id === 'o.example/https')).toMatchObject({ state: 'withdrawn' });
+        const b = await store.blockRule('k.example', 'slash-add');
+        expect(b).toMatchObject({ id: 'k.example/slash-add', state: 'withdrawn', manual: true });
+        for (const p of ['a', 'b', 'c']) await store.recordRedirect(`http://k.example/${p}`, `http://k.example/${p}/`, 301);
+        expect((await store.admit(['http://k.example/z']))[0]).toMatchObject({ key: key('http://k.example/z') });
+        await expect(store.withdrawRule('nonsense')).rejects.toBeInstanceOf(TypeError);
+        await expect(store.blockRule('k.example', 'bogus')).rejects.toBeInstanceOf(TypeError);
+        await verified(store);
+      });
+
       it('judges an inverse redirect as a contradiction', async () => {
         const { store } = await make();
         await store.recordRedirect('http://i.example/a', 'http://i.example/a/', 301);

@@ -15,7 +15,7 @@
  * its write returned; a failed write refuses the batches built on it and rolls the state back.
  */
 import type { Kv } from '../kv.js';
-import type { RuleRecord } from '../rules.js';
+import { parseRuleId, parseSpec, type RuleRecord } from '../rules.js';
 import type {
   AdmitOptions,
   AdmitResult,
@@ -38,7 +38,8 @@ import { StoreError } from '../errors.js';
 import { admitBatch } from './admit.js';
 import { identity, isUrlError, type Identity } from './canonicalize.js';
 import { recordFetch, recordRedirect, REDIRECT_STATUSES } from './evidence.js';
-import { prune, pruneRequests, reasonOf, restoreReason, type PruneRequest } from './give-back.js';
+import { afterRuleChanges, prune, pruneRequests, reasonOf, restoreReason, type PruneRequest } from './give-back.js';
+import { explain, type Explanation } from './explain.js';
 import { RuleLearner } from './learner.js';
 import * as lookup from './lookup.js';
 import { load, writeFrontsAtClose } from './open.js';
@@ -166,6 +167,36 @@ export class StoreEngine implements SeenStore {
 
   canonical(url: string): Promise<CanonicalResult> {
     return lookup.canonical(this.s, url);
+  }
+
+  explain(url: string): Promise<Explanation> {
+    return explain(this.s, url);
+  }
+
+  withdrawRule(id: string): Promise<RuleRecord> {
+    if (this.s.o.readOnly) return this.readOnlyRefusal();
+    const parsed = typeof id === 'string' ? parseRuleId(id) : undefined;
+    if (parsed === undefined) return Promise.reject(new TypeError(`withdrawRule: not a rule id (host/spec, e.g. example.com/slash-add): ${JSON.stringify(id)}`));
+    return this.operate(parsed.host, parsed.spec);
+  }
+
+  blockRule(host: string, spec: string): Promise<RuleRecord> {
+    if (this.s.o.readOnly) return this.readOnlyRefusal();
+    const parsed = typeof spec === 'string' ? parseSpec(spec) : undefined;
+    if (typeof host !== 'string' || host === '' || host.includes('/')) return Promise.reject(new TypeError(`blockRule: host must be host[:port], not ${JSON.stringify(host)}`));
+    if (parsed === undefined) return Promise.reject(new TypeError(`blockRule: not a rule spec (https, www-add, www-remove, slash-add, slash-remove, default-document:NAME, path-prefix:FROM>TO, query-parameter:NAME[&NAME…], path-parameter:NAME): ${JSON.stringify(spec)}`));
+    return this.operate(host, parsed);
+  }
+
+  /** An operator's withdrawal, committed, and what the rule pruned given back. */
+  private operate(host: string, spec: NonNullable<ReturnType<typeof parseSpec>>): Promise<RuleRecord> {
+    return this.q.exclusive(async () => {
+      const txn = this.q.newTxn();
+      const { rule, changes } = await this.learner.withdrawByHand(txn, host, spec, Date.now());
+      await this.q.commit(txn);
+      await afterRuleChanges(this.s, this.q, changes);
+      return rule;
+    });
   }
 
   canonicalMany(urls: readonly string[]): Promise<(CanonicalResult | CanonicalFailure)[]> {

@@ -30,7 +30,6 @@ import {
   contradict,
   discount,
   explainRedirect,
-  formatSpec,
   hostOf,
   isDocumentStatus,
   isParameterRule,
@@ -45,6 +44,7 @@ import {
   type RuleRecord,
   type RuleSpec,
   type Transition,
+  withdrawByHand,
 } from '../rules.js';
 import { getEvidence, getUrl, putEvidence, type Txn } from './batch.js';
 import { contentPairs, type ContentPair } from './content-pairs.js';
@@ -434,9 +434,19 @@ export class RuleLearner {
     }
   }
 
-  /** The rule's spec text, for callers that hold an id. */
-  static specOf(id: string): string | undefined {
-    const parsed = parseRuleId(id);
-    return parsed === undefined ? undefined : formatSpec(parsed.spec);
+  // ---- an operator's steering ----------------------------------------------------------------
+
+  /**
+   * Withdraw a rule by hand (`urldedup rules withdraw ID`): it holds nowhere from now on and is
+   * never learned again on this host; what it pruned comes back after the commit. A rule that was
+   * never seen is blocked before it is learned (`urldedup rules block SPEC`).
+   */
+  async withdrawByHand(txn: Txn, host: string, spec: RuleSpec, now: number): Promise<{ rule: RuleRecord; changes: RuleChanges }> {
+    const changes = noRuleChanges();
+    const before = await this.ruleOf(txn, ruleId(host, spec));
+    const tr = withdrawByHand(before ?? newCandidate(host, spec, now), now, this.limits);
+    this.write(txn, before, tr, changes);
+    if (before?.state === 'active' && !changes.givesBack.includes(tr.rule.id)) changes.givesBack.push(tr.rule.id);
+    return { rule: tr.rule, changes };
   }
 }
