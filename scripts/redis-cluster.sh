@@ -51,7 +51,8 @@ start() {
     fi
   fi
   for p in "${ports[@]}"; do
-    for _ in $(seq 200); do cluster_ok "$p" && break; sleep 0.05; done
+    # a master restarted after a crash is marked ok again after 2 × node timeout
+    for _ in $(seq 600); do cluster_ok "$p" && break; sleep 0.05; done
     cluster_ok "$p" || { echo "cluster node $p is not ok; see $dir/$p/redis.log" >&2; exit 1; }
   done
   seeds=""; for p in "${ports[@]}"; do seeds="${seeds:+$seeds,}redis://127.0.0.1:$p"; done

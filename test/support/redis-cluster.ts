@@ -20,8 +20,8 @@ export interface TestCluster {
   readonly dir: string | undefined;
   /** The pid of the redis-server on `port` (own clusters only). */
   pid(port: number): number;
-  /** Start the nodes again on the same folder (after a kill). */
-  restart(): void;
+  /** Start the node on `port` again on its folder (after a kill), and wait until the cluster is ok. */
+  restart(port: number): void;
   stop(): void;
 }
 
@@ -62,7 +62,7 @@ export async function ownCluster(masters = 3, appendfsync: 'everysec' | 'always'
     ports,
     dir,
     pid: (port) => Number(readFileSync(join(dir, String(port), 'redis.pid'), 'utf8')),
-    restart: () => void execFileSync('bash', args('start'), { env, encoding: 'utf8' }),
+    restart: (port) => void execFileSync('bash', [SCRIPT, 'start', dir, String(port)], { env, encoding: 'utf8' }),
     stop: () => {
       execFileSync('bash', args('stop'), { env });
       rmSync(dir, { recursive: true, force: true });
