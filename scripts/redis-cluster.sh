@@ -27,7 +27,7 @@ start() {
     mkdir -p "$dir/$p"
     "$SERVER" --port "$p" --bind 127.0.0.1 --daemonize yes \
       --dir "$dir/$p" --pidfile "$dir/$p/redis.pid" --logfile "$dir/$p/redis.log" \
-      --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 3000 \
+      --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 3000 --cluster-announce-ip 127.0.0.1 \
       --appendonly yes --appendfsync "$FSYNC" --save '' >/dev/null
   done
   for p in "${ports[@]}"; do
