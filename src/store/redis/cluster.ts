@@ -73,7 +73,7 @@ export function connectCluster(seeds: RedisSeeds): Cluster {
   return new Cluster(parseSeeds(seeds), {
     enableAutoPipelining: true,
     // auto-pipelining routes a command by its first argument; a script's is its key count or text
-    autoPipeliningIgnoredCommands: ['udWrite', 'eval', 'evalsha'],
+    autoPipeliningIgnoredCommands: ['udWrite', 'udGet', 'eval', 'evalsha'],
     scaleReads: 'master',
     // a master that is down fails the command after a few tries instead of queueing it forever
     maxRedirections: 16,
@@ -214,4 +214,25 @@ export async function usedMemory(cluster: Cluster): Promise<number> {
     total += line === null ? 0 : Number(line[1]);
   }
   return total;
+}
+
+// Redis Cluster specification, "Key distribution model": HASH_SLOT = CRC16(key) mod 16384, with
+// CRC16-CCITT (XMODEM: polynomial 0x1021, initial 0); only the hash tag's content when the key has
+// a non-empty `{…}`.
+const CRC16_TABLE = (() => {
+  const t = new Uint16Array(256);
+  for (let i = 0; i < 256; i++) {
+    let c = i << 8;
+    for (let j = 0; j < 8; j++) c = c & 0x8000 ? ((c << 1) ^ 0x1021) & 0xffff : (c << 1) & 0xffff;
+    t[i] = c;
+  }
+  return t;
+})();
+
+/** The hash slot of a key whose hash tag is `tag` (the text between the braces). */
+export function tagSlot(tag: string): number {
+  const bytes = Buffer.from(tag, 'utf8');
+  let crc = 0;
+  for (let i = 0; i < bytes.length; i++) crc = ((crc << 8) & 0xffff) ^ CRC16_TABLE[((crc >> 8) ^ bytes[i]!) & 0xff]!;
+  return crc & 16383;
 }

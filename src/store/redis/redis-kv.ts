@@ -39,12 +39,17 @@
  * by the single writer; nothing on the write path touches a key outside the host's slot.
  *
  * ## Atomicity
- * `write(ops)` groups the ops by tag; each group is one EVALSHA of a script that applies them all
- * (hash and sorted set), and Redis runs a script alone and logs its effects to the AOF as one
- * MULTI/EXEC (a torn AOF tail drops an incomplete transaction whole). The scripts carry a `#!lua`
- * header, so a master out of memory refuses a script before it starts rather than in its middle.
- * The groups of one write go out together (pipelined per master) and are not atomic with each
- * other: a batch is all or nothing per host, not across hosts (`supports.atomicBatch` is false).
+ * `write(ops)` groups the ops by the master that serves each tag's slot (the client's slot map);
+ * each group is one EVALSHA of a script that applies them all (hashes and sorted sets): one call
+ * per master, whatever the number of hosts. Redis runs a script alone and logs its effects to the
+ * AOF as one MULTI/EXEC (a torn AOF tail drops an incomplete transaction whole). The scripts carry
+ * a `#!lua` header, so a master out of memory refuses a script before it starts rather than in its
+ * middle, and `allow-cross-slot-keys` (Redis 7.0), since one group spans the master's slots; only
+ * the first key is declared (the cluster refuses declared keys of several slots) and routes the
+ * call. A slot moved since the slot map was read fails the call (ERR_STORE_IO) rather than
+ * applying part of it. The groups of one write go out together and are not atomic with each other:
+ * a batch is all or nothing per master, so per host, but not across masters
+ * (`supports.atomicBatch` is false). Reads by key are one script per master too.
  *
  * ## Durability
  * A write resolves when every master touched has applied its group and answered. What it survives
@@ -64,7 +69,7 @@ import type { Cluster } from 'ioredis';
 import { sortHost } from '../../normalize/key.js';
 import { SEP, SPACES, type Space } from '../keys.js';
 import type { Kv, KvOp, KvRange } from '../kv.js';
-import { redisError, scanStoreKeys, type ClusterLock } from './cluster.js';
+import { redisError, scanStoreKeys, tagSlot, type ClusterLock } from './cluster.js';
 
 export const SPACE_CODES: Readonly<Record<Space, string>> = {
   meta: 'm',
@@ -148,23 +153,37 @@ function rangeTag(space: Space, range: KvRange): string | undefined {
   return range.lt <= successor ? p.tag : undefined;
 }
 
-const WRITE = `#!lua
+// One run applies the ops of every host the master serves: allow-cross-slot-keys (Redis ≥ 7.0).
+// The cluster refuses a call whose declared keys span slots (CROSSSLOT), so KEYS[1] is one of them,
+// for routing, and ARGV[1] is the count of key names that follow in ARGV, every one served by the
+// master the first routes the call to.
+const WRITE = `#!lua flags=allow-cross-slot-keys
+local nk = tonumber(ARGV[1])
 local n = #ARGV
-local i = 1
+local i = nk + 2
 while i <= n do
-  local h = KEYS[tonumber(ARGV[i + 1])]
+  local h = ARGV[1 + tonumber(ARGV[i + 1])]
   local z = tonumber(ARGV[i + 2])
   local f = ARGV[i + 3]
   if ARGV[i] == 'p' then
     redis.call('HSET', h, f, ARGV[i + 4])
-    if z > 0 then redis.call('ZADD', KEYS[z], 0, f) end
+    if z > 0 then redis.call('ZADD', ARGV[1 + z], 0, f) end
   else
     redis.call('HDEL', h, f)
-    if z > 0 then redis.call('ZREM', KEYS[z], f) end
+    if z > 0 then redis.call('ZREM', ARGV[1 + z], f) end
   end
   i = i + 5
 end
-return n / 5`;
+return (n - nk - 1) / 5`;
+
+/** HGET of each (hash index, field) pair after the key names (as WRITE); false (nil) for a missing field. */
+const GET = `#!lua flags=no-writes,allow-cross-slot-keys
+local nk = tonumber(ARGV[1])
+local out = {}
+for i = nk + 2, #ARGV, 2 do
+  out[#out + 1] = redis.call('HGET', ARGV[1 + tonumber(ARGV[i])], ARGV[i + 1])
+end
+return out`;
 
 /** Members of a lex range and their values in one call: KEYS zset, hash; ARGV min, max, limit, reverse. */
 const RANGE = `#!lua flags=no-writes
@@ -185,6 +204,7 @@ return out`;
 
 interface ScriptedCluster {
   udWrite(numKeys: number, ...args: string[]): Promise<number>;
+  udGet(numKeys: number, ...args: string[]): Promise<(string | null)[]>;
   udRange(zset: string, hash: string, min: string, max: string, limit: string, reverse: string): Promise<string[]>;
 }
 
@@ -248,7 +268,9 @@ export class RedisKv implements Kv {
   readonly durable = true;
   /** The tags that hold (or held) keys of each space. */
   private readonly tags = new Map<Space, Set<string>>();
+  // (udGet and udWrite route by their first key; every key of a group is on that key's master)
   private readonly scripted: ScriptedCluster;
+  private readonly slotOfTag = new Map<string, number>();
   private closed = false;
 
   private constructor(
@@ -260,6 +282,7 @@ export class RedisKv implements Kv {
   ) {
     for (const s of SPACES) this.tags.set(s, new Set());
     cluster.defineCommand('udWrite', { lua: WRITE });
+    cluster.defineCommand('udGet', { lua: GET });
     cluster.defineCommand('udRange', { numberOfKeys: 2, lua: RANGE });
     this.scripted = cluster as unknown as ScriptedCluster;
   }
@@ -305,22 +328,40 @@ export class RedisKv implements Kv {
     return this.getAcross(keys.map((k) => [space, k] as const));
   }
 
-  /** One HMGET per (space, tag), all sent in one tick: one pipeline per master. */
+  /** The master serving `tag` (`host:port`), or the tag's slot when the slot map does not say. */
+  private nodeOf(tag: string): string {
+    let slot = this.slotOfTag.get(tag);
+    if (slot === undefined) {
+      slot = tagSlot(tag);
+      if (this.slotOfTag.size > 100_000) this.slotOfTag.clear();
+      this.slotOfTag.set(tag, slot);
+    }
+    return this.cluster.slots[slot]?.[0] ?? `slot:${slot}`;
+  }
+
+  /** One read script per master, all sent in one tick. */
   async getAcross(keys: readonly (readonly [Space, string])[]): Promise<(string | undefined)[]> {
-    const groups = new Map<string, { fields: string[]; at: number[] }>();
+    const groups = new Map<string, { keys: string[]; index: Map<string, number>; args: string[]; at: number[] }>();
     for (let i = 0; i < keys.length; i++) {
       const [space, k] = keys[i]!;
-      const h = this.hashKey(space, this.tagOf(space, k));
-      let g = groups.get(h);
-      if (g === undefined) groups.set(h, (g = { fields: [], at: [] }));
-      g.fields.push(k);
+      const tag = this.tagOf(space, k);
+      const node = this.nodeOf(tag);
+      let g = groups.get(node);
+      if (g === undefined) groups.set(node, (g = { keys: [], index: new Map(), args: [], at: [] }));
+      const h = this.hashKey(space, tag);
+      let hi = g.index.get(h);
+      if (hi === undefined) {
+        g.keys.push(h);
+        g.index.set(h, (hi = g.keys.length));
+      }
+      g.args.push(String(hi), k);
       g.at.push(i);
     }
     const out = new Array<string | undefined>(keys.length);
     try {
       await Promise.all(
-        [...groups].map(async ([h, g]) => {
-          const values = await this.cluster.hmget(h, ...g.fields);
+        [...groups.values()].map(async (g) => {
+          const values = await this.scripted.udGet(1, g.keys[0]!, String(g.keys.length), ...g.keys, ...g.args);
           for (let j = 0; j < values.length; j++) out[g.at[j]!] = values[j] ?? undefined;
         }),
       );
@@ -425,7 +466,7 @@ export class RedisKv implements Kv {
   }
 
   /**
-   * The ops grouped by tag, each group applied by one script run (atomic on its master), all
+   * The ops grouped by master, each group applied by one script run (atomic on its master), all
    * groups sent in one tick. Resolves when every group was applied; see the module comment for
    * what that survives. `sync` is not used: the masters' appendfsync decides.
    */
@@ -446,15 +487,16 @@ export class RedisKv implements Kv {
     for (let i = 0; i < ops.length; i++) {
       const op = ops[i]!;
       const tag = this.tagOf(op.space, op.key);
-      let g = groups.get(tag);
-      if (g === undefined) groups.set(tag, (g = { keys: [], index: new Map(), args: [] }));
+      const node = this.nodeOf(tag);
+      let g = groups.get(node);
+      if (g === undefined) groups.set(node, (g = { keys: [], index: new Map(), args: [] }));
       const hi = slot(g, this.hashKey(op.space, tag));
       const zi = op.space === 'url' ? 0 : slot(g, this.zsetKey(op.space, tag));
       g.args.push(op.value === undefined ? 'd' : 'p', String(hi), String(zi), op.key, op.value ?? '');
       if (op.value !== undefined) this.tags.get(op.space)!.add(tag);
     }
     try {
-      await Promise.all([...groups.values()].map((g) => this.scripted.udWrite(g.keys.length, ...g.keys, ...g.args)));
+      await Promise.all([...groups.values()].map((g) => this.scripted.udWrite(1, g.keys[0]!, String(g.keys.length), ...g.keys, ...g.args)));
     } catch (e) {
       throw redisError(e, this.location);
     }
