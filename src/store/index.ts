@@ -1,6 +1,8 @@
 // The seen-store's public surface (re-exports only).
 export { openStore, storeError, type OpenStoreOptions, type LevelTuning, type LevelDatabase } from './level-store.js';
 export { openMemoryStore } from './memory-store.js';
+export { openRedisStore, type OpenRedisStoreOptions, type RedisSeenStore } from './redis-store.js';
+export { defaultRedisStoreOptions, destroyRedisStore, type RedisStoreOptions, type RedisSyncMode, type RedisSeeds } from './redis/cluster.js';
 export {
   defaultStoreOptions,
   type SeenStore,

@@ -97,6 +97,12 @@ describe('Redis store', () => {
     await destroyRedisStore(cluster.seeds, name);
   });
 
+  it('reports an unreachable cluster as ERR_STORE_IO, and misuse as a TypeError', async () => {
+    await expect(openRedisStore('redis://127.0.0.1:1', { redis: { name: newName() } })).rejects.toMatchObject({ code: 'ERR_STORE_IO' });
+    await expect(openRedisStore(cluster.seeds, { redis: { name: 'a b' } })).rejects.toBeInstanceOf(TypeError);
+    await expect(openRedisStore('http://127.0.0.1:7001')).rejects.toBeInstanceOf(TypeError);
+  });
+
   it('refuses sync always on masters that do not fsync every write', async () => {
     const fsync = await (async () => {
       const raw = new Cluster([cluster.seeds.split(',')[0]!]);

@@ -79,25 +79,30 @@ export function connectCluster(seeds: RedisSeeds): Cluster {
     maxRedirections: 16,
     retryDelayOnClusterDown: 100,
     retryDelayOnTryAgain: 100,
-    clusterRetryStrategy: (times) => (times > 20 ? null : Math.min(100 * times, 1000)),
+    clusterRetryStrategy: (times) => (times > 5 ? null : 100 * times),
     redisOptions: { maxRetriesPerRequest: 3, connectTimeout: 5000 },
   });
 }
 
-/** Wait for the cluster's slot map (the first connection). */
-export async function clusterReady(cluster: Cluster, location: string): Promise<void> {
+/** Wait for the cluster's slot map (the first connection); an unreachable cluster is ERR_STORE_IO. */
+export async function clusterReady(cluster: Cluster, location: string, timeoutMs = 15_000): Promise<void> {
   if (cluster.status === 'ready') return;
   await new Promise<void>((resolve, reject) => {
-    const onReady = (): void => {
-      cluster.off('error', onError);
-      resolve();
-    };
-    const onError = (e: unknown): void => {
+    const done = (error?: unknown): void => {
+      clearTimeout(timer);
       cluster.off('ready', onReady);
-      reject(redisError(e, location));
+      cluster.off('error', onError);
+      cluster.off('end', onEnd);
+      if (error === undefined) resolve();
+      else reject(redisError(error, location));
     };
+    const onReady = (): void => done();
+    const onError = (e: unknown): void => done(e);
+    const onEnd = (): void => done(new Error('the cluster connection ended before the slot map was read (is the cluster up and its nodes reachable at the addresses they announce?)'));
+    const timer = setTimeout(() => done(new Error(`no slot map within ${timeoutMs} ms`)), timeoutMs);
     cluster.once('ready', onReady);
     cluster.once('error', onError);
+    cluster.once('end', onEnd);
   });
 }
 
