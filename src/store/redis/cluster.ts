@@ -111,9 +111,9 @@ export async function checkDurability(cluster: Cluster, mode: RedisSyncMode, loc
   const masters = cluster.nodes('master');
   const settings = await Promise.all(
     masters.map(async (m: Redis) => {
-      const aof = (await m.config('GET', 'appendonly')) as string[];
-      const fsync = (await m.config('GET', 'appendfsync')) as string[];
-      return { node: `${m.options.host}:${m.options.port}`, appendonly: aof[1], appendfsync: fsync[1] };
+      // CONFIG may be disabled or renamed (managed services): unknown, which 'always' refuses
+      const get = async (name: string): Promise<string> => ((await m.config('GET', name).catch(() => [])) as string[])[1] ?? 'unknown';
+      return { node: `${m.options.host}:${m.options.port}`, appendonly: await get('appendonly'), appendfsync: await get('appendfsync') };
     }),
   );
   if (mode === 'always') {
