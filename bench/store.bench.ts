@@ -10,8 +10,9 @@
 //     --bloom-bits N  the store's bloomBitsPerKey (default: the store's default)
 //     --inflight N    admit() calls kept in flight by the store feed (default 4; a crawler has one per
 //                     page being processed); 1 makes it a plain sequential loop
-//     --subject S     store | leveldb | set | keys | all (default all; each runs in its own process,
-//                     so peak RSS is its own)
+//     --subject S     store | redis-1 | redis-3 | leveldb | set | keys | all (default all; each runs
+//                     in its own process, so peak RSS is its own)
+//     --redis-fsync F the Redis subjects' appendfsync: everysec (default) | always | no
 //     --semi-space M  run every subject's process with node --max-semi-space-size=M (MiB; default:
 //                     Node's own, 16 on 64-bit). Admit keeps about 1 KB per URL alive while its batch
 //                     is written, so with the default young generation ~40 % of what it allocates
@@ -35,6 +36,10 @@
 //   leveldb+key  the same loop with normalize + key inside the timed part (what admit() also does)
 //   set      a JavaScript Set of the same keys (the memory ceiling); keys computed outside the timing
 //   keys     normalize + key alone (the part of admit() that is not storage)
+//   redis-1, redis-3  urldedup's openRedisStore on a Redis Cluster of 1 or 3 masters that the
+//            subject starts on loopback (scripts/redis-cluster.sh, AOF): admit() timed whole as for
+//            `store`; memory is INFO used_memory summed over the masters, after minus before, per
+//            new key (and the url hashes alone, by MEMORY USAGE)
 // Benchmarks print; they assert nothing.
 
 import { spawnSync } from 'node:child_process';
@@ -45,12 +50,14 @@ import { fileURLToPath } from 'node:url';
 import { ClassicLevel } from 'classic-level';
 import { key as keyOf } from '../src/normalize/index.js';
 import { openStore } from '../src/store/index.js';
+import { clusterReady, connectCluster, scanStoreKeys, usedMemory } from '../src/store/redis/cluster.js';
+import { openRedisStore } from '../src/store/redis-store.js';
 import type { PresetName } from '../src/normalize/index.js';
 import { environment, findRepoRoot } from './harness.js';
 import { mulberry32 } from './mulberry32.js';
 
-type SubjectName = 'store' | 'leveldb' | 'leveldb+key' | 'set' | 'keys';
-const SUBJECTS: readonly SubjectName[] = ['store', 'leveldb', 'leveldb+key', 'set', 'keys'];
+type SubjectName = 'store' | 'redis-1' | 'redis-3' | 'leveldb' | 'leveldb+key' | 'set' | 'keys';
+const SUBJECTS: readonly SubjectName[] = ['store', 'redis-1', 'redis-3', 'leveldb', 'leveldb+key', 'set', 'keys'];
 
 interface Args {
   urls: number;
@@ -66,10 +73,11 @@ interface Args {
   seed: number;
   json: boolean;
   semiSpaceMiB: number | undefined;
+  redisFsync: 'everysec' | 'always' | 'no';
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const a: Args = { urls: 1_000_000, batch: 1000, lookups: 200_000, inflight: 4, writeBufferMiB: undefined, compression: undefined, cacheSize: undefined, bloomBits: undefined, subject: 'all', presets: [], seed: 0x75726c64, json: false, semiSpaceMiB: undefined };
+  const a: Args = { urls: 1_000_000, batch: 1000, lookups: 200_000, inflight: 4, writeBufferMiB: undefined, compression: undefined, cacheSize: undefined, bloomBits: undefined, subject: 'all', presets: [], seed: 0x75726c64, json: false, semiSpaceMiB: undefined, redisFsync: 'everysec' };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = (): string => {
@@ -86,6 +94,7 @@ function parseArgs(argv: readonly string[]): Args {
     else if (flag === '--cache-size') a.cacheSize = Number(value());
     else if (flag === '--bloom-bits') a.bloomBits = Number(value());
     else if (flag === '--subject') a.subject = value() as Args['subject'];
+    else if (flag === '--redis-fsync') a.redisFsync = value() as Args['redisFsync'];
     else if (flag === '--presets') a.presets = value().split(',').filter(Boolean) as PresetName[];
     else if (flag === '--seed') a.seed = Number(value());
     else if (flag === '--json') a.json = true;
@@ -238,6 +247,8 @@ interface Result {
   rssSplitMiB?: { anon: number; file: number };
   /** Process CPU (all threads: JS, LevelDB writes and compaction) per URL in the timed loop. */
   cpuUsPerUrl?: number;
+  /** Redis subjects: INFO used_memory growth per new key, and the url hashes' MEMORY USAGE per new key. */
+  redisBytesPerUrl?: { all: number; url: number };
   note: string;
 }
 
@@ -463,6 +474,84 @@ async function runSet(source: Source, a: Args): Promise<Result> {
   };
 }
 
+/** The store on a Redis Cluster of `masters` masters started for this run (and stopped after it). */
+async function runRedis(source: Source, a: Args, masters: 1 | 3): Promise<Result> {
+  const dir = mkdtempSync(join(tmpdir(), 'urldedup-bench-redis-'));
+  const base = 21000 + Math.floor(Math.random() * 20000);
+  const ports = Array.from({ length: masters }, (_, i) => String(base + i));
+  const script = join(findRepoRoot(), 'scripts', 'redis-cluster.sh');
+  const started = spawnSync('bash', [script, 'start', dir, ...ports], { encoding: 'utf8', env: { ...process.env, APPENDFSYNC: a.redisFsync } });
+  if (started.status !== 0) throw new Error(`redis-cluster.sh start: ${started.stderr}`);
+  const seeds = started.stdout.trim();
+  const cluster = connectCluster(seeds);
+  try {
+    await clusterReady(cluster, seeds);
+    const before = await usedMemory(cluster);
+    const options = { presets: a.presets, ...(a.cacheSize === undefined ? {} : { cacheSize: a.cacheSize }), ...(a.bloomBits === undefined ? {} : { bloomBitsPerKey: a.bloomBits }), redis: { name: 'bench' } };
+    const store = await openRedisStore(seeds, options);
+    let ns = 0n;
+    let admitted = 0;
+    const running = new Set<Promise<void>>();
+    let t0 = 0n;
+    let genNs = 0n;
+    const gen = stream(source, a.urls, a.batch, a.seed);
+    const cpu0 = process.cpuUsage();
+    let genAllNs = 0n;
+    for (;;) {
+      const g0 = process.hrtime.bigint();
+      const step = gen.next();
+      const g = process.hrtime.bigint() - g0;
+      genAllNs += g;
+      if (running.size > 0) genNs += g;
+      if (step.done === true) break;
+      if (running.size === 0) t0 = process.hrtime.bigint();
+      const p: Promise<void> = store.admit(step.value).then((results) => {
+        for (const r of results) if (r.admitted) admitted++;
+        running.delete(p);
+        if (running.size === 0) ns += process.hrtime.bigint() - t0;
+      });
+      running.add(p);
+      if (running.size >= a.inflight) await Promise.race(running);
+    }
+    await Promise.all(running);
+    ns -= genNs;
+    const cpu = process.cpuUsage(cpu0);
+    const cpuUsPerUrl = (cpu.user + cpu.system - Number(genAllNs) / 1000) / a.urls;
+    const sample = lookupSample(source, a);
+    const t1 = process.hrtime.bigint();
+    for (let i = 0; i < sample.length; i += 256) {
+      await Promise.all(sample.slice(i, i + 256).map((u) => store.canonical(u).catch(() => undefined)));
+    }
+    const lookupNs = Number(process.hrtime.bigint() - t1);
+    const peak = peakRssMiB();
+    await store.close();
+    const after = await usedMemory(cluster);
+    let urlBytes = 0;
+    for await (const k of scanStoreKeys(cluster, 'bench')) {
+      if (k.endsWith('}u')) urlBytes += Number(await cluster.call('MEMORY', 'USAGE', k, 'SAMPLES', '0'));
+    }
+    const seconds = Number(ns) / 1e9;
+    return {
+      subject: masters === 1 ? 'redis-1' : 'redis-3',
+      urls: a.urls,
+      seconds,
+      urlsPerSecond: a.urls / seconds,
+      newKeys: admitted,
+      lookups: sample.length,
+      lookupsPerSecond: sample.length / (lookupNs / 1e9),
+      peakRssMiB: peak,
+      diskMiB: folderBytes(dir) / 2 ** 20,
+      cpuUsPerUrl,
+      redisBytesPerUrl: { all: (after - before) / admitted, url: urlBytes / admitted },
+      note: `openRedisStore on ${masters} master${masters === 1 ? '' : 's'} (loopback, AOF appendfsync ${a.redisFsync}); admit() timed whole, ${a.inflight} in flight; lookups = canonical(), 256 at a time; on disk = the AOF files`,
+    };
+  } finally {
+    cluster.disconnect();
+    spawnSync('bash', [script, 'stop', dir, ...ports]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function runKeys(source: Source, a: Args): Promise<Result> {
   let ns = 0n;
   let n = 0;
@@ -493,8 +582,8 @@ function table(results: readonly Result[], a: Args, source: Source): string {
     '',
     `Stream: ${source.description}; seed ${a.seed}. Environment: ${Object.entries(env).map(([k, v]) => `${k} ${v}`).join(', ')}; ${a.semiSpaceMiB === undefined ? "Node's default young generation" : `node --max-semi-space-size=${a.semiSpaceMiB} for every subject`}.`,
     '',
-    '| subject | URLs/s | CPU µs/URL | new keys | time | lookups/s | peak RSS (admit phase) | on disk | note |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---|',
+    '| subject | URLs/s | CPU µs/URL | new keys | time | lookups/s | peak RSS (admit phase) | on disk | Redis B/URL (url hashes) | note |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const r of results) {
     const extra =
@@ -502,7 +591,7 @@ function table(results: readonly Result[], a: Args, source: Source): string {
       (r.peakRssByPhaseMiB === undefined ? '' : `; peak RSS after ${Object.entries(r.peakRssByPhaseMiB).map(([phase, mib]) => `${phase} ${fmt(mib)}`).join(', ')} MiB`) +
       (r.rssSplitMiB === undefined ? '' : `; RSS after the last admit ${fmt(r.rssSplitMiB.anon)} MiB anonymous + ${fmt(r.rssSplitMiB.file)} MiB mapped table files`);
     lines.push(
-      `| ${r.subject} | ${fmt(r.urlsPerSecond)} | ${r.cpuUsPerUrl === undefined ? '—' : r.cpuUsPerUrl.toFixed(1)} | ${fmt(r.newKeys)} | ${r.seconds.toFixed(1)} s | ${fmt(r.lookupsPerSecond)} | ${fmt(r.peakRssMiB)} MiB${r.admitRssMiB === undefined ? '' : ` (${fmt(r.admitRssMiB)} MiB)`} | ${r.diskMiB === undefined ? '—' : `${r.diskMiB.toFixed(0)} MiB`} | ${r.note}${extra} |`,
+      `| ${r.subject} | ${fmt(r.urlsPerSecond)} | ${r.cpuUsPerUrl === undefined ? '—' : r.cpuUsPerUrl.toFixed(1)} | ${fmt(r.newKeys)} | ${r.seconds.toFixed(1)} s | ${fmt(r.lookupsPerSecond)} | ${fmt(r.peakRssMiB)} MiB${r.admitRssMiB === undefined ? '' : ` (${fmt(r.admitRssMiB)} MiB)`} | ${r.diskMiB === undefined ? '—' : `${r.diskMiB.toFixed(0)} MiB`} | ${r.redisBytesPerUrl === undefined ? '—' : `${fmt(r.redisBytesPerUrl.all)} (${fmt(r.redisBytesPerUrl.url)})`} | ${r.note}${extra} |`,
     );
   }
   return lines.join('\n');
@@ -517,6 +606,10 @@ async function runOne(subject: SubjectName, a: Args): Promise<Result> {
       return runLevel(source, a, false);
     case 'leveldb+key':
       return runLevel(source, a, true);
+    case 'redis-1':
+      return runRedis(source, a, 1);
+    case 'redis-3':
+      return runRedis(source, a, 3);
     case 'set':
       return runSet(source, a);
     case 'keys':

@@ -3,6 +3,8 @@ export { openStore, storeError, type OpenStoreOptions, type LevelTuning, type Le
 export { openMemoryStore } from './memory-store.js';
 export { StoreError, isStoreError, type StoreErrorCode } from './errors.js';
 export { repairStore, type RepairReport, type SublevelCounts } from './repair.js';
+export { openRedisStore, type OpenRedisStoreOptions, type RedisSeenStore } from './redis-store.js';
+export { defaultRedisStoreOptions, destroyRedisStore, type RedisStoreOptions, type RedisSyncMode, type RedisSeeds } from './redis/cluster.js';
 export {
   defaultStoreOptions,
   type SeenStore,
