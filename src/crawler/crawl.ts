@@ -33,6 +33,7 @@ import { HTML_TYPES, SniffingSink } from './mime-sniff.js';
 import { PageChannel } from './page-channel.js';
 import { Politeness } from './politeness.js';
 import { ReportBuilder, type CrawlReport, type StopReason } from './report.js';
+import { backoffMs, defaultRetryOptions, parseRetryAfter, transientCode, TRANSIENT_CODES, type RetryOptions } from './retry.js';
 import { RobotsCache } from './robots.js';
 import { CrawlScope } from './scope.js';
 import { HostBudget } from './traps.js';
@@ -88,6 +89,11 @@ class Crawler implements Crawl, RedirectContext {
   /** Entries handed out but not fetched (stopped, max-pages): given back at the end. */
   private readonly unstarted: string[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Fetches of a key retried in this run (retry.ts). */
+  private readonly attempts = new Map<string, number>();
+  /** Entries waiting for their retry, by timer: they hold no slot; `stop` gives them back. */
+  private readonly retryWaiting = new Map<NodeJS.Timeout, FrontierEntry>();
+  private readonly retry: Required<RetryOptions>;
   private readonly seeds: readonly string[];
   /** The seeds' normal forms: a seed is crawled whatever the scope's include and exclude say. */
   private readonly seedForms: ReadonlySet<string>;
@@ -132,6 +138,9 @@ class Crawler implements Crawl, RedirectContext {
       }
     }
     this.seedForms = forms;
+    this.retry = { ...defaultRetryOptions, ...Object.fromEntries(Object.entries(o).filter(([k, v]) => k in defaultRetryOptions && v !== undefined)) };
+    if (!Number.isInteger(this.retry.maxRetries) || this.retry.maxRetries < 0) throw new TypeError('crawl: maxRetries must be an integer >= 0');
+    if (!(this.retry.retryCooldownMs >= 0)) throw new TypeError('crawl: retryCooldownMs must be >= 0');
     this.maxPages = o.maxPages ?? Infinity;
     this.maxDepth = o.maxDepth ?? Infinity;
     if (!(this.maxPages >= 0) || !(this.maxDepth >= 0)) throw new TypeError('crawl: maxPages and maxDepth must be >= 0');
@@ -206,6 +215,10 @@ class Crawler implements Crawl, RedirectContext {
   private async run(): Promise<void> {
     try {
       await this.openStore();
+      // failed URLs worth another try (retry.ts): transient codes whose cool-down has passed
+      const before = this.retry.retryFailed ? Infinity : Date.now() - this.retry.retryCooldownMs;
+      this.report.retries.requeued = await this.store.requeueFailed({ codes: TRANSIENT_CODES, before });
+      if (this.report.retries.requeued > 0) this.log.info({ urls: this.report.retries.requeued }, 'failed URLs queued again');
       if (this.seeds.length === 0 && (this.o.scope ?? 'host') !== 'any') {
         // a resumed crawl without seeds: the hosts of its frontier were admitted in scope, so they
         // define it (give the seeds again for exactly the first run's scope)
@@ -241,6 +254,8 @@ class Crawler implements Crawl, RedirectContext {
     this.stopReason ??= reason;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
+    for (const e of this.retryWaiting.values()) this.unstarted.push(e.url);
+    this.retryWaiting.clear();
     this.checkIdle();
   }
 
@@ -443,9 +458,12 @@ class Crawler implements Crawl, RedirectContext {
         return this.recordFailure(url, 0, 'ERR_ROBOTS_DISALLOWED', 'robots.txt disallows it');
       }
     }
-    if (this.stopping || this.pagesStarted >= this.maxPages) return void this.unstarted.push(url);
-    if (!this.budget.take(host)) return this.pause(entry, 'trap:host-budget');
-    this.pagesStarted++;
+    const retry = this.attempts.has(entry.key);
+    if (this.stopping || (!retry && this.pagesStarted >= this.maxPages)) return void this.unstarted.push(url);
+    if (!retry) {
+      if (!this.budget.take(host)) return this.pause(entry, 'trap:host-budget');
+      this.pagesStarted++;
+    } else this.report.retries.made++;
     await this.politeness.run(host, () => this.fetchEntry(entry, host), this.aborter.signal);
   }
 
@@ -485,12 +503,21 @@ class Crawler implements Crawl, RedirectContext {
     const final = res.finalUrl;
     const err = res.error;
     if (err?.code === 'ERR_ABORTED' && this.stopping) return void this.unstarted.push(entry.url); // stays queued for a later run
+    const transient = err?.code === 'ERR_ABORTED' ? undefined : transientCode(res.status, err?.code);
+    if (transient !== undefined && this.retryLater(entry, res)) return;
     if (res.unfollowed !== undefined && err === undefined) {
       // a redirect recorded and left to the frontier (another origin, or a target already known)
       this.log.debug({ url: final, to: res.unfollowed.location, status: res.status }, 'redirect');
       return this.emit(entry, res, undefined, 0);
     }
     r.pagesFetched++;
+    if (transient !== undefined) {
+      // retries of this run used up: failed, and queued again by a run after the cool-down
+      r.retries.pending++;
+      r.status(res.status);
+      await this.recordFailure(res.unfollowed?.url ?? final, res.status, transient, err?.message ?? `status ${res.status}`);
+      return this.emit(entry, res, undefined, 0);
+    }
     if (err !== undefined) {
       const hop = res.unfollowed;
       if (hop !== undefined) r.redirects++; // the hop that stopped the chain was not offered to onRedirect
@@ -505,6 +532,7 @@ class Crawler implements Crawl, RedirectContext {
       return this.emit(entry, res, undefined, 0);
     }
     r.status(res.status);
+    if (this.attempts.has(entry.key)) r.retries.succeeded++;
     if (res.status >= 200 && res.status < 300) {
       r.pagesOk++;
       if (res.contentHash !== undefined) r.document(res.contentHash.slice(0, 16));
@@ -526,6 +554,32 @@ class Crawler implements Crawl, RedirectContext {
     await this.store.recordFetch(final, { status: res.status, ...(res.contentHash === undefined ? {} : { contentHash: res.contentHash }) });
     this.log.debug({ url: final, status: res.status, requests: res.requests }, 'fetched');
     return this.emit(entry, res, x, admitted, contentLocation);
+  }
+
+  /**
+   * A transient failure (retry.ts): schedule another fetch of `entry` after Retry-After or a
+   * backoff, unless its retries are used up or the Retry-After is too long for this run. The entry
+   * stays in flight in the store and waits on a timer, holding no slot; a Retry-After also holds
+   * back its host. Returns false when the failure is to be recorded.
+   */
+  private retryLater(entry: FrontierEntry, res: FetchResult): boolean {
+    const n = this.attempts.get(entry.key) ?? 0;
+    if (n >= this.retry.maxRetries || this.stopping) return false;
+    const now = Date.now();
+    const after = res.status === 429 || res.status === 503 ? parseRetryAfter(res.headers['retry-after'], now) : undefined;
+    if (after !== undefined && after > this.retry.maxRetryAfterMs) return false;
+    const wait = after ?? backoffMs(n + 1, this.retry.retryBaseMs, this.retry.retryMaxMs);
+    if (after !== undefined) this.politeness.holdUntil(entry.host, now + after);
+    this.attempts.set(entry.key, n + 1);
+    this.log.info({ url: entry.url, status: res.status, error: res.error?.code, attempt: n + 1, waitMs: wait }, 'retry later');
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.retryWaiting.delete(timer);
+      this.dispatch(entry);
+    }, wait);
+    this.timers.add(timer);
+    this.retryWaiting.set(timer, entry);
+    return true;
   }
 
   private contentLocation(res: FetchResult): string | undefined {

@@ -71,6 +71,8 @@ export interface CrawlReport {
     readonly contentLocation: number;
     readonly contentLocationElsewhere: number;
   };
+  /** Transient failures (retry.ts): fetches repeated in this run, URLs a retry fetched, URLs left failed for a later run, failed URLs queued again at the start. */
+  readonly retries?: { readonly made: number; readonly succeeded: number; readonly pending: number; readonly requeued: number };
   /** The store after the run. */
   readonly store: StoreStats;
   /** Host rules active after the run. */
@@ -104,6 +106,7 @@ export class ReportBuilder {
   readonly refused: Record<string, number> = {};
   readonly errors: Record<string, number> = {};
   readonly deferred: Record<string, number> = {};
+  readonly retries = { made: 0, succeeded: 0, pending: 0, requeued: 0 };
   readonly evidence = { canonical: 0, canonicalElsewhere: 0, contentLocation: 0, contentLocationElsewhere: 0 };
   private readonly contents = new Set<string>();
 
@@ -171,6 +174,7 @@ export class ReportBuilder {
       deferred: sorted(this.deferred),
       errors: sorted(this.errors),
       evidence: { ...this.evidence },
+      retries: { ...this.retries },
       store,
       rules: rules.filter((r) => r.state === 'active').map((r) => ({ id: r.id, for: r.for })),
     };
@@ -210,6 +214,10 @@ export function formatReport(r: CrawlReport): string {
   out.push(...lines('statuses', r.statuses));
   out.push(...lines('errors', r.errors));
   out.push(...lines('left for a later run', r.deferred));
+  const t = r.retries;
+  if (t !== undefined && t.made + t.pending + t.requeued > 0) {
+    out.push(`retries              ${t.made} made, ${t.succeeded} URLs fetched on a retry, ${t.pending} pending for a later run, ${t.requeued} failed URLs queued again`);
+  }
   if (r.evidence.canonical + r.evidence.contentLocation > 0) {
     out.push(
       `evidence (not merged) rel=canonical ${r.evidence.canonical} (${r.evidence.canonicalElsewhere} elsewhere), Content-Location ${r.evidence.contentLocation} (${r.evidence.contentLocationElsewhere} elsewhere)`,
