@@ -36,6 +36,7 @@ import { ReportBuilder, type CrawlReport, type StopReason } from './report.js';
 import { backoffMs, defaultRetryOptions, parseRetryAfter, transientCode, TRANSIENT_CODES, type RetryOptions } from './retry.js';
 import { RobotsCache } from './robots.js';
 import { CrawlScope } from './scope.js';
+import { TimelineRecorder } from './timeline.js';
 import { HostBudget } from './traps.js';
 
 export { defaultCrawlOptions, type Crawl, type CrawledPage, type CrawlOptions, type CrawlProgress } from './crawl-options.js';
@@ -46,6 +47,15 @@ function originOf(url: string): string | undefined {
     return new URL(url).origin;
   } catch {
     return undefined;
+  }
+}
+
+/** `host[:port]`, as the frontier names hosts. */
+function hostOfUrl(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
   }
 }
 
@@ -78,6 +88,8 @@ class Crawler implements Crawl, RedirectContext {
   scope: CrawlScope;
   readonly budget: HostBudget;
   readonly report = new ReportBuilder();
+  /** What the HTML report draws over time (timeline.ts), from the report's start. */
+  private readonly timeline = new TimelineRecorder({ start: this.report.started });
   readonly traps: CrawlOptions['traps'];
   private readonly intake: LinkIntake;
   private readonly aborter = new AbortController();
@@ -291,8 +303,12 @@ class Crawler implements Crawl, RedirectContext {
         if (this.fatal === undefined) {
           const stats = await this.store.stats();
           const rules: RuleRecord[] = [];
-          for await (const r of this.store.rules()) if (r.state === 'active' && rules.length < 1000) rules.push(r);
-          report = this.report.build(this.seeds, reason, stats, rules);
+          for await (const r of this.store.rules()) {
+            this.timeline.ruleRecord(r);
+            if (r.state === 'active' && rules.length < 1000) rules.push(r);
+          }
+          this.sample();
+          report = { ...this.report.build(this.seeds, reason, stats, rules), timeline: this.timeline.toJSON() };
         }
         if (this.ownsStore) await this.store.close();
       }
@@ -408,6 +424,7 @@ class Crawler implements Crawl, RedirectContext {
 
   private async recordFailure(url: string, status: number, code: CrawlErrorCode, message: string): Promise<void> {
     this.report.error(code);
+    this.timeline.host(hostOfUrl(url), { errors: 1 });
     this.log.info({ url, status, code }, message);
     await this.store.recordFetch(url, { status, error: code });
   }
@@ -490,6 +507,7 @@ class Crawler implements Crawl, RedirectContext {
         },
       });
       await this.afterFetch(entry, res, extractor);
+      this.sample();
     } finally {
       for (const k of followed) this.claimed.delete(k);
     }
@@ -497,6 +515,7 @@ class Crawler implements Crawl, RedirectContext {
 
   private async afterFetch(entry: FrontierEntry, res: FetchResult, extractor: LinkExtractor | undefined): Promise<void> {
     const r = this.report;
+    this.timeline.host(entry.host, { requests: res.requests });
     r.requests += res.requests;
     r.wire += res.wireBytes;
     r.decoded += res.decodedBytes;
@@ -524,6 +543,7 @@ class Crawler implements Crawl, RedirectContext {
       if (hop !== undefined && err.code === 'ERR_REDIRECT_LOOP') {
         // the loop is evidence like any redirect: the store records it as a loop
         r.error(err.code);
+        this.timeline.host(entry.host, { errors: 1 });
         await this.store.recordRedirect(hop.url, hop.location, hop.status);
       } else {
         r.status(res.status);
@@ -535,7 +555,9 @@ class Crawler implements Crawl, RedirectContext {
     if (this.attempts.has(entry.key)) r.retries.succeeded++;
     if (res.status >= 200 && res.status < 300) {
       r.pagesOk++;
+      const before = r.documents;
       if (res.contentHash !== undefined) r.document(res.contentHash.slice(0, 16));
+      if (r.documents > before) this.timeline.host(entry.host, { documents: r.documents - before });
     }
     const x = extractor?.result();
     const contentLocation = this.contentLocation(res);
@@ -545,7 +567,9 @@ class Crawler implements Crawl, RedirectContext {
         r.evidence.canonical++;
         if (stripFragment(x.canonical) !== final) r.evidence.canonicalElsewhere++;
       }
+      const duplicates = r.duplicatesAvoided;
       admitted = await this.intake.admit(this.store, this.scope, entry, final, x);
+      if (r.duplicatesAvoided > duplicates) this.timeline.host(entry.host, { duplicates: r.duplicatesAvoided - duplicates });
     }
     // Promise 4 (nothing admitted is lost): the page's links are admitted before its fetch is
     // recorded. These are two batches; a crash between them now leaves the page queued (fetched
@@ -580,6 +604,12 @@ class Crawler implements Crawl, RedirectContext {
     this.timers.add(timer);
     this.retryWaiting.set(timer, entry);
     return true;
+  }
+
+  /** The running totals into the timeline (it keeps a bounded number of points). */
+  private sample(): void {
+    const r = this.report;
+    this.timeline.sample(Date.now(), { requests: r.requests, documents: r.documents, fetched: r.pagesFetched, duplicates: r.duplicatesAvoided });
   }
 
   private contentLocation(res: FetchResult): string | undefined {

@@ -21,6 +21,7 @@
  * counted in `rewritten`: each saves the redirect the original URL would have cost.
  */
 import type { RuleRecord, StoreStats } from '../store/index.js';
+import type { Timeline } from './timeline.js';
 
 export type StopReason = 'done' | 'max-pages' | 'stopped' | 'signal' | 'deferred';
 
@@ -75,6 +76,8 @@ export interface CrawlReport {
   readonly retries?: { readonly made: number; readonly succeeded: number; readonly pending: number; readonly requeued: number };
   /** The store after the run. */
   readonly store: StoreStats;
+  /** The run over time, for the HTML report (timeline.ts); absent in reports written before it existed. */
+  readonly timeline?: Timeline;
   /** Host rules active after the run. */
   readonly rules: readonly { readonly id: string; readonly for: number }[];
 }
