@@ -37,7 +37,7 @@ import { backoffMs, defaultRetryOptions, parseRetryAfter, transientCode, TRANSIE
 import { RobotsCache } from './robots.js';
 import { CrawlScope } from './scope.js';
 import { TimelineRecorder } from './timeline.js';
-import { HostBudget } from './traps.js';
+import { HostBudget, PatternTraps } from './traps.js';
 
 export { defaultCrawlOptions, type Crawl, type CrawledPage, type CrawlOptions, type CrawlProgress } from './crawl-options.js';
 export { rungOf } from './duplicate-rung.js';
@@ -87,6 +87,8 @@ class Crawler implements Crawl, RedirectContext {
   readonly robots: RobotsCache | undefined;
   scope: CrawlScope;
   readonly budget: HostBudget;
+  /** URL patterns that keep producing URLs without new content (traps.ts). */
+  readonly patterns: PatternTraps;
   readonly report = new ReportBuilder();
   /** What the HTML report draws over time (timeline.ts), from the report's start. */
   private readonly timeline = new TimelineRecorder({ start: this.report.started });
@@ -187,7 +189,8 @@ class Crawler implements Crawl, RedirectContext {
     this.scope = this.makeScope(this.seeds);
     this.traps = o.traps;
     this.budget = new HostBudget(o.traps?.maxPagesPerHost);
-    this.intake = new LinkIntake(this.report, o.traps, this.maxDepth);
+    this.patterns = new PatternTraps(o.traps);
+    this.intake = new LinkIntake(this.report, o.traps, this.maxDepth, this.patterns);
     if (o.signal !== undefined) {
       if (o.signal.aborted) this.abort();
       else o.signal.addEventListener('abort', () => this.abort(), { once: true });
@@ -231,6 +234,7 @@ class Crawler implements Crawl, RedirectContext {
       const before = this.retry.retryFailed ? Infinity : Date.now() - this.retry.retryCooldownMs;
       this.report.retries.requeued = await this.store.requeueFailed({ codes: TRANSIENT_CODES, before });
       if (this.report.retries.requeued > 0) this.log.info({ urls: this.report.retries.requeued }, 'failed URLs queued again');
+      await this.preloadBudget();
       if (this.seeds.length === 0 && (this.o.scope ?? 'host') !== 'any') {
         // a resumed crawl without seeds: the hosts of its frontier were admitted in scope, so they
         // define it (give the seeds again for exactly the first run's scope)
@@ -258,6 +262,23 @@ class Crawler implements Crawl, RedirectContext {
       this.started = true;
       this.checkIdle();
     }
+  }
+
+  /**
+   * The host budget holds over runs: the pages each host already has in the store (fetched or
+   * failed) count against it. One pass over the canonical URLs, when the store holds any.
+   */
+  private async preloadBudget(): Promise<void> {
+    if (!Number.isFinite(this.budget.maxPagesPerHost)) return;
+    const u = (await this.store.stats()).urls;
+    if (u.fetched + u.failed === 0) return;
+    const perHost = new Map<string, number>();
+    for await (const r of this.store.canonicalUrls()) {
+      if (r.state === 'queued') continue;
+      const h = hostOfUrl(r.url);
+      perHost.set(h, (perHost.get(h) ?? 0) + 1);
+    }
+    for (const [h, n] of perHost) this.budget.preload(h, n);
   }
 
   stop(reason: 'stopped' | 'signal' = 'stopped'): void {
@@ -568,8 +589,15 @@ class Crawler implements Crawl, RedirectContext {
         if (stripFragment(x.canonical) !== final) r.evidence.canonicalElsewhere++;
       }
       const duplicates = r.duplicatesAvoided;
-      admitted = await this.intake.admit(this.store, this.scope, entry, final, x);
+      const admittedUrls: string[] = [];
+      admitted = await this.intake.admit(this.store, this.scope, entry, final, x, admittedUrls);
       if (r.duplicatesAvoided > duplicates) this.timeline.host(entry.host, { duplicates: r.duplicatesAvoided - duplicates });
+      if (res.status >= 200 && res.status < 300) {
+        for (const p of this.patterns.observe(final, entry.host, x.textHash, admittedUrls)) {
+          r.trapPattern(p);
+          this.log.info({ host: entry.host, pattern: p }, 'trap: a URL pattern without new content, refused from now on');
+        }
+      }
     }
     // Promise 4 (nothing admitted is lost): the page's links are admitted before its fetch is
     // recorded. These are two batches; a crash between them now leaves the page queued (fetched

@@ -61,6 +61,8 @@ export interface CrawlReport {
     /** Links not offered, by reason: out-of-scope, excluded, not-included, other-scheme, trap:*, depth, nofollow, invalid, dropped. */
     readonly refused: Readonly<Record<string, number>>;
   };
+  /** URL patterns refused as `trap:pattern` in this run (traps.ts): their URLs are pruned, `restore('trap:pattern')` gives them back. */
+  readonly trapPatterns?: readonly string[];
   /** Frontier entries left queued for a later run, by reason. */
   readonly deferred: Readonly<Record<string, number>>;
   /** Failed fetches and refusals, by code. */
@@ -109,6 +111,7 @@ export class ReportBuilder {
   readonly refused: Record<string, number> = {};
   readonly errors: Record<string, number> = {};
   readonly deferred: Record<string, number> = {};
+  readonly trapPatterns: string[] = [];
   readonly retries = { made: 0, succeeded: 0, pending: 0, requeued: 0 };
   readonly evidence = { canonical: 0, canonicalElsewhere: 0, contentLocation: 0, contentLocationElsewhere: 0 };
   private readonly contents = new Set<string>();
@@ -139,6 +142,10 @@ export class ReportBuilder {
 
   error(code: string): void {
     bump(this.errors, code);
+  }
+
+  trapPattern(pattern: string): void {
+    if (this.trapPatterns.length < 1000) this.trapPatterns.push(pattern);
   }
 
   defer(reason: string, n = 1): void {
@@ -174,6 +181,7 @@ export class ReportBuilder {
         rewritten: sorted(this.rewritten),
         refused: sorted(this.refused),
       },
+      trapPatterns: [...this.trapPatterns],
       deferred: sorted(this.deferred),
       errors: sorted(this.errors),
       evidence: { ...this.evidence },
@@ -216,6 +224,9 @@ export function formatReport(r: CrawlReport): string {
   out.push(...lines('links refused', r.links.refused));
   out.push(...lines('statuses', r.statuses));
   out.push(...lines('errors', r.errors));
+  if (r.trapPatterns !== undefined && r.trapPatterns.length > 0) {
+    out.push("URL patterns refused as traps (no new content; restore('trap:pattern') gives them back)", ...r.trapPatterns.map((p) => `  ${p}`));
+  }
   out.push(...lines('left for a later run', r.deferred));
   const t = r.retries;
   if (t !== undefined && t.made + t.pending + t.requeued > 0) {
