@@ -9,10 +9,12 @@ import type { ExtractOptions } from './extract.js';
 import type { FetchOptions, RedirectHop } from './fetch.js';
 import type { AllowedEndpoint, Resolver } from './guard.js';
 import type { CrawlReport } from './report.js';
+import type { RetryOptions } from './retry.js';
 import type { ScopeMode } from './scope.js';
 import type { TrapOptions } from './traps.js';
 
-export interface CrawlOptions {
+/** The retry policy's options (`maxRetries`, `retryCooldownMs`, `retryFailed`, …) are in `RetryOptions` (retry.ts). */
+export interface CrawlOptions extends RetryOptions {
   /** A store, or the folder of a LevelDB store to open (and close at the end). */
   readonly store: SeenStore | string;
   /** Options for opening the store when `store` is a folder (presets come from `presets`). */

@@ -33,9 +33,11 @@ import { HTML_TYPES, SniffingSink } from './mime-sniff.js';
 import { PageChannel } from './page-channel.js';
 import { Politeness } from './politeness.js';
 import { ReportBuilder, type CrawlReport, type StopReason } from './report.js';
+import { backoffMs, defaultRetryOptions, parseRetryAfter, transientCode, TRANSIENT_CODES, type RetryOptions } from './retry.js';
 import { RobotsCache } from './robots.js';
 import { CrawlScope } from './scope.js';
-import { HostBudget } from './traps.js';
+import { TimelineRecorder } from './timeline.js';
+import { HostBudget, PatternTraps } from './traps.js';
 
 export { defaultCrawlOptions, type Crawl, type CrawledPage, type CrawlOptions, type CrawlProgress } from './crawl-options.js';
 export { rungOf } from './duplicate-rung.js';
@@ -45,6 +47,15 @@ function originOf(url: string): string | undefined {
     return new URL(url).origin;
   } catch {
     return undefined;
+  }
+}
+
+/** `host[:port]`, as the frontier names hosts. */
+function hostOfUrl(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
   }
 }
 
@@ -76,7 +87,11 @@ class Crawler implements Crawl, RedirectContext {
   readonly robots: RobotsCache | undefined;
   scope: CrawlScope;
   readonly budget: HostBudget;
+  /** URL patterns that keep producing URLs without new content (traps.ts). */
+  readonly patterns: PatternTraps;
   readonly report = new ReportBuilder();
+  /** What the HTML report draws over time (timeline.ts), from the report's start. */
+  private readonly timeline = new TimelineRecorder({ start: this.report.started });
   readonly traps: CrawlOptions['traps'];
   private readonly intake: LinkIntake;
   private readonly aborter = new AbortController();
@@ -88,6 +103,11 @@ class Crawler implements Crawl, RedirectContext {
   /** Entries handed out but not fetched (stopped, max-pages): given back at the end. */
   private readonly unstarted: string[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Fetches of a key retried in this run (retry.ts). */
+  private readonly attempts = new Map<string, number>();
+  /** Entries waiting for their retry, by timer: they hold no slot; `stop` gives them back. */
+  private readonly retryWaiting = new Map<NodeJS.Timeout, FrontierEntry>();
+  private readonly retry: Required<RetryOptions>;
   private readonly seeds: readonly string[];
   /** The seeds' normal forms: a seed is crawled whatever the scope's include and exclude say. */
   private readonly seedForms: ReadonlySet<string>;
@@ -132,6 +152,9 @@ class Crawler implements Crawl, RedirectContext {
       }
     }
     this.seedForms = forms;
+    this.retry = { ...defaultRetryOptions, ...Object.fromEntries(Object.entries(o).filter(([k, v]) => k in defaultRetryOptions && v !== undefined)) };
+    if (!Number.isInteger(this.retry.maxRetries) || this.retry.maxRetries < 0) throw new TypeError('crawl: maxRetries must be an integer >= 0');
+    if (!(this.retry.retryCooldownMs >= 0)) throw new TypeError('crawl: retryCooldownMs must be >= 0');
     this.maxPages = o.maxPages ?? Infinity;
     this.maxDepth = o.maxDepth ?? Infinity;
     if (!(this.maxPages >= 0) || !(this.maxDepth >= 0)) throw new TypeError('crawl: maxPages and maxDepth must be >= 0');
@@ -166,7 +189,8 @@ class Crawler implements Crawl, RedirectContext {
     this.scope = this.makeScope(this.seeds);
     this.traps = o.traps;
     this.budget = new HostBudget(o.traps?.maxPagesPerHost);
-    this.intake = new LinkIntake(this.report, o.traps, this.maxDepth);
+    this.patterns = new PatternTraps(o.traps);
+    this.intake = new LinkIntake(this.report, o.traps, this.maxDepth, this.patterns);
     if (o.signal !== undefined) {
       if (o.signal.aborted) this.abort();
       else o.signal.addEventListener('abort', () => this.abort(), { once: true });
@@ -206,6 +230,11 @@ class Crawler implements Crawl, RedirectContext {
   private async run(): Promise<void> {
     try {
       await this.openStore();
+      // failed URLs worth another try (retry.ts): transient codes whose cool-down has passed
+      const before = this.retry.retryFailed ? Infinity : Date.now() - this.retry.retryCooldownMs;
+      this.report.retries.requeued = await this.store.requeueFailed({ codes: TRANSIENT_CODES, before });
+      if (this.report.retries.requeued > 0) this.log.info({ urls: this.report.retries.requeued }, 'failed URLs queued again');
+      await this.preloadBudget();
       if (this.seeds.length === 0 && (this.o.scope ?? 'host') !== 'any') {
         // a resumed crawl without seeds: the hosts of its frontier were admitted in scope, so they
         // define it (give the seeds again for exactly the first run's scope)
@@ -235,12 +264,31 @@ class Crawler implements Crawl, RedirectContext {
     }
   }
 
+  /**
+   * The host budget holds over runs: the pages each host already has in the store (fetched or
+   * failed) count against it. One pass over the canonical URLs, when the store holds any.
+   */
+  private async preloadBudget(): Promise<void> {
+    if (!Number.isFinite(this.budget.maxPagesPerHost)) return;
+    const u = (await this.store.stats()).urls;
+    if (u.fetched + u.failed === 0) return;
+    const perHost = new Map<string, number>();
+    for await (const r of this.store.canonicalUrls()) {
+      if (r.state === 'queued') continue;
+      const h = hostOfUrl(r.url);
+      perHost.set(h, (perHost.get(h) ?? 0) + 1);
+    }
+    for (const [h, n] of perHost) this.budget.preload(h, n);
+  }
+
   stop(reason: 'stopped' | 'signal' = 'stopped'): void {
     if (!this.stopping) this.log.info({ reason }, 'stopping: in-flight fetches finish');
     this.stopping = true;
     this.stopReason ??= reason;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
+    for (const e of this.retryWaiting.values()) this.unstarted.push(e.url);
+    this.retryWaiting.clear();
     this.checkIdle();
   }
 
@@ -276,8 +324,12 @@ class Crawler implements Crawl, RedirectContext {
         if (this.fatal === undefined) {
           const stats = await this.store.stats();
           const rules: RuleRecord[] = [];
-          for await (const r of this.store.rules()) if (r.state === 'active' && rules.length < 1000) rules.push(r);
-          report = this.report.build(this.seeds, reason, stats, rules);
+          for await (const r of this.store.rules()) {
+            this.timeline.ruleRecord(r);
+            if (r.state === 'active' && rules.length < 1000) rules.push(r);
+          }
+          this.sample();
+          report = { ...this.report.build(this.seeds, reason, stats, rules), timeline: this.timeline.toJSON() };
         }
         if (this.ownsStore) await this.store.close();
       }
@@ -393,6 +445,7 @@ class Crawler implements Crawl, RedirectContext {
 
   private async recordFailure(url: string, status: number, code: CrawlErrorCode, message: string): Promise<void> {
     this.report.error(code);
+    this.timeline.host(hostOfUrl(url), { errors: 1 });
     this.log.info({ url, status, code }, message);
     await this.store.recordFetch(url, { status, error: code });
   }
@@ -443,9 +496,12 @@ class Crawler implements Crawl, RedirectContext {
         return this.recordFailure(url, 0, 'ERR_ROBOTS_DISALLOWED', 'robots.txt disallows it');
       }
     }
-    if (this.stopping || this.pagesStarted >= this.maxPages) return void this.unstarted.push(url);
-    if (!this.budget.take(host)) return this.pause(entry, 'trap:host-budget');
-    this.pagesStarted++;
+    const retry = this.attempts.has(entry.key);
+    if (this.stopping || (!retry && this.pagesStarted >= this.maxPages)) return void this.unstarted.push(url);
+    if (!retry) {
+      if (!this.budget.take(host)) return this.pause(entry, 'trap:host-budget');
+      this.pagesStarted++;
+    } else this.report.retries.made++;
     await this.politeness.run(host, () => this.fetchEntry(entry, host), this.aborter.signal);
   }
 
@@ -472,6 +528,7 @@ class Crawler implements Crawl, RedirectContext {
         },
       });
       await this.afterFetch(entry, res, extractor);
+      this.sample();
     } finally {
       for (const k of followed) this.claimed.delete(k);
     }
@@ -479,24 +536,35 @@ class Crawler implements Crawl, RedirectContext {
 
   private async afterFetch(entry: FrontierEntry, res: FetchResult, extractor: LinkExtractor | undefined): Promise<void> {
     const r = this.report;
+    this.timeline.host(entry.host, { requests: res.requests });
     r.requests += res.requests;
     r.wire += res.wireBytes;
     r.decoded += res.decodedBytes;
     const final = res.finalUrl;
     const err = res.error;
     if (err?.code === 'ERR_ABORTED' && this.stopping) return void this.unstarted.push(entry.url); // stays queued for a later run
+    const transient = err?.code === 'ERR_ABORTED' ? undefined : transientCode(res.status, err?.code);
+    if (transient !== undefined && this.retryLater(entry, res)) return;
     if (res.unfollowed !== undefined && err === undefined) {
       // a redirect recorded and left to the frontier (another origin, or a target already known)
       this.log.debug({ url: final, to: res.unfollowed.location, status: res.status }, 'redirect');
       return this.emit(entry, res, undefined, 0);
     }
     r.pagesFetched++;
+    if (transient !== undefined) {
+      // retries of this run used up: failed, and queued again by a run after the cool-down
+      r.retries.pending++;
+      r.status(res.status);
+      await this.recordFailure(res.unfollowed?.url ?? final, res.status, transient, err?.message ?? `status ${res.status}`);
+      return this.emit(entry, res, undefined, 0);
+    }
     if (err !== undefined) {
       const hop = res.unfollowed;
       if (hop !== undefined) r.redirects++; // the hop that stopped the chain was not offered to onRedirect
       if (hop !== undefined && err.code === 'ERR_REDIRECT_LOOP') {
         // the loop is evidence like any redirect: the store records it as a loop
         r.error(err.code);
+        this.timeline.host(entry.host, { errors: 1 });
         await this.store.recordRedirect(hop.url, hop.location, hop.status);
       } else {
         r.status(res.status);
@@ -505,9 +573,12 @@ class Crawler implements Crawl, RedirectContext {
       return this.emit(entry, res, undefined, 0);
     }
     r.status(res.status);
+    if (this.attempts.has(entry.key)) r.retries.succeeded++;
     if (res.status >= 200 && res.status < 300) {
       r.pagesOk++;
+      const before = r.documents;
       if (res.contentHash !== undefined) r.document(res.contentHash.slice(0, 16));
+      if (r.documents > before) this.timeline.host(entry.host, { documents: r.documents - before });
     }
     const x = extractor?.result();
     const contentLocation = this.contentLocation(res);
@@ -517,7 +588,16 @@ class Crawler implements Crawl, RedirectContext {
         r.evidence.canonical++;
         if (stripFragment(x.canonical) !== final) r.evidence.canonicalElsewhere++;
       }
-      admitted = await this.intake.admit(this.store, this.scope, entry, final, x);
+      const duplicates = r.duplicatesAvoided;
+      const admittedUrls: string[] = [];
+      admitted = await this.intake.admit(this.store, this.scope, entry, final, x, admittedUrls);
+      if (r.duplicatesAvoided > duplicates) this.timeline.host(entry.host, { duplicates: r.duplicatesAvoided - duplicates });
+      if (res.status >= 200 && res.status < 300) {
+        for (const p of this.patterns.observe(final, entry.host, x.textHash, admittedUrls)) {
+          r.trapPattern(p);
+          this.log.info({ host: entry.host, pattern: p }, 'trap: a URL pattern without new content, refused from now on');
+        }
+      }
     }
     // Promise 4 (nothing admitted is lost): the page's links are admitted before its fetch is
     // recorded. These are two batches; a crash between them now leaves the page queued (fetched
@@ -526,6 +606,38 @@ class Crawler implements Crawl, RedirectContext {
     await this.store.recordFetch(final, { status: res.status, ...(res.contentHash === undefined ? {} : { contentHash: res.contentHash }) });
     this.log.debug({ url: final, status: res.status, requests: res.requests }, 'fetched');
     return this.emit(entry, res, x, admitted, contentLocation);
+  }
+
+  /**
+   * A transient failure (retry.ts): schedule another fetch of `entry` after Retry-After or a
+   * backoff, unless its retries are used up or the Retry-After is too long for this run. The entry
+   * stays in flight in the store and waits on a timer, holding no slot; a Retry-After also holds
+   * back its host. Returns false when the failure is to be recorded.
+   */
+  private retryLater(entry: FrontierEntry, res: FetchResult): boolean {
+    const n = this.attempts.get(entry.key) ?? 0;
+    if (n >= this.retry.maxRetries || this.stopping) return false;
+    const now = Date.now();
+    const after = res.status === 429 || res.status === 503 ? parseRetryAfter(res.headers['retry-after'], now) : undefined;
+    if (after !== undefined && after > this.retry.maxRetryAfterMs) return false;
+    const wait = after ?? backoffMs(n + 1, this.retry.retryBaseMs, this.retry.retryMaxMs);
+    if (after !== undefined) this.politeness.holdUntil(entry.host, now + after);
+    this.attempts.set(entry.key, n + 1);
+    this.log.info({ url: entry.url, status: res.status, error: res.error?.code, attempt: n + 1, waitMs: wait }, 'retry later');
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.retryWaiting.delete(timer);
+      this.dispatch(entry);
+    }, wait);
+    this.timers.add(timer);
+    this.retryWaiting.set(timer, entry);
+    return true;
+  }
+
+  /** The running totals into the timeline (it keeps a bounded number of points). */
+  private sample(): void {
+    const r = this.report;
+    this.timeline.sample(Date.now(), { requests: r.requests, documents: r.documents, fetched: r.pagesFetched, duplicates: r.duplicatesAvoided });
   }
 
   private contentLocation(res: FetchResult): string | undefined {

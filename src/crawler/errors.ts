@@ -32,6 +32,10 @@ export type CrawlErrorCode =
   | 'ERR_HEADERS_OVERFLOW'
   /** The connection failed or broke (reset, refused, protocol error); the system code is in the message. */
   | 'ERR_SOCKET'
+  /** A 5xx answer (RFC 9110 §15.6): transient, retried (retry.ts). */
+  | 'ERR_SERVER_ERROR'
+  /** A 429 answer (RFC 6585 §4): transient, retried after its Retry-After (retry.ts). */
+  | 'ERR_TOO_MANY_REQUESTS'
   /** The name does not resolve. */
   | 'ERR_DNS'
   /** robots.txt disallows the URL for our user agent (RFC 9309). */

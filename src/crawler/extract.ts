@@ -22,6 +22,7 @@
  * reported. Bounded work: at most `maxOutlinks` distinct links per page (the rest are counted as
  * dropped) and `maxHrefBytes` of raw reference text kept until the end.
  */
+import { createHash, type Hash } from 'node:crypto';
 import { Parser } from 'htmlparser2';
 import { TextDecoder } from 'node:util';
 import { parseWhatwg, serializeWhatwg, type WhatwgUrl } from '../normalize/index.js';
@@ -75,6 +76,12 @@ export interface ExtractResult {
   readonly invalid: number;
   /** References over `maxOutlinks` or `maxHrefBytes`. */
   readonly dropped: number;
+  /**
+   * SHA-256 (32 hex) of the document's text nodes, markup and attribute values left out: two pages
+   * that differ only in where their links point have the same one (the pattern-trap rule's notion
+   * of new content, traps.ts).
+   */
+  readonly textHash: string;
 }
 
 /** Link types that create hyperlinks on `link` (HTML §4.6.7, its table), `canonical` (RFC 6596), and `previous` (a common synonym of `prev`). */
@@ -156,6 +163,7 @@ export class LinkExtractor implements BodySink {
   private repeatedRaw = 0;
   private droppedRaw = 0;
   private ended: ExtractResult | undefined;
+  private readonly text: Hash = createHash('sha256');
 
   constructor(
     /** The document's URL (after redirects): the fallback base URL. */
@@ -171,7 +179,7 @@ export class LinkExtractor implements BodySink {
     }
     this.decoder = decoder;
     this.parser = new Parser(
-      { onopentag: (name, attribs) => this.onOpenTag(name, attribs) },
+      { onopentag: (name, attribs) => this.onOpenTag(name, attribs), ontext: (t) => void this.text.update(t) },
       { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
     );
   }
@@ -332,6 +340,7 @@ export class LinkExtractor implements BodySink {
       otherScheme,
       invalid,
       dropped,
+      textHash: this.text.digest('hex').slice(0, 32),
     };
   }
 }

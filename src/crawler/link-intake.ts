@@ -12,7 +12,7 @@ import { RungLabeler } from './duplicate-rung.js';
 import type { ExtractedLink, ExtractResult } from './extract.js';
 import type { ReportBuilder } from './report.js';
 import type { CrawlScope } from './scope.js';
-import { pathTrap, segmentsTrap, type TrapOptions, type TrapReason } from './traps.js';
+import { pathTrap, segmentsTrap, type PatternTraps, type TrapOptions, type TrapReason } from './traps.js';
 
 /** Filter verdicts remembered per normal form (a page's links repeat across pages). */
 const FILTER_MEMO_SIZE = 8192;
@@ -61,10 +61,14 @@ export class LinkIntake {
     private readonly report: ReportBuilder,
     private readonly traps: TrapOptions | undefined,
     private readonly maxDepth: number,
+    private readonly patterns?: PatternTraps,
   ) {}
 
-  /** Admit the links of the page `final` (fetched for `entry`); resolves to the new frontier entries. */
-  async admit(store: SeenStore, scope: CrawlScope, entry: FrontierEntry, final: string, x: ExtractResult): Promise<number> {
+  /**
+   * Admit the links of the page `final` (fetched for `entry`); resolves to the new frontier
+   * entries, whose URLs are pushed to `admittedUrls` when given.
+   */
+  async admit(store: SeenStore, scope: CrawlScope, entry: FrontierEntry, final: string, x: ExtractResult, admittedUrls?: string[]): Promise<number> {
     const r = this.report;
     r.found += x.found;
     r.duplicate('same-page', x.repeated);
@@ -85,7 +89,7 @@ export class LinkIntake {
         r.refuse(v);
         continue;
       }
-      const trap = linkTrap(link, this.traps);
+      const trap = linkTrap(link, this.traps) ?? (this.patterns?.check(link.url) === undefined ? undefined : 'trap:pattern');
       if (trap !== undefined) {
         r.refuse(trap);
         pruned.push({ url: link.url, reason: trap, depth });
@@ -114,6 +118,7 @@ export class LinkIntake {
       const a = results[i]!;
       if (a.admitted) {
         admitted++;
+        admittedUrls?.push(a.key === undefined ? a.url : urlFromKey(a.key));
         r.admitted++;
         if (a.via !== undefined) r.rewrite(a.via);
       } else if ((a.reason === 'seen' || a.reason === 'duplicate-in-batch') && a.identityKey !== undefined) {

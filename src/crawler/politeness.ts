@@ -82,6 +82,12 @@ export class Politeness {
     s.delayMs = Math.max(this.options.delayMs, ms);
   }
 
+  /** No request to `host` starts before `time` (epoch ms): a 429 or 503 with Retry-After (RFC 9110 §10.2.3). */
+  holdUntil(host: string, time: number): void {
+    const s = this.state(host);
+    s.nextStart = Math.max(s.nextStart, time);
+  }
+
   /** The delay in force for `host`, in ms. */
   delayOf(host: string): number {
     return this.hosts.get(host)?.delayMs ?? this.options.delayMs;

@@ -21,6 +21,7 @@
  * counted in `rewritten`: each saves the redirect the original URL would have cost.
  */
 import type { RuleRecord, StoreStats } from '../store/index.js';
+import type { Timeline } from './timeline.js';
 
 export type StopReason = 'done' | 'max-pages' | 'stopped' | 'signal' | 'deferred';
 
@@ -60,6 +61,8 @@ export interface CrawlReport {
     /** Links not offered, by reason: out-of-scope, excluded, not-included, other-scheme, trap:*, depth, nofollow, invalid, dropped. */
     readonly refused: Readonly<Record<string, number>>;
   };
+  /** URL patterns refused as `trap:pattern` in this run (traps.ts): their URLs are pruned, `restore('trap:pattern')` gives them back. */
+  readonly trapPatterns?: readonly string[];
   /** Frontier entries left queued for a later run, by reason. */
   readonly deferred: Readonly<Record<string, number>>;
   /** Failed fetches and refusals, by code. */
@@ -71,8 +74,12 @@ export interface CrawlReport {
     readonly contentLocation: number;
     readonly contentLocationElsewhere: number;
   };
+  /** Transient failures (retry.ts): fetches repeated in this run, URLs a retry fetched, URLs left failed for a later run, failed URLs queued again at the start. */
+  readonly retries?: { readonly made: number; readonly succeeded: number; readonly pending: number; readonly requeued: number };
   /** The store after the run. */
   readonly store: StoreStats;
+  /** The run over time, for the HTML report (timeline.ts); absent in reports written before it existed. */
+  readonly timeline?: Timeline;
   /** Host rules active after the run. */
   readonly rules: readonly { readonly id: string; readonly for: number }[];
 }
@@ -104,6 +111,8 @@ export class ReportBuilder {
   readonly refused: Record<string, number> = {};
   readonly errors: Record<string, number> = {};
   readonly deferred: Record<string, number> = {};
+  readonly trapPatterns: string[] = [];
+  readonly retries = { made: 0, succeeded: 0, pending: 0, requeued: 0 };
   readonly evidence = { canonical: 0, canonicalElsewhere: 0, contentLocation: 0, contentLocationElsewhere: 0 };
   private readonly contents = new Set<string>();
 
@@ -133,6 +142,10 @@ export class ReportBuilder {
 
   error(code: string): void {
     bump(this.errors, code);
+  }
+
+  trapPattern(pattern: string): void {
+    if (this.trapPatterns.length < 1000) this.trapPatterns.push(pattern);
   }
 
   defer(reason: string, n = 1): void {
@@ -168,9 +181,11 @@ export class ReportBuilder {
         rewritten: sorted(this.rewritten),
         refused: sorted(this.refused),
       },
+      trapPatterns: [...this.trapPatterns],
       deferred: sorted(this.deferred),
       errors: sorted(this.errors),
       evidence: { ...this.evidence },
+      retries: { ...this.retries },
       store,
       rules: rules.filter((r) => r.state === 'active').map((r) => ({ id: r.id, for: r.for })),
     };
@@ -209,7 +224,14 @@ export function formatReport(r: CrawlReport): string {
   out.push(...lines('links refused', r.links.refused));
   out.push(...lines('statuses', r.statuses));
   out.push(...lines('errors', r.errors));
+  if (r.trapPatterns !== undefined && r.trapPatterns.length > 0) {
+    out.push("URL patterns refused as traps (no new content; restore('trap:pattern') gives them back)", ...r.trapPatterns.map((p) => `  ${p}`));
+  }
   out.push(...lines('left for a later run', r.deferred));
+  const t = r.retries;
+  if (t !== undefined && t.made + t.pending + t.requeued > 0) {
+    out.push(`retries              ${t.made} made, ${t.succeeded} URLs fetched on a retry, ${t.pending} pending for a later run, ${t.requeued} failed URLs queued again`);
+  }
   if (r.evidence.canonical + r.evidence.contentLocation > 0) {
     out.push(
       `evidence (not merged) rel=canonical ${r.evidence.canonical} (${r.evidence.canonicalElsewhere} elsewhere), Content-Location ${r.evidence.contentLocation} (${r.evidence.contentLocationElsewhere} elsewhere)`,

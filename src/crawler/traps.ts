@@ -7,9 +7,22 @@
  *   than `maxRepeats` times (`/a/b/a/b/a/b/`) — what a relative link like `a/b/` on a page that
  *   is served for any path produces (in the manner of Heritrix's PathologicalPath rule);
  * - `trap:path-depth`: more than `maxPathDepth` segments;
- * - `trap:host-budget`: more than `maxPagesPerHost` pages fetched from one host in this run
- *   (calendars and other endless query spaces); the rest of that host's frontier is left for a
- *   later run.
+ * - `trap:pattern`: a URL pattern that keeps producing new URLs without new content (below);
+ * - `trap:host-budget`: more than `maxPagesPerHost` pages fetched from one host, counted over
+ *   every run of the store (the pages it already holds count at the start of a run), so a resume
+ *   gets no fresh budget; the rest of that host's frontier is left queued.
+ *
+ * Pattern traps. Each fetched URL belongs to a few patterns, read off its structure alone (never
+ * off names): the path with one segment replaced by `*` (`/cal/*`), the path and query with one
+ * parameter's value replaced (`/cal?m=*`), and, for a path of more than one segment, its first
+ * segment and everything below (`/a/**`, where relative links that deepen the path stay). Per
+ * pattern the crawl counts HTML pages fetched and how many of them brought something new: a text
+ * (the page's text nodes, links and markup left out, not seen before on the host) or a new URL
+ * outside the pattern. Once `patternMinFetches` pages of one pattern brought less than
+ * `patternMinNewRatio` of that, further URLs of the pattern are refused as `trap:pattern`: pruned
+ * in the store with that reason, so `restore('trap:pattern')` gives them back. A calendar whose
+ * pages only link the next and previous date, or a host that serves one page for any path, stop
+ * there; a listing whose pages show other items (other text, new URLs) goes on.
  */
 
 export interface TrapOptions {
@@ -17,17 +30,23 @@ export interface TrapOptions {
   readonly maxRepeats?: number;
   /** Path segments allowed. @default 20 */
   readonly maxPathDepth?: number;
-  /** Pages fetched per host per run. @default 50_000 */
+  /** Pages fetched per host, over all runs of a store. @default 50_000 */
   readonly maxPagesPerHost?: number;
+  /** HTML pages of one pattern fetched before it is judged. @default 64 */
+  readonly patternMinFetches?: number;
+  /** Least share of them that must bring a new text or a new URL outside the pattern. @default 0.1 */
+  readonly patternMinNewRatio?: number;
 }
 
 export const defaultTrapOptions = {
   maxRepeats: 2,
   maxPathDepth: 20,
   maxPagesPerHost: 50_000,
+  patternMinFetches: 64,
+  patternMinNewRatio: 0.1,
 } as const satisfies Required<TrapOptions>;
 
-export type TrapReason = 'trap:repeated-segments' | 'trap:path-depth' | 'trap:host-budget';
+export type TrapReason = 'trap:repeated-segments' | 'trap:path-depth' | 'trap:host-budget' | 'trap:pattern';
 
 /** The path segments of an absolute path (`/a/b/` → `['a', 'b', '']`). */
 function segmentsOf(path: string): string[] {
@@ -75,10 +94,15 @@ export function segmentsTrap(segments: readonly string[], options: TrapOptions =
   return undefined;
 }
 
-/** Pages fetched per host in this run, against the budget. */
+/** Pages fetched per host, against the budget: those of earlier runs are `preload`ed at the start. */
 export class HostBudget {
   private readonly used = new Map<string, number>();
   constructor(readonly maxPagesPerHost: number = defaultTrapOptions.maxPagesPerHost) {}
+
+  /** Count `n` pages fetched from `host` by earlier runs. */
+  preload(host: string, n: number): void {
+    this.used.set(host, (this.used.get(host) ?? 0) + n);
+  }
 
   /** Take one page from `host`'s budget; false when it is spent. */
   take(host: string): boolean {
@@ -90,5 +114,112 @@ export class HostBudget {
 
   spent(host: string): boolean {
     return (this.used.get(host) ?? 0) >= this.maxPagesPerHost;
+  }
+}
+
+/** Segments and parameters read per URL for its patterns (the rest stay literal). */
+const MAX_PATTERN_PARTS = 24;
+
+/**
+ * The patterns of an absolute URL (fragment ignored), each prefixed by its authority: one per path
+ * segment replaced by `*`, one per query parameter with its value replaced by `*`, and `/first/**`
+ * for a path of more than one segment.
+ */
+export function urlPatterns(url: string): string[] {
+  const hash = url.indexOf('#');
+  const u = hash === -1 ? url : url.slice(0, hash);
+  const start = u.indexOf('//');
+  const slash = u.indexOf('/', start + 2);
+  if (start === -1 || slash === -1) return [];
+  const q = u.indexOf('?', slash);
+  const authority = u.slice(start + 2, slash);
+  const path = q === -1 ? u.slice(slash) : u.slice(slash, q);
+  const query = q === -1 ? undefined : u.slice(q + 1);
+  const segments = path.split('/').slice(1);
+  const tail = query === undefined ? '' : `?${query}`;
+  const out: string[] = [];
+  for (let i = 0; i < segments.length && i < MAX_PATTERN_PARTS; i++) {
+    if (segments[i] === '') continue;
+    const s = segments.slice();
+    s[i] = '*';
+    out.push(`${authority}/${s.join('/')}${tail}`);
+  }
+  if (query !== undefined) {
+    const pairs = query.split('&');
+    for (let i = 0; i < pairs.length && i < MAX_PATTERN_PARTS; i++) {
+      const eq = pairs[i]!.indexOf('=');
+      const p = pairs.slice();
+      p[i] = `${eq === -1 ? pairs[i] : pairs[i]!.slice(0, eq)}=*`;
+      out.push(`${authority}${path}?${p.join('&')}`);
+    }
+  }
+  if (segments.length > 1) out.push(`${authority}/${segments[0]}/**`);
+  return out;
+}
+
+interface PatternCount {
+  fetched: number;
+  fresh: number;
+}
+
+/** Patterns followed at most (past it, new patterns are not counted: a bound on memory). */
+const MAX_PATTERNS = 100_000;
+/** Texts remembered at most, over all hosts. */
+const MAX_TEXTS = 1_000_000;
+
+/** The pattern-trap rule: fetches and fresh fetches per pattern, and the patterns refused. */
+export class PatternTraps {
+  private readonly counts = new Map<string, PatternCount>();
+  private readonly texts = new Set<string>();
+  private readonly trappedSet = new Set<string>();
+  private readonly minFetches: number;
+  private readonly minRatio: number;
+
+  constructor(options: TrapOptions = {}) {
+    this.minFetches = options.patternMinFetches ?? defaultTrapOptions.patternMinFetches;
+    this.minRatio = options.patternMinNewRatio ?? defaultTrapOptions.patternMinNewRatio;
+    if (!(this.minFetches >= 1) || !(this.minRatio >= 0 && this.minRatio <= 1)) {
+      throw new TypeError('traps: patternMinFetches must be >= 1 and patternMinNewRatio in [0, 1]');
+    }
+  }
+
+  /** The patterns refused so far. */
+  get trapped(): readonly string[] {
+    return [...this.trappedSet];
+  }
+
+  /** The first refused pattern `url` belongs to, if any. */
+  check(url: string): string | undefined {
+    if (this.trappedSet.size === 0) return undefined;
+    for (const p of urlPatterns(url)) if (this.trappedSet.has(p)) return p;
+    return undefined;
+  }
+
+  /**
+   * An HTML page fetched at `url` (the URL that answered): its text's hash and the URLs it added
+   * to the frontier. Returns the patterns this fetch made refused.
+   */
+  observe(url: string, host: string, textHash: string, admitted: readonly string[]): string[] {
+    const textKey = `${host} ${textHash}`;
+    const newText = !this.texts.has(textKey);
+    if (newText && this.texts.size < MAX_TEXTS) this.texts.add(textKey);
+    const patterns = urlPatterns(url);
+    const admittedPatterns = admitted.map((a) => new Set(urlPatterns(a)));
+    const out: string[] = [];
+    for (const p of patterns) {
+      let c = this.counts.get(p);
+      if (c === undefined) {
+        if (this.counts.size >= MAX_PATTERNS) continue;
+        c = { fetched: 0, fresh: 0 };
+        this.counts.set(p, c);
+      }
+      c.fetched++;
+      if (newText || admittedPatterns.some((s) => !s.has(p))) c.fresh++;
+      if (!this.trappedSet.has(p) && c.fetched >= this.minFetches && c.fresh < this.minRatio * c.fetched) {
+        this.trappedSet.add(p);
+        out.push(p);
+      }
+    }
+    return out;
   }
 }

@@ -263,6 +263,14 @@ export interface PruneEntry {
   readonly depth?: number;
 }
 
+/** Which failed URLs `SeenStore.requeueFailed` queues again. */
+export interface RequeueFailedOptions {
+  /** Error codes of fetches worth another try (the crawler's transient ones). @example ['ERR_SOCKET', 'ERR_SERVER_ERROR'] */
+  readonly codes: readonly string[];
+  /** Only URLs whose last fetch was before this time (ms since the epoch): a cool-down. @default Infinity */
+  readonly before?: number;
+}
+
 export interface SeenStore {
   readonly supports: StoreSupports;
   readonly location: string;
@@ -311,6 +319,12 @@ export interface SeenStore {
   prune(entries: readonly PruneEntry[]): Promise<void>;
   /** Give back the URLs pruned by `reason` (`rule:<id>`, `preset:<name>`, `trap:<name>`, or a bare rule id or preset name). */
   restore(reason: string): Promise<number>;
+  /**
+   * Queue again the `failed` URLs whose error code is one of `codes` and whose last fetch was before
+   * `before`, in batches (engine/retry.ts); resolves to how many. Reads every `url` entry when some
+   * URL is failed (there is no index of them).
+   */
+  requeueFailed(options: RequeueFailedOptions): Promise<number>;
   /** The canonical URL set: queued, fetched and failed URLs (not aliases, redirects or pruned). */
   canonicalUrls(): AsyncIterable<CanonicalUrlRecord>;
   aliases(): AsyncIterable<AliasRecord>;

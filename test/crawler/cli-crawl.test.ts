@@ -33,7 +33,7 @@ describe('runCrawlCommand', () => {
     const r = await run(['--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^Usage: urldedup crawl \[URL\.\.\.\]/);
-    for (const flag of ['--db', '--concurrency', '--per-host', '--delay-ms', '--max-pages', '--max-depth', '--scope', '--include', '--exclude', '--allow-private', '--preset', '--report', '--log-level']) {
+    for (const flag of ['--db', '--concurrency', '--per-host', '--delay-ms', '--max-pages', '--max-depth', '--scope', '--include', '--exclude', '--allow-private', '--preset', '--report', '--log-level', '--max-retries', '--retry-cooldown', '--retry-failed']) {
       expect(r.stdout).toContain(flag);
     }
   });
@@ -44,6 +44,10 @@ describe('runCrawlCommand', () => {
     [['--concurrency', '0']],
     [['--max-pages', '-1']],
     [['--report', 'xml']],
+    [['--report', 'html']],
+    [['--report', 'html', '--db', 'x']],
+    [['--max-retries', '-1']],
+    [['--retry-cooldown', 'soon']],
     [['--include', '(']],
     [['--log-level', 'loud']],
     [['--bogus']],

@@ -138,6 +138,8 @@ describe('slow and broken servers beside a good host', () => {
       perHost: 1,
       robotsAttempts: 1,
       robotsRetryMs: 10,
+      // one fetch per URL: the bounds of a single fetch are measured here, retries in transient-retry.test.ts
+      maxRetries: 0,
       fetch: { headersTimeoutMs: HEADERS_TIMEOUT, bodyTimeoutMs: BODY_TIMEOUT, deadlineMs: DEADLINE, connectTimeoutMs: 1000 },
       onPage: (page) => void pages.push({ page, at: performance.now() - started }),
     });

@@ -205,6 +205,8 @@ describe('a hostile server', () => {
         perHost: 8,
         robotsRetryMs: 50,
         robotsAttempts: 2,
+        // one fetch per broken answer, so each ends with its own code (retries: transient-retry.test.ts)
+        maxRetries: 0,
       });
       // the silent port's robots.txt never answers: its URL waits for a later run
       expect(report.stoppedBecause).toBe('deferred');

@@ -475,6 +475,34 @@ export function seenStoreSuite(name: string, factory: Factory): void {
       });
     });
 
+    describe('requeueFailed (transient failures given another chance)', () => {
+      it('queues again the failed URLs with a listed code and an attempt before `before`; the rest stay', async () => {
+        const { store } = await make();
+        const urls = ['http://r.example/503', 'http://r.example/dns', 'http://r.example/404', 'http://r.example/loop', 'http://r.example/ok'];
+        await store.admit(urls);
+        expect(await store.requeueFailed({ codes: ['ERR_SERVER_ERROR'] })).toBe(0); // nothing failed yet
+        await store.next({ limit: 10, host: 'r.example' });
+        await store.recordFetch(urls[0]!, { status: 503, error: 'ERR_SERVER_ERROR' });
+        await store.recordFetch(urls[1]!, { status: 0, error: 'ERR_DNS' });
+        await store.recordFetch(urls[2]!, { status: 404 });
+        await store.recordFetch(urls[3]!, { status: 0, error: 'ERR_TOO_MANY_REDIRECTS' });
+        await store.recordFetch(urls[4]!, { status: 200 });
+        const codes = ['ERR_SERVER_ERROR', 'ERR_DNS'];
+        // the cool-down has not passed: nothing
+        expect(await store.requeueFailed({ codes, before: Date.now() - 60_000 })).toBe(0);
+        expect((await store.stats()).urls.failed).toBe(3);
+        expect(await store.requeueFailed({ codes, before: Date.now() + 1 })).toBe(2);
+        const s = await store.stats();
+        expect(s.urls.failed).toBe(1);
+        expect(s.urls.queued).toBe(2);
+        const again = await store.next({ limit: 10, host: 'r.example' });
+        expect(again.map((e) => e.url).sort()).toEqual([urls[1], urls[0]].sort());
+        expect((await store.canonical(urls[3]!)).state).toBe('failed');
+        await verified(store);
+        await expect(store.requeueFailed({ codes: 'ERR_DNS' } as never)).rejects.toThrow(TypeError);
+      });
+    });
+
     describe('frontier', () => {
       it('is FIFO per host, round-robin over hosts, and next() does not remove', async () => {
         const { store } = await make();

@@ -7,6 +7,8 @@ import { dirname, resolve as resolvePath } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Writable } from 'node:stream';
 import { crawl, defaultCrawlOptions, formatReport, type CrawlOptions, type CrawlProgress, type ScopeMode } from '../../crawler/index.js';
+import { renderReportHtml } from '../../crawler/report-html.js';
+import { defaultRetryOptions } from '../../crawler/retry.js';
 import { isPresetName, type PresetName } from '../../normalize/index.js';
 import { isStoreError } from '../../store/index.js';
 import { UsageError } from '../errors.js';
@@ -39,7 +41,14 @@ Options:
                        (tracking, session-ids, sort-query, www, remove-index-document, …)
   --sync POLICY        when store writes reach the disk: hybrid (default: a synced write every
                        64 batches or 1 s, power loss loses at most that), always, or never
+  --max-retries N      fetches again, within the run, of a URL that failed transiently: 5xx, 429,
+                       timeout, broken connection, DNS failure (default ${defaultRetryOptions.maxRetries}; backoff with jitter,
+                       Retry-After honoured up to 60 s); a URL still failing stays retryable
+  --retry-cooldown T   a later run queues such a URL again once T has passed since its last
+                       attempt: seconds, or with s, m or h (default 1h)
+  --retry-failed       queue every transiently failed URL again now, whatever the cool-down
   --report text|json   the final report's format (default text, on stdout)
+  --report html FILE   write the report as one self-contained HTML page to FILE (docs/report.md)
   --log-level LEVEL    pino logs on stderr: silent, error, warn (default), info, debug, trace
   --demo-port N        the demo site's port (default: the last one used with this --db, else any)
   -h, --help
@@ -66,6 +75,9 @@ const flags = {
   'allow-private': { type: 'boolean' },
   preset: { type: 'string', multiple: true },
   report: { type: 'string' },
+  'max-retries': { type: 'string' },
+  'retry-cooldown': { type: 'string' },
+  'retry-failed': { type: 'boolean' },
   sync: { type: 'string' },
   'log-level': { type: 'string' },
   'demo-port': { type: 'string' },
@@ -85,6 +97,27 @@ function regex(name: string, source: string): RegExp {
   } catch (error) {
     throw new UsageError(`--${name} ${JSON.stringify(source)}: ${(error as Error).message}`);
   }
+}
+
+/** `--retry-cooldown`: seconds, or a number with s, m or h, as ms. */
+function duration(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const m = /^(\d+)([smh]?)$/.exec(value.trim());
+  if (m === null) throw new UsageError(`--${name} needs a duration (seconds, or 30s, 15m, 2h), not ${JSON.stringify(value)}`);
+  return Number(m[1]) * (m[2] === 'h' ? 3_600_000 : m[2] === 'm' ? 60_000 : 1000);
+}
+
+/**
+ * `--report html FILE`: FILE is the argument right after `html` (`parseArgs` sees it as a
+ * positional); taken out of the positionals, so it is not read as a seed.
+ */
+function htmlReportFile(tokens: readonly { kind: string; name?: string; index: number; inlineValue?: boolean | undefined; value?: string | undefined }[], positionals: string[]): string {
+  const option = tokens.filter((t) => t.kind === 'option' && t.name === 'report').at(-1)!;
+  const at = option.index + (option.inlineValue === true ? 1 : 2);
+  const file = tokens.find((t) => t.kind === 'positional' && t.index === at);
+  if (file?.value === undefined) throw new UsageError('--report html needs a FILE to write the page to (--report html FILE)');
+  positionals.splice(positionals.indexOf(file.value), 1);
+  return file.value;
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'];
@@ -136,10 +169,12 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
   let positionals: string[];
   let options: Omit<CrawlOptions, 'store' | 'seeds' | 'logger'>;
   let db: string;
-  let report: 'text' | 'json';
+  let report: 'text' | 'json' | 'html';
+  let htmlFile: string | undefined;
   let logLevel: LogLevel;
   try {
-    ({ values, positionals } = parseArgs({ args: argv, options: flags, allowPositionals: true, strict: true }));
+    const parsed = parseArgs({ args: argv, options: flags, allowPositionals: true, strict: true, tokens: true });
+    ({ values, positionals } = parsed);
     if (values.help === true) {
       stdout.write(CRAWL_HELP);
       return EXIT_OK;
@@ -153,8 +188,9 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
     }
     const scope = values.scope ?? 'host';
     if (scope !== 'host' && scope !== 'domain' && scope !== 'any') throw new UsageError('--scope must be host, domain or any');
-    report = (values.report ?? 'text') as 'text' | 'json';
-    if (report !== 'text' && report !== 'json') throw new UsageError('--report must be text or json');
+    report = (values.report ?? 'text') as 'text' | 'json' | 'html';
+    if (report !== 'text' && report !== 'json' && report !== 'html') throw new UsageError('--report must be text, json or html FILE');
+    if (report === 'html') htmlFile = htmlReportFile(parsed.tokens, positionals);
     logLevel = (values['log-level'] ?? 'warn') as LogLevel;
     if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
     for (const u of positionals) {
@@ -172,6 +208,8 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
     const concurrency = wholeNumber('concurrency', values.concurrency, 1);
     const perHost = wholeNumber('per-host', values['per-host'], 1);
     const delayMs = wholeNumber('delay-ms', values['delay-ms'], 0);
+    const maxRetries = wholeNumber('max-retries', values['max-retries'], 0);
+    const retryCooldownMs = duration('retry-cooldown', values['retry-cooldown']);
     const sync = values.sync ?? 'hybrid';
     if (sync !== 'hybrid' && sync !== 'always' && sync !== 'never') throw new UsageError('--sync must be hybrid, always or never');
     options = {
@@ -186,6 +224,9 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
       ...(concurrency === undefined ? {} : { concurrency }),
       ...(perHost === undefined ? {} : { perHost }),
       ...(delayMs === undefined ? {} : { delayMs }),
+      ...(maxRetries === undefined ? {} : { maxRetries }),
+      ...(retryCooldownMs === undefined ? {} : { retryCooldownMs }),
+      ...(values['retry-failed'] === true ? { retryFailed: true } : {}),
     };
   } catch (error) {
     const isUsage = error instanceof UsageError || String((error as { code?: unknown }).code ?? '').startsWith('ERR_PARSE_ARGS');
@@ -241,7 +282,10 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
   try {
     const r = await c.done;
     if (tty) stderr.write('\r\x1b[K');
-    stdout.write(report === 'json' ? JSON.stringify(r, null, 2) + '\n' : formatReport(r));
+    if (htmlFile !== undefined) {
+      writeFileSync(htmlFile, renderReportHtml(r));
+      stderr.write(`report written to ${htmlFile}\n`);
+    } else stdout.write(report === 'json' ? JSON.stringify(r, null, 2) + '\n' : formatReport(r));
     if (signal !== undefined) return signal === 'SIGINT' ? EXIT_SIGINT : EXIT_SIGTERM;
     return EXIT_OK;
   } catch (error) {

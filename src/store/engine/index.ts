@@ -28,6 +28,7 @@ import type {
   NextOptions,
   PruneEntry,
   RebuildReport,
+  RequeueFailedOptions,
   SeenStore,
   StoreOptions,
   StoreStats,
@@ -45,6 +46,7 @@ import * as lookup from './lookup.js';
 import { load, writeFrontsAtClose } from './open.js';
 import { resolveStoreOptions, type ResolvedOptions } from './options.js';
 import { rebuildDerived } from './rebuild.js';
+import { checkRequeueOptions, requeueFailed } from './retry.js';
 import { EngineState } from './state.js';
 import { verify } from './verify.js';
 import { WriteQueue } from './write-queue.js';
@@ -137,6 +139,16 @@ export class StoreEngine implements SeenStore {
     }
     if (requests.length === 0) return this.q.exclusive(async () => undefined);
     return this.q.exclusive(() => prune(this.s, this.q, requests));
+  }
+
+  requeueFailed(options: RequeueFailedOptions): Promise<number> {
+    if (this.s.o.readOnly) return this.readOnlyRefusal();
+    try {
+      checkRequeueOptions(options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.q.exclusive(() => requeueFailed(this.s, this.q, options));
   }
 
   next(options: NextOptions = {}): Promise<FrontierEntry[]> {

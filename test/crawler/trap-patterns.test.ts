@@ -1,0 +1,117 @@
+/**
+ * Pattern traps (traps.ts `trap:pattern`), crawled for real with the default limits (50,000 pages
+ * per host, 64 fetches to judge a pattern, 10 % of them bringing something new):
+ *
+ * - relative links `a/` and `b/` on a page served for every path: the repeated-segment and depth
+ *   rules alone let 16,875 requests through; the patterns `/a/**` and `/b/**` stop it;
+ * - a 60,000-date calendar whose pages link only the previous and next date: `/cal?d=*`;
+ * - a real paginated listing (every page shows other items, every item its own text) is crawled
+ *   whole: nothing refused, recall kept.
+ *
+ * The bound asserted for the traps, 1,000 requests, is generous: a pattern is judged after 64 HTML
+ * pages; after that only what was already queued under it is fetched (each page of these traps
+ * queues at most 2 new URLs, so at most 2 × 64 more per pattern, whose own links are refused):
+ * with two patterns at most 2 × (64 + 128) + the root = 385 (about 200 in practice). The server
+ * log is the oracle.
+ */
+import { describe, expect, it } from 'vitest';
+import { runCrawl } from '../../src/crawler/crawl.js';
+import { urlPatterns } from '../../src/crawler/traps.js';
+import { openStore } from '../../src/store/index.js';
+import { auditStore, describeAudit } from '../support/store-audit.js';
+import { html, httpServer, tempDir } from './support.js';
+
+const page = (body: string, hrefs: readonly string[]): string => html(body + hrefs.map((h) => `<a href="${h}">x</a>`).join(''));
+
+describe('URL patterns', () => {
+  it('come from the structure: one segment, one parameter value, the first segment and below', () => {
+    expect(urlPatterns('http://h:1/cal?d=17&v=m#x')).toEqual(['h:1/*?d=17&v=m', 'h:1/cal?d=*&v=m', 'h:1/cal?d=17&v=*']);
+    expect(urlPatterns('http://h/a/b/')).toEqual(['h/*/b/', 'h/a/*/', 'h/a/**']);
+  });
+});
+
+describe('pattern traps', () => {
+  it('a/ and b/ on every path: stopped far below 16,875 requests, the rest pruned as trap:pattern', async () => {
+    const site = await httpServer((req, res) => {
+      if (req.url === '/robots.txt') return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'text/html' }).end(page('the same page', ['a/', 'b/']));
+    });
+    const db = tempDir();
+    try {
+      const report = await runCrawl({ store: db.path, seeds: [`${site.origin}/`], allow: site.allow });
+      const pages = site.requests.filter((r) => r !== '/robots.txt');
+      const audit = await auditStore(db.path);
+      console.log(`a/b trap: ${pages.length} requests; patterns ${JSON.stringify(report.trapPatterns)}; refused ${JSON.stringify(report.links.refused)}; ${describeAudit(audit)}`);
+      expect(pages.length).toBeLessThanOrEqual(1000);
+      expect(report.trapPatterns).toEqual(expect.arrayContaining([`127.0.0.1:${site.port}/a/**`, `127.0.0.1:${site.port}/b/**`]));
+      expect(report.stoppedBecause).toBe('done');
+      expect(audit.stats.pruned['trap:pattern']).toBeGreaterThan(0);
+      expect(audit.stats.urls.queued).toBe(0);
+      expect(audit.problems).toEqual([]);
+      expect(audit.conservationGap).toBe(0);
+      // pruned, not lost: restore gives them back to the frontier
+      const store = await openStore(db.path);
+      try {
+        expect(await store.restore('trap:pattern')).toBe(audit.stats.pruned['trap:pattern']);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await site.close();
+      db.remove();
+    }
+  }, 60_000);
+
+  it('a 60,000-date calendar: stopped far below the 50,000-page budget', async () => {
+    const DATES = 60_000;
+    const site = await httpServer((req, res) => {
+      const u = new URL(req.url ?? '/', 'http://x');
+      if (u.pathname === '/robots.txt') return void res.writeHead(404).end();
+      const d = Number(u.searchParams.get('d') ?? 0);
+      const hrefs = [d - 1, d + 1].filter((k) => k >= 0 && k < DATES).map((k) => `/cal?d=${k}`);
+      res.writeHead(200, { 'content-type': 'text/html' }).end(page('calendar', hrefs));
+    });
+    const db = tempDir();
+    try {
+      const report = await runCrawl({ store: db.path, seeds: [`${site.origin}/cal?d=30000`], allow: site.allow });
+      const hits = site.requests.filter((r) => r.startsWith('/cal'));
+      console.log(`calendar: ${hits.length} requests; patterns ${JSON.stringify(report.trapPatterns)}`);
+      expect(hits.length).toBeLessThanOrEqual(1000);
+      expect(new Set(hits).size).toBe(hits.length);
+      expect(report.trapPatterns).toContain(`127.0.0.1:${site.port}/cal?d=*`);
+      expect(report.links.refused['trap:pattern']).toBeGreaterThan(0);
+    } finally {
+      await site.close();
+      db.remove();
+    }
+  }, 60_000);
+
+  it('a paginated listing whose pages all differ is crawled whole', async () => {
+    const PAGES = 150;
+    const PER_PAGE = 5;
+    const site = await httpServer((req, res) => {
+      const u = new URL(req.url ?? '/', 'http://x');
+      if (u.pathname === '/robots.txt') return void res.writeHead(404).end();
+      const item = /^\/item\/(\d+)$/.exec(u.pathname);
+      if (item !== null) return void res.writeHead(200, { 'content-type': 'text/html' }).end(page(`<h1>Item ${item[1]}</h1>`, ['/list?page=0']));
+      const p = Number(u.searchParams.get('page') ?? 0);
+      const items = Array.from({ length: PER_PAGE }, (_, k) => `/item/${p * PER_PAGE + k}`);
+      const next = p + 1 < PAGES ? [`/list?page=${p + 1}`] : [];
+      res.writeHead(200, { 'content-type': 'text/html' }).end(page(`<p>Page ${p}: ${items.join(', ')}</p>`, [...items, ...next]));
+    });
+    const db = tempDir();
+    try {
+      const report = await runCrawl({ store: db.path, seeds: [`${site.origin}/list?page=0`], allow: site.allow });
+      const served = new Set(site.requests);
+      console.log(`listing: ${site.requests.length} requests; patterns ${JSON.stringify(report.trapPatterns)}`);
+      for (let p = 0; p < PAGES; p++) expect(served.has(`/list?page=${p}`), `page ${p}`).toBe(true);
+      for (let i = 0; i < PAGES * PER_PAGE; i++) expect(served.has(`/item/${i}`), `item ${i}`).toBe(true);
+      expect(report.trapPatterns).toEqual([]);
+      expect(report.links.refused['trap:pattern']).toBeUndefined();
+      expect(report.stoppedBecause).toBe('done');
+    } finally {
+      await site.close();
+      db.remove();
+    }
+  }, 60_000);
+});
