@@ -71,7 +71,7 @@ export function formatRuleSummary(r: RuleRecord): string {
 }
 
 function formatStep(step: ExplainStep): string {
-  const lines = [`  ${step.via.padEnd(10)} ${step.url}`];
+  const lines = [`  ${'step'.padEnd(10)} ${step.via} -> ${step.url}`];
   if (step.rule !== undefined) lines.push(`             ${formatRuleSummary(step.rule)}`);
   const obs = step.observations ?? [];
   for (const o of obs.slice(0, SHOWN_OBSERVATIONS)) lines.push(`             ${formatObservation(o)}`);
