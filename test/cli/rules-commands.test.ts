@@ -67,11 +67,11 @@ describe('urldedup explain', () => {
     expect(api!.canonical!.canonicalUrl).toBe('http://h.example/api/q');
   });
 
-  it('an invalid URL in text gives CODE<TAB>URL; no URL is a usage error; --help has an example', async () => {
+  it('an invalid URL in text gives !CODE<TAB>URL; no URL is a usage error; --help has an example', async () => {
     const db = await storeWithRule();
     const r = await runCli(['explain', '--db', db, 'http://[x']);
     expect(r.code).toBe(1);
-    expect(r.stdout).toBe('ERR_INVALID_HOST\thttp://[x\n');
+    expect(r.stdout).toBe('!ERR_INVALID_HOST\thttp://[x\n');
     expect((await runCli(['explain', '--db', db])).code).toBe(2);
     const help = await runCli(['explain', '--help']);
     expect(help.code).toBe(0);

@@ -20,7 +20,7 @@ For each URL, the chain that takes it to its canonical key: its normal form and 
 preset, host rule and alias that changed it (with the URL after it), then the canonical key,
 URL and state. A rule step shows the rule's id, state, scopes, for/against counts and a few of
 its observations (how, verdict, source URL -> other URL, status, content hashes).
-An invalid URL gives an error line (CODE<TAB>URL) and exit 1; the other URLs are explained.
+An invalid URL gives an error line (!CODE<TAB>URL) and exit 1; the other URLs are explained.
 
 Options:
   --db DIR            the store folder (default ${DEFAULT_DB}); opened read-only
@@ -113,7 +113,7 @@ export async function runExplainCommand(argv: string[], stdout: Writable, stderr
       } catch (error) {
         if (!isUrlError(error)) throw error;
         invalid++;
-        stdout.write(values.json === true ? JSON.stringify({ input: url, ok: false, code: error.code }) + '\n' : `${error.code}\t${url}\n`);
+        stdout.write(values.json === true ? JSON.stringify({ input: url, ok: false, code: error.code }) + '\n' : `!${error.code}\t${url}\n`);
       }
     }
     const s = store;
