@@ -94,6 +94,17 @@ describe('urldedup rules', () => {
     expect((await runCli(['rules', '--db', db, '--state', 'gone'])).code).toBe(2);
   });
 
+  it('a contradiction: the rule line shows it withdrawn and the last contradiction in short', async () => {
+    const db = await storeWithRule();
+    const store = await openStore(db);
+    // the host maps the other way under /docs/: the only scope is covered, the rule is withdrawn
+    await store.recordRedirect('https://h.example/docs/zz', 'http://h.example/docs/zz', 301);
+    await store.close();
+    const r = await runCli(['rules', '--db', db]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^h\.example\/https\twithdrawn, scopes \(none\), for 3, against 1\tlast contradiction \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ: inverse-redirect against 301 https:\/\/h\.example\/docs\/zz -> http:\/\/h\.example\/docs\/zz\n$/);
+  });
+
   it('withdraw: the rule as stored (withdrawn, manual), its URLs back; explain no longer applies it', async () => {
     const db = await storeWithRule();
     const r = await runCli(['rules', 'withdraw', 'h.example/https', '--db', db]);
