@@ -30,7 +30,7 @@ Commands:
   serve --db DIR       the query service: HTTP/JSON on 127.0.0.1 (key, admit, evidence, stats, metrics)
   export --db DIR      the store's canonical URLs, aliases or rules as JSONL
   stats --db DIR       the store's counts
-  explain URL --db DIR the chain to each URL's canonical key: presets, host rules, aliases
+  explain URL...       the chain to each URL's canonical key: presets, host rules, aliases
   rules --db DIR       the store's host rules; rules withdraw ID, rules block HOST SPEC
   verify --db DIR      check the store's invariants (frontier, aliases, pruned, counters)
   repair --db DIR      LevelDB repair of a damaged store, then verify
