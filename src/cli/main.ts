@@ -3,12 +3,14 @@
  * `urldedup <command>`: see `urldedup --help`. Exit codes in exit-codes.ts.
  */
 import { runCrawlCommand } from './commands/crawl.js';
+import { runExplainCommand } from './commands/explain.js';
 import { runExportCommand } from './commands/export.js';
 import { runFilterCommand } from './commands/filter.js';
 import { runKeyCommand } from './commands/key.js';
 import { runNormalizeCommand } from './commands/normalize.js';
 import { runRepairCommand } from './commands/repair.js';
 import { runResolveCommand } from './commands/resolve.js';
+import { runRulesCommand } from './commands/rules.js';
 import { runServeCommand } from './commands/serve.js';
 import { runStatsCommand } from './commands/stats.js';
 import { runVerifyCommand } from './commands/verify.js';
@@ -28,6 +30,8 @@ Commands:
   serve --db DIR       the query service: HTTP/JSON on 127.0.0.1 (key, admit, evidence, stats, metrics)
   export --db DIR      the store's canonical URLs, aliases or rules as JSONL
   stats --db DIR       the store's counts
+  explain URL...       the chain to each URL's canonical key: presets, host rules, aliases
+  rules --db DIR       the store's host rules; rules withdraw ID, rules block HOST SPEC
   verify --db DIR      check the store's invariants (frontier, aliases, pruned, counters)
   repair --db DIR      LevelDB repair of a damaged store, then verify
 
@@ -58,6 +62,10 @@ async function main(argv: string[]): Promise<number> {
       return runExportCommand(rest, process.stdout);
     case 'stats':
       return runStatsCommand(rest, process.stdout);
+    case 'explain':
+      return runExplainCommand(rest, process.stdout);
+    case 'rules':
+      return runRulesCommand(rest, process.stdout);
     case 'verify':
       return runVerifyCommand(rest, process.stdout);
     case 'repair':

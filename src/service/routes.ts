@@ -3,6 +3,7 @@
  *
  *   GET  /v1/key?url=…   one URL: normal form, keys, fingerprint, state (400 for an invalid URL)
  *   POST /v1/key         a JSON array of URLs: one result per URL, in order; a bad URL fails alone
+ *   GET  /v1/explain?url=…  the chain to one URL's canonical key (`store.explain`; 400 for an invalid URL)
  *   POST /v1/admit       the frontier gate (`store.admit`), one atomic batch per request
  *   POST /v1/evidence    redirects and fetch results from an external crawler
  *   GET  /v1/stats       the store's counts (`store.stats()`)
@@ -13,7 +14,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { UrlError } from '../normalize/index.js';
-import { type AdmitOptions, type AdmitResult, type CanonicalFailure, type CanonicalResult, type FetchRecord, type SeenStore } from '../store/index.js';
+import { type AdmitOptions, type AdmitResult, type CanonicalFailure, type CanonicalResult, type Explanation, type FetchRecord, type SeenStore } from '../store/index.js';
 import { readJsonBody } from './body.js';
 import { keyResultJson, Utf8Builder } from './json.js';
 import { EXPOSITION_TYPE, folderBytes, type ServiceMetrics } from './metrics.js';
@@ -136,6 +137,16 @@ async function keyResult(ctx: RouteContext, url: string): Promise<string> {
   }
   ctx.metrics.keyed(1, 0);
   return keyResultJson(url, c);
+}
+
+/** `GET /v1/explain`: `store.explain`, the same JSON as `urldedup explain --json`; an invalid URL is a 400. */
+async function explainResult(ctx: RouteContext, url: string): Promise<Explanation> {
+  try {
+    return await ctx.store.explain(url);
+  } catch (error) {
+    if (!(error instanceof UrlError)) throw error; // a StoreError too
+    throw new ServiceError(400, error.code, `not a URL the store can key: ${error.code}`, url);
+  }
 }
 
 // ---- request bodies ---------------------------------------------------------------------------
@@ -267,6 +278,18 @@ export const routes: readonly Route[] = [
       if (url === null) throw new ServiceError(400, 'ERR_MISSING_PARAMETER', 'give the URL as ?url=… (percent-encoded)', 'url');
       takeUrls(ctx, 1, done);
       return { status: 200, jsonText: await keyResult(ctx, url) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/explain',
+    auth: true,
+    limited: true,
+    async handle(_req, query, ctx, done) {
+      const url = query.get('url');
+      if (url === null) throw new ServiceError(400, 'ERR_MISSING_PARAMETER', 'give the URL as ?url=… (percent-encoded)', 'url');
+      takeUrls(ctx, 1, done);
+      return { status: 200, json: await explainResult(ctx, url) };
     },
   },
   {
