@@ -56,7 +56,7 @@ export const defaultNormalizeOptions: Required<NormalizeOptions> = {
 };
 
 /** The names `NormalizeOptions` knows (an unknown one is misuse). */
-export const normalizeOptionNames = {
+const normalizeOptionNames = {
   level: true,
   presets: true,
   keepFragment: true,

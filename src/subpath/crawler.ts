@@ -7,5 +7,5 @@ export { LinkExtractor, extractLinks, defaultExtractOptions, type ExtractOptions
 export { Fetcher, defaultFetchOptions, type FetchOptions, type FetchRequest, type FetchResult, type RedirectHop } from '../crawler/fetch.js';
 export { USER_AGENT } from '../crawler/user-agent.js';
 export type { ScopeMode } from '../crawler/scope.js';
-export type { TrapOptions } from '../crawler/traps.js';
+export { defaultTrapOptions, type TrapOptions } from '../crawler/traps.js';
 export type { StopReason } from '../crawler/report.js';
