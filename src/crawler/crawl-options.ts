@@ -2,8 +2,11 @@
  * The crawl's options, its pages and progress as the caller sees them, and the `Crawl` handle.
  */
 import type { Logger } from 'pino';
+import { checkOptionNames, describeValue, urlArgument, type OptionNames } from '../normalize/misuse.js';
 import type { PresetName } from '../normalize/index.js';
-import type { OpenStoreOptions, SeenStore } from '../store/index.js';
+import { UrlError, type UrlErrorCode } from '../normalize/errors.js';
+import type { AdmitResult, OpenStoreOptions, SeenStore } from '../store/index.js';
+import { checkStoreOptionNames, openStoreOptionNames } from '../store/option-names.js';
 import type { CrawlErrorCode } from './errors.js';
 import type { ExtractOptions } from './extract.js';
 import type { FetchOptions, RedirectHop } from './fetch.js';
@@ -19,8 +22,12 @@ export interface CrawlOptions extends RetryOptions {
   readonly store: SeenStore | string;
   /** Options for opening the store when `store` is a folder (presets come from `presets`). */
   readonly storeOptions?: Omit<OpenStoreOptions, 'presets' | 'scope'>;
-  /** Seed URLs, admitted at depth 0 (none: resume the stored frontier). */
-  readonly seeds?: readonly string[];
+  /**
+   * Seed URLs (strings or `URL`s), admitted at depth 0 (none: resume the stored frontier). Seeds
+   * the store refuses are listed in the report's `invalidSeeds`; when every seed is refused, the
+   * crawl fails (`done` rejects with the first one's `UrlError`).
+   */
+  readonly seeds?: readonly (string | URL)[];
   /** Opt-in policy presets of the store (when opened here). @default [] */
   readonly presets?: readonly PresetName[];
   /** @default 8 */
@@ -123,3 +130,120 @@ export const defaultCrawlOptions = {
   robotsAttempts: 3,
   scope: 'host',
 } as const;
+
+// ---- option intake (programmer misuse is a TypeError before anything starts) ----------------------
+
+/** The options the crawler runs on: `CrawlOptions` checked, with the seeds as strings. */
+export interface CheckedCrawlOptions extends Omit<CrawlOptions, 'seeds'> {
+  readonly seeds?: readonly string[];
+}
+
+const crawlOptionNames = {
+  store: true,
+  storeOptions: true,
+  seeds: true,
+  presets: true,
+  concurrency: true,
+  perHost: true,
+  delayMs: true,
+  maxCrawlDelayMs: true,
+  maxPages: true,
+  maxDepth: true,
+  scope: true,
+  include: true,
+  exclude: true,
+  allowPrivate: true,
+  allow: true,
+  resolver: true,
+  robots: true,
+  robotsRetryMs: true,
+  robotsAttempts: true,
+  maxRedirects: true,
+  fetch: true,
+  traps: true,
+  extract: true,
+  keepBodies: true,
+  signal: true,
+  logger: true,
+  onPage: true,
+  onProgress: true,
+  progressIntervalMs: true,
+  maxRetries: true,
+  retryBaseMs: true,
+  retryMaxMs: true,
+  maxRetryAfterMs: true,
+  retryCooldownMs: true,
+  retryFailed: true,
+} as const satisfies OptionNames<CrawlOptions>;
+
+const { presets: _presets, scope: _scope, ...crawlStoreOptionNames } = openStoreOptionNames;
+crawlStoreOptionNames satisfies OptionNames<NonNullable<CrawlOptions['storeOptions']>>;
+
+const fetchOptionNames = {
+  userAgent: true,
+  accept: true,
+  connectTimeoutMs: true,
+  headersTimeoutMs: true,
+  bodyTimeoutMs: true,
+  deadlineMs: true,
+  maxWireBytes: true,
+  maxDecodedBytes: true,
+  maxEncodings: true,
+  maxBrotliWindowBits: true,
+  minBytesPerSecond: true,
+  throughputGraceMs: true,
+} as const satisfies OptionNames<NonNullable<CrawlOptions['fetch']>>;
+
+const trapOptionNames = { maxRepeats: true, maxPathDepth: true, maxPagesPerHost: true, patternMinFetches: true, patternMinNewRatio: true } as const satisfies OptionNames<TrapOptions>;
+
+const extractOptionNames = { maxOutlinks: true, maxHrefBytes: true } as const satisfies OptionNames<NonNullable<CrawlOptions['extract']>>;
+
+/**
+ * The intake of `crawl()` and `runCrawl()` (`fn`): options must be an object with known names
+ * (nested ones too), a store, and seeds that are URL strings or `URL` objects (given as their
+ * `href`). Whether a seed is a valid URL is the store's to say (`invalidSeeds`).
+ */
+export function checkCrawlOptions(fn: string, options: CrawlOptions): CheckedCrawlOptions {
+  if (typeof options !== 'object' || options === null) throw new TypeError(`${fn}: options must be an object, not ${describeValue(options)}`);
+  checkOptionNames(fn, options, crawlOptionNames);
+  const store: unknown = options.store;
+  if (typeof store !== 'string' && typeof (store as Partial<SeenStore> | null | undefined)?.admit !== 'function') {
+    throw new TypeError(`${fn}: options.store must be a store (openStore, openMemoryStore) or a folder path, not ${describeValue(store)}`);
+  }
+  checkStoreOptionNames(fn, options.storeOptions, crawlStoreOptionNames, 'options.storeOptions');
+  checkOptionNames(fn, options.fetch, fetchOptionNames, 'options.fetch');
+  checkOptionNames(fn, options.traps, trapOptionNames, 'options.traps');
+  checkOptionNames(fn, options.extract, extractOptionNames, 'options.extract');
+  const seeds: unknown = options.seeds;
+  if (seeds === undefined) return options as CheckedCrawlOptions;
+  if (!Array.isArray(seeds)) throw new TypeError(`${fn}: options.seeds must be an array of URL strings or URL objects, not ${describeValue(seeds)}`);
+  if (seeds.every((s) => typeof s === 'string')) return options as CheckedCrawlOptions;
+  return { ...options, seeds: seeds.map((s: unknown, i) => (typeof s === 'string' ? s : urlArgument(fn, `options.seeds[${i}]`, s))) };
+}
+
+/** A seed the store refused, with the code of its `UrlError`. */
+export interface InvalidSeed {
+  readonly seed: string;
+  readonly code: UrlErrorCode;
+}
+
+/**
+ * The seeds `admit` refused as invalid URLs (`invalid:CODE`), and those out of scope for a scheme
+ * the crawler does not fetch (`ERR_UNSUPPORTED_SCHEME`): a crawl drops them, so it reports them.
+ */
+export function invalidSeedsOf(results: readonly AdmitResult[]): InvalidSeed[] {
+  const out: InvalidSeed[] = [];
+  for (const r of results) {
+    if (r.reason.startsWith('invalid:')) out.push({ seed: r.url, code: r.reason.slice('invalid:'.length) as UrlErrorCode });
+    else if (r.reason === 'out-of-scope' && !/^https?:/i.test(r.url.trimStart())) out.push({ seed: r.url, code: 'ERR_UNSUPPORTED_SCHEME' });
+  }
+  return out;
+}
+
+/** The error of a crawl whose every seed is invalid: the first seed's code, all of them in the detail. */
+export function noValidSeed(invalid: readonly InvalidSeed[]): UrlError {
+  const first = invalid[0]!;
+  const list = invalid.slice(0, 10).map((s) => `${s.code} ${JSON.stringify(s.seed)}`).join(', ');
+  const more = invalid.length > 10 ? `, and ${invalid.length - 10} more` : '';
+  return new UrlError(first.code, first.seed, { detail: `crawl: no valid seed; ${invalid.length === 1 ? 'the seed is' : `all ${invalid.length} seeds are`} invalid: ${list}${more}` });
+}

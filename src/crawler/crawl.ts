@@ -22,7 +22,7 @@
 import { pino, type Logger } from 'pino';
 import { normalize, resolve, UrlError } from '../normalize/index.js';
 import { openStore, type FrontierEntry, type RuleRecord, type SeenStore } from '../store/index.js';
-import { defaultCrawlOptions, type Crawl, type CrawledPage, type CrawlOptions, type CrawlProgress } from './crawl-options.js';
+import { checkCrawlOptions, defaultCrawlOptions, invalidSeedsOf, noValidSeed, type CheckedCrawlOptions, type Crawl, type CrawledPage, type CrawlOptions, type CrawlProgress } from './crawl-options.js';
 import type { CrawlErrorCode } from './errors.js';
 import { LinkExtractor, type ExtractResult } from './extract.js';
 import { Fetcher, type FetchResult, type ResponseHead } from './fetch.js';
@@ -136,7 +136,7 @@ class Crawler implements Crawl, RedirectContext {
     signal: this.aborter.signal,
   });
 
-  constructor(private readonly o: CrawlOptions) {
+  constructor(private readonly o: CheckedCrawlOptions) {
     this.done = new Promise((res, rej) => {
       this.resolveDone = res;
       this.rejectDone = rej;
@@ -247,6 +247,8 @@ class Crawler implements Crawl, RedirectContext {
           if (r.admitted) this.report.admitted++;
           this.log.info({ seed: r.url, reason: r.reason }, 'seed');
         }
+        this.report.invalidSeeds = invalidSeedsOf(results);
+        if (this.report.invalidSeeds.length === this.seeds.length) throw noValidSeed(this.report.invalidSeeds);
       }
       const interval = this.o.progressIntervalMs ?? 1000;
       if (this.o.onProgress !== undefined) {
@@ -721,10 +723,10 @@ class Crawler implements Crawl, RedirectContext {
  * console.log(formatReport(await c.done));
  */
 export function crawl(options: CrawlOptions): Crawl {
-  return new Crawler(options);
+  return new Crawler(checkCrawlOptions('crawl', options));
 }
 
-/** Crawl to the end and return the report. */
-export function runCrawl(options: CrawlOptions): Promise<CrawlReport> {
-  return crawl(options).done;
+/** Crawl to the end and return the report (misuse rejects with a `TypeError`, as every failure). */
+export async function runCrawl(options: CrawlOptions): Promise<CrawlReport> {
+  return new Crawler(checkCrawlOptions('runCrawl', options)).done;
 }

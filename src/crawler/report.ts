@@ -21,12 +21,15 @@
  * counted in `rewritten`: each saves the redirect the original URL would have cost.
  */
 import type { RuleRecord, StoreStats } from '../store/index.js';
+import type { InvalidSeed } from './crawl-options.js';
 import type { Timeline } from './timeline.js';
 
 export type StopReason = 'done' | 'max-pages' | 'stopped' | 'signal' | 'deferred';
 
 export interface CrawlReport {
   readonly seeds: readonly string[];
+  /** Seeds the store refused, with their error codes (`ERR_INVALID_HOST`, …): not crawled. */
+  readonly invalidSeeds: readonly InvalidSeed[];
   readonly startedAt: string;
   readonly durationMs: number;
   readonly stoppedBecause: StopReason;
@@ -95,6 +98,8 @@ function sorted(map: Record<string, number>): Record<string, number> {
 /** Counters filled during a crawl. */
 export class ReportBuilder {
   readonly started = Date.now();
+  /** Seeds the store refused (crawl.ts sets them after admitting the seeds). */
+  invalidSeeds: readonly InvalidSeed[] = [];
   pagesFetched = 0;
   pagesOk = 0;
   requests = 0;
@@ -160,6 +165,7 @@ export class ReportBuilder {
     const durationMs = Date.now() - this.started;
     return {
       seeds,
+      invalidSeeds: this.invalidSeeds,
       startedAt: new Date(this.started).toISOString(),
       durationMs,
       stoppedBecause,
@@ -212,6 +218,7 @@ export function formatReport(r: CrawlReport): string {
   const out: string[] = [];
   const total = Object.values(r.links.duplicates).reduce((a, b) => a + b, 0);
   out.push(`urldedup crawl of ${r.seeds.join(', ') || '(resumed frontier)'}: ${r.stoppedBecause} after ${seconds(r.durationMs)}`);
+  for (const s of r.invalidSeeds) out.push(`invalid seed         ${s.code} ${JSON.stringify(s.seed)}`);
   out.push(`pages fetched        ${r.pagesFetched} (${r.pagesOk} ok), ${r.pagesPerSecond} pages/s`);
   out.push(`requests             ${r.requests} (${r.redirects} redirects, ${r.robotsRequests} robots.txt)`);
   out.push(

@@ -5,6 +5,7 @@
  * store always confirms a fingerprint hit against the full key.
  * Deterministic: the same key gives the same fingerprint on every run and machine.
  */
+import { stringArgument } from './misuse.js';
 
 const scratch = new Int32Array(2);
 const SEED_1 = 0xdeadbeef | 0;
@@ -12,6 +13,7 @@ const SEED_2 = 0x41c6ce57;
 
 /** The fingerprint as two unsigned 32-bit words `[high, low]`. */
 export function fingerprintWords(key: string): readonly [number, number] {
+  if (typeof key !== 'string') stringArgument('fingerprintWords', 'key', key);
   fingerprintInto(key, scratch);
   return [scratch[0]! >>> 0, scratch[1]! >>> 0];
 }
@@ -72,6 +74,7 @@ function hex32(w: number): string {
 
 /** The fingerprint as 16 lowercase hex digits. */
 export function fingerprint(key: string): string {
+  if (typeof key !== 'string') stringArgument('fingerprint', 'key', key);
   const [high, low] = fingerprintWords(key);
   return hex32(high) + hex32(low);
 }

@@ -14,7 +14,8 @@
  */
 import { fingerprintInto } from './fingerprint.js';
 import { keyFromRecord } from './key.js';
-import { normalizeWith, resolveNormalizeOptions, type NormalizeOptions } from './normalize.js';
+import { describeValue, urlArgument } from './misuse.js';
+import { normalizeWith, resolveNormalizeOptions, type NormalizeOptions, type ResolvedOptions } from './normalize.js';
 import { keyFingerprintOf, normalOf, restOf, singlePassScan, SinglePassResult } from './single-pass.js';
 import { recompose, type UriRecord } from './uri-record.js';
 
@@ -98,12 +99,8 @@ export class UrlIdentity {
   }
 }
 
-/**
- * Identify `url` into `out` (every field overwritten) and return `out`. Throws `UrlError` for
- * input `key(url, options)` rejects, with the same code.
- */
-export function identifyInto(url: string, out: UrlIdentity, options?: NormalizeOptions): UrlIdentity {
-  const o = resolveNormalizeOptions(options);
+/** `identifyInto` with options resolved. */
+function identifyWith(url: string, out: UrlIdentity, o: ResolvedOptions): UrlIdentity {
   if (o.fast && o.presets.length === 0 && url.length <= o.maxLength) {
     const r = out.scanRecord();
     if (singlePassScan(url, r, o.strict)) return out.fromScan(url);
@@ -112,7 +109,18 @@ export function identifyInto(url: string, out: UrlIdentity, options?: NormalizeO
   return out.fromRecord(url, normalizeWith(url, o, true));
 }
 
-/** Identify `url` (see `UrlIdentity`) in a record of its own. Throws `UrlError` like `key(url, options)`. */
-export function identify(url: string, options?: NormalizeOptions): UrlIdentity {
-  return identifyInto(url, new UrlIdentity(), options);
+/**
+ * Identify `url` (a string or a `URL`) into `out` (every field overwritten) and return `out`.
+ * Throws `UrlError` for input `key(url, options)` rejects, with the same code.
+ */
+export function identifyInto(url: string | URL, out: UrlIdentity, options?: NormalizeOptions): UrlIdentity {
+  if (typeof url !== 'string') url = urlArgument('identifyInto', 'url', url);
+  if (!(out instanceof UrlIdentity)) throw new TypeError(`identifyInto: out must be a UrlIdentity (new UrlIdentity()), not ${describeValue(out)}`);
+  return identifyWith(url, out, resolveNormalizeOptions(options, 'identifyInto'));
+}
+
+/** Identify `url` (a string or a `URL`, see `UrlIdentity`) in a record of its own. Throws `UrlError` like `key(url, options)`. */
+export function identify(url: string | URL, options?: NormalizeOptions): UrlIdentity {
+  if (typeof url !== 'string') url = urlArgument('identify', 'url', url);
+  return identifyWith(url, new UrlIdentity(), resolveNormalizeOptions(options, 'identify'));
 }

@@ -20,6 +20,7 @@
  */
 import { normalizeWith, resolveNormalizeOptions, type NormalizeOptions, type ResolvedOptions } from './normalize.js';
 import { defaultLimits } from './limits.js';
+import { urlArgument } from './misuse.js';
 import { parseUriReference } from './parse.js';
 import { sortHost } from './sort-host.js';
 import { keyOf, normalOf, singlePassKey, singlePassScan, SinglePassResult, type AuthorityFailure } from './single-pass.js';
@@ -86,23 +87,25 @@ export function urlFromKey(key: string): string {
 /** The single pass's record for the scans made here (read only within the call that scanned). */
 const scanned = new SinglePassResult();
 
-/** Normalize `url` with `options` and return its canonical key. Throws `UrlError` like `normalize`. */
-export function key(url: string, options?: NormalizeOptions): string {
+/** Normalize `url` (a string or a `URL`) with `options` and return its canonical key. Throws `UrlError` like `normalize`. */
+export function key(url: string | URL, options?: NormalizeOptions): string {
+  if (typeof url !== 'string') url = urlArgument('key', 'url', url);
   if (options === undefined) {
     // the default options, known without resolving them (the common call: one per extracted link)
     if (url.length > defaultLimits.maxLength) return keyFromRecord(normalizeWith(url, resolveNormalizeOptions(undefined), true));
     if (singlePassScan(url, scanned)) return keyOf(scanned, url);
     return keyFromRecord(normalizeWith(url, resolveNormalizeOptions(undefined), true, scanned.failure));
   }
-  const o = resolveNormalizeOptions(options);
+  const o = resolveNormalizeOptions(options, 'key');
   if (!(o.fast && o.presets.length === 0 && url.length <= o.maxLength)) return keyFromRecord(normalizeWith(url, o, true));
   if (singlePassScan(url, scanned, o.strict)) return keyOf(scanned, url);
   return keyFromRecord(normalizeWith(url, o, true, scanned.failure));
 }
 
 /** The normal form and the key together, for callers that need both. */
-export function normalizeAndKey(url: string, options?: NormalizeOptions): { readonly normal: string; readonly key: string } {
-  return normalizeAndKeyWith(url, resolveNormalizeOptions(options));
+export function normalizeAndKey(url: string | URL, options?: NormalizeOptions): { readonly normal: string; readonly key: string } {
+  if (typeof url !== 'string') url = urlArgument('normalizeAndKey', 'url', url);
+  return normalizeAndKeyWith(url, resolveNormalizeOptions(options, 'normalizeAndKey'));
 }
 
 /** `normalizeAndKey` with options resolved once by the caller. */

@@ -10,6 +10,7 @@ import { applyPolicy, isPresetName, type PresetName } from './ladder/policy.js';
 import { schemeNormalize } from './ladder/scheme.js';
 import { syntaxNormalize } from './ladder/syntax.js';
 import { defaultLimits, type Limits } from './limits.js';
+import { checkOptionNames, urlArgument, type OptionNames } from './misuse.js';
 import { parseUriReference } from './parse.js';
 import { countSegments } from './remove-dot-segments.js';
 import { normalOf, singlePassScan, SinglePassResult, type AuthorityFailure } from './single-pass.js';
@@ -54,6 +55,16 @@ export const defaultNormalizeOptions: Required<NormalizeOptions> = {
   maxSegments: defaultLimits.maxSegments,
 };
 
+/** The names `NormalizeOptions` knows (an unknown one is misuse). */
+const normalizeOptionNames = {
+  level: true,
+  presets: true,
+  keepFragment: true,
+  strict: true,
+  maxLength: true,
+  maxSegments: true,
+} as const satisfies OptionNames<NormalizeOptions>;
+
 const LEVELS: Readonly<Record<NormalizationLevel, number>> = { syntax: 1, scheme: 2, policy: 3 };
 
 interface ResolvedOptions {
@@ -77,15 +88,19 @@ const DEFAULT_RESOLVED: ResolvedOptions = {
   fast: true,
 };
 
-/** Validate options once; conflicts are rejected up front with a `TypeError` (programmer misuse). */
-export function resolveNormalizeOptions(options: NormalizeOptions | undefined): ResolvedOptions {
+/**
+ * Validate options once; unknown names and conflicts are rejected up front with a `TypeError`
+ * (programmer misuse) whose message starts with `fn`, the entry point the caller called.
+ */
+export function resolveNormalizeOptions(options: NormalizeOptions | undefined, fn = 'normalize'): ResolvedOptions {
   if (options === undefined) return DEFAULT_RESOLVED;
+  checkOptionNames(fn, options, normalizeOptionNames);
   const presets = options.presets ?? [];
-  for (const p of presets) if (!isPresetName(p)) throw new TypeError(`normalize: unknown preset ${JSON.stringify(p)}`);
+  for (const p of presets) if (!isPresetName(p)) throw new TypeError(`${fn}: unknown preset ${JSON.stringify(p)}`);
   const level = options.level ?? (presets.length > 0 ? 'policy' : 'scheme');
   const rung = LEVELS[level];
-  if (rung === undefined) throw new TypeError(`normalize: unknown level ${JSON.stringify(level)}`);
-  if (presets.length > 0 && rung < 3) throw new TypeError(`normalize: presets need level 'policy', not '${level}'`);
+  if (rung === undefined) throw new TypeError(`${fn}: unknown level ${JSON.stringify(level)}`);
+  if (presets.length > 0 && rung < 3) throw new TypeError(`${fn}: presets need level 'policy', not '${level}'`);
   const maxLength = options.maxLength ?? defaultLimits.maxLength;
   const maxSegments = options.maxSegments ?? defaultLimits.maxSegments;
   const keepFragment = options.keepFragment === true;
@@ -149,11 +164,12 @@ function climbRungs(input: string, o: ResolvedOptions): UriRecord {
 }
 
 /**
- * Normalize an absolute URI along the ladder and return its normal form as a string.
- * Throws `UrlError` with a code for input it cannot read; never rewrites malformed input into a
- * different valid URI.
+ * Normalize an absolute URI (a string or a `URL`) along the ladder and return its normal form as a
+ * string. Throws `UrlError` with a code for input it cannot read; never rewrites malformed input
+ * into a different valid URI. Misuse (not a string or URL, unknown options) is a `TypeError`.
  */
-export function normalize(url: string, options?: NormalizeOptions): string {
+export function normalize(url: string | URL, options?: NormalizeOptions): string {
+  if (typeof url !== 'string') url = urlArgument('normalize', 'url', url);
   if (options === undefined) {
     // the default options, known without resolving them (the common call: one per extracted link)
     if (url.length > defaultLimits.maxLength) return recompose(climb(url, DEFAULT_RESOLVED));
@@ -167,8 +183,9 @@ export function normalize(url: string, options?: NormalizeOptions): string {
 }
 
 /** Like `normalize`, returning the normal form's components. */
-export function normalizeRecord(url: string, options?: NormalizeOptions): UriRecord {
-  return climb(url, resolveNormalizeOptions(options));
+export function normalizeRecord(url: string | URL, options?: NormalizeOptions): UriRecord {
+  if (typeof url !== 'string') url = urlArgument('normalizeRecord', 'url', url);
+  return climb(url, resolveNormalizeOptions(options, 'normalizeRecord'));
 }
 
 /**

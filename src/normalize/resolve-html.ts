@@ -4,6 +4,7 @@
  */
 import { UrlError } from './errors.js';
 import { defaultLimits, type Limits } from './limits.js';
+import { checkOptionNames, describeValue, urlArgument, type OptionNames } from './misuse.js';
 import { basicUrlParse } from './whatwg/basic-url-parser.js';
 import type { WhatwgUrl } from './whatwg/url-record.js';
 import { serializeWhatwg } from './whatwg/url-serializer.js';
@@ -21,6 +22,8 @@ export interface WhatwgParseOptions {
    */
   readonly maxLength?: Limits['maxLength'];
 }
+
+const whatwgParseOptionNames = { maxLength: true } as const satisfies OptionNames<WhatwgParseOptions>;
 
 /** One-entry memo of the last string base: links on one page share their base. Records are never mutated. */
 let lastBaseInput: string | null = null;
@@ -49,10 +52,16 @@ function parseBase(input: string, base: string, maxLength: number): WhatwgUrl {
  * @example parseWhatwg('../x', 'http://a/b/c').path // ['x']
  */
 export function parseWhatwg(
-  input: string,
-  base?: WhatwgUrl | string | null,
+  input: string | URL,
+  base?: WhatwgUrl | string | URL | null,
   options?: WhatwgParseOptions,
 ): WhatwgUrl {
+  if (typeof input !== 'string') input = urlArgument('parseWhatwg', 'input', input);
+  if (typeof base !== 'string' && base !== undefined && base !== null) {
+    if (base instanceof URL) base = base.href;
+    else if (typeof base !== 'object') throw new TypeError(`parseWhatwg: base must be a URL string, a URL object or a URL record, not ${describeValue(base)}`);
+  }
+  if (options !== undefined) checkOptionNames('parseWhatwg', options, whatwgParseOptionNames);
   const maxLength = options?.maxLength ?? defaultLimits.maxLength;
   if (input.length > maxLength) {
     throw new UrlError('ERR_TOO_LONG', input, { detail: `longer than ${maxLength}` });
@@ -66,6 +75,8 @@ export function parseWhatwg(
  * reference parsed against the base. Throws like {@link parseWhatwg}.
  * @example resolveHtml('  /a\tb\n ', 'http://example.com/x/y') // 'http://example.com/ab'
  */
-export function resolveHtml(ref: string, base: string): string {
+export function resolveHtml(ref: string | URL, base: string | URL): string {
+  if (typeof ref !== 'string') ref = urlArgument('resolveHtml', 'ref', ref);
+  if (typeof base !== 'string') base = urlArgument('resolveHtml', 'base', base);
   return serializeWhatwg(parseWhatwg(ref, base));
 }

@@ -7,6 +7,7 @@
  *   gives for `<a href>` on a page (see resolve-html.ts).
  */
 import { UrlError } from './errors.js';
+import { checkOptionNames, urlArgument, type OptionNames } from './misuse.js';
 import { parseUriReference } from './parse.js';
 import { removeDotSegments } from './remove-dot-segments.js';
 import { resolveHtml } from './resolve-html.js';
@@ -32,6 +33,9 @@ export const defaultResolveOptions: Required<ResolveOptions> = {
   strict: true,
   maxLength: 16384,
 };
+
+/** The names `ResolveOptions` knows (an unknown one is misuse). */
+const resolveOptionNames = { mode: true, strict: true, maxLength: true } as const satisfies OptionNames<ResolveOptions>;
 
 /** §5.2.3: merge a relative-path reference with the base path. */
 export function mergePaths(base: UriRecord, refPath: string): string {
@@ -81,10 +85,14 @@ export function resolveRecord(ref: UriRecord, base: UriRecord, strict = true): U
 }
 
 /**
- * Resolve `ref` against `base` and return the target URI as a string.
- * Throws `UrlError` (`ERR_RELATIVE_URL` when the base has no scheme, or the parser's codes).
+ * Resolve `ref` against `base` (each a string or a `URL`) and return the target URI as a string.
+ * Throws `UrlError` (`ERR_RELATIVE_URL` when the base has no scheme, or the parser's codes);
+ * misuse (a missing argument, unknown options) is a `TypeError`.
  */
-export function resolve(ref: string, base: string, options: ResolveOptions = {}): string {
+export function resolve(ref: string | URL, base: string | URL, options: ResolveOptions = {}): string {
+  if (typeof ref !== 'string') ref = urlArgument('resolve', 'ref', ref);
+  if (typeof base !== 'string') base = urlArgument('resolve', 'base', base);
+  checkOptionNames('resolve', options, resolveOptionNames);
   const mode = options.mode ?? defaultResolveOptions.mode;
   const maxLength = options.maxLength ?? defaultResolveOptions.maxLength;
   if (mode === 'html') {

@@ -17,6 +17,8 @@ import { Level } from 'level';
 import { StoreError } from './errors.js';
 import { resolveStoreOptions, StoreEngine } from './engine/index.js';
 import { SPACES, type Space } from './keys.js';
+import { describeValue } from '../normalize/misuse.js';
+import { checkStoreOptionNames, openStoreOptionNames } from './option-names.js';
 import type { Kv, KvOp, KvRange } from './kv.js';
 import type { SeenStore, StoreOptions } from './seen-store.js';
 
@@ -227,7 +229,12 @@ export interface OpenStoreOptions extends StoreOptions {
  * `ERR_STORE_CORRUPT` for damaged files, `ERR_STORE_IO` otherwise (an incompatible key format too).
  */
 export async function openStore(location: string | LevelDatabase, options: OpenStoreOptions = {}): Promise<SeenStore> {
-  resolveStoreOptions(options); // misuse is a TypeError before any file is touched
+  // misuse is a TypeError before any file is touched
+  if (typeof location !== 'string' && typeof (location as Partial<LevelDatabase> | null)?.sublevel !== 'function') {
+    throw new TypeError(`openStore: location must be a folder path or an open abstract-level database, not ${describeValue(location)}`);
+  }
+  checkStoreOptionNames('openStore', options, openStoreOptionNames);
+  resolveStoreOptions(options);
   let kv: LevelKv;
   if (typeof location === 'string') {
     const { level: tuning, ...rest } = options;

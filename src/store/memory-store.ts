@@ -6,6 +6,7 @@ import { StoreEngine } from './engine/index.js';
 import { SPACES, type Space } from './keys.js';
 import type { Kv, KvOp, KvRange } from './kv.js';
 import type { SeenStore, StoreOptions } from './seen-store.js';
+import { checkStoreOptionNames, storeOptionNames } from './option-names.js';
 
 /** One namespace: a Map for lookups and a lazily sorted key list for ranges. */
 class SortedSpace {
@@ -119,5 +120,6 @@ export class MemoryKv implements Kv {
  * it is an empty store that refuses every write (for code paths that take either backend).
  */
 export async function openMemoryStore(options: StoreOptions = {}): Promise<SeenStore> {
+  checkStoreOptionNames('openMemoryStore', options, storeOptionNames);
   return StoreEngine.open(new MemoryKv(), { durable: false, atomicBatch: true }, options);
 }

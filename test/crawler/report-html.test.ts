@@ -33,6 +33,7 @@ function hostileReport(withTimeline: boolean): ReportWithTimeline {
   t.host('plain.example', { requests: 30, documents: 10 });
   const report: CrawlReport = {
     seeds: [`http://${host}/`],
+    invalidSeeds: [],
     startedAt: new Date(START).toISOString(),
     durationMs: 4321,
     stoppedBecause: 'done',

@@ -1,0 +1,28 @@
+/**
+ * `urldedup/store`: the seen-store's engine pieces (docs/store.md): the rule algebra, repair, the
+ * LevelDB tuning and database types, and the types of every `SeenStore` method.
+ */
+export { defaultDocuments, explainRedirect, parseRuleId, formatSpec, type RuleKind } from '../store/rules.js';
+export { repairStore, type RepairReport, type SublevelCounts } from '../store/repair.js';
+export { STORE_FORMAT_VERSION } from '../store/keys.js';
+export type { LevelTuning, LevelDatabase } from '../store/level-store.js';
+export type {
+  StoreSupports,
+  SyncPolicy,
+  ScopeOptions,
+  AdmitReason,
+  CanonicalState,
+  CanonicalFailure,
+  RebuildReport,
+  FrontierEntry,
+  NextOptions,
+  PruneEntry,
+  AliasRecord,
+  CanonicalUrlRecord,
+  VerifyReport,
+  UrlState,
+  RuleRecord,
+  RuleState,
+  RuleSpec,
+  Observation,
+} from '../store/seen-store.js';
