@@ -20,7 +20,7 @@
  * recorded, then closes the store; `abort()` also aborts in-flight fetches (they stay queued).
  */
 import { pino, type Logger } from 'pino';
-import { normalize, resolve, UrlError } from '../normalize/index.js';
+import { normalize, UrlError } from '../normalize/index.js';
 import { openStore, type FrontierEntry, type RuleRecord, type SeenStore } from '../store/index.js';
 import { checkCrawlOptions, defaultCrawlOptions, invalidSeedsOf, noValidSeed, type CheckedCrawlOptions, type Crawl, type CrawledPage, type CrawlOptions, type CrawlProgress } from './crawl-options.js';
 import type { CrawlErrorCode } from './errors.js';
@@ -38,6 +38,7 @@ import { RobotsCache } from './robots.js';
 import { CrawlScope } from './scope.js';
 import { TimelineRecorder } from './timeline.js';
 import { HostBudget, PatternTraps } from './traps.js';
+import { crawledPage } from './page-channel.js';
 
 export { defaultCrawlOptions, type Crawl, type CrawledPage, type CrawlOptions, type CrawlProgress } from './crawl-options.js';
 export { rungOf } from './duplicate-rung.js';
@@ -57,11 +58,6 @@ function hostOfUrl(url: string): string {
   } catch {
     return url;
   }
-}
-
-function stripFragment(url: string): string {
-  const i = url.indexOf('#');
-  return i === -1 ? url : url.slice(0, i);
 }
 
 function toRegex(r: RegExp | string): RegExp {
@@ -583,13 +579,10 @@ class Crawler implements Crawl, RedirectContext {
       if (r.documents > before) this.timeline.host(entry.host, { documents: r.documents - before });
     }
     const x = extractor?.result();
-    const contentLocation = this.contentLocation(res);
+    const contentLocation = r.contentLocation(res.headers['content-location'], res.finalUrl);
     let admitted = 0;
     if (x !== undefined) {
-      if (x.canonical !== undefined) {
-        r.evidence.canonical++;
-        if (stripFragment(x.canonical) !== final) r.evidence.canonicalElsewhere++;
-      }
+      if (x.canonical !== undefined) r.canonical(x.canonical, final);
       const duplicates = r.duplicatesAvoided;
       const admittedUrls: string[] = [];
       admitted = await this.intake.admit(this.store, this.scope, entry, final, x, admittedUrls);
@@ -642,41 +635,11 @@ class Crawler implements Crawl, RedirectContext {
     this.timeline.sample(Date.now(), { requests: r.requests, documents: r.documents, fetched: r.pagesFetched, duplicates: r.duplicatesAvoided });
   }
 
-  private contentLocation(res: FetchResult): string | undefined {
-    const v = res.headers['content-location'];
-    const text = Array.isArray(v) ? v[0] : v;
-    if (text === undefined) return undefined;
-    try {
-      const u = resolve(text, res.finalUrl, { mode: 'html' });
-      this.report.evidence.contentLocation++;
-      if (stripFragment(u) !== res.finalUrl) this.report.evidence.contentLocationElsewhere++;
-      return u;
-    } catch {
-      return undefined;
-    }
-  }
-
   // ---- pages out ------------------------------------------------------------------------------------
 
   private async emit(entry: FrontierEntry, res: FetchResult, x: ExtractResult | undefined, admitted: number, contentLocation?: string): Promise<void> {
     if (this.o.onPage === undefined && !this.channel.iterating) return;
-    const page: CrawledPage = {
-      url: entry.url,
-      finalUrl: res.finalUrl,
-      depth: entry.depth,
-      status: res.status,
-      ...(res.mediaType === undefined ? {} : { mediaType: res.mediaType }),
-      ...(res.contentHash === undefined ? {} : { contentHash: res.contentHash }),
-      hops: res.hops,
-      links: x === undefined ? [] : x.links.map((l) => l.url),
-      admitted,
-      ...(x?.canonical === undefined ? {} : { canonical: x.canonical }),
-      ...(contentLocation === undefined ? {} : { contentLocation }),
-      ...(res.body === undefined ? {} : { body: res.body }),
-      ...(res.error === undefined ? {} : { error: { code: res.error.code, message: res.error.message } }),
-      requests: res.requests,
-      elapsedMs: Math.round(res.elapsedMs),
-    };
+    const page = crawledPage(entry, res, x, admitted, contentLocation);
     await this.o.onPage?.(page);
     await this.channel.push(page);
   }

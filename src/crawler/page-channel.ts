@@ -3,7 +3,10 @@
  * slows the crawl instead of filling memory. Pages fetched before an iterator is attached are not
  * kept.
  */
+import type { FrontierEntry } from '../store/index.js';
 import type { CrawledPage } from './crawl-options.js';
+import type { ExtractResult } from './extract.js';
+import type { FetchResult } from './fetch.js';
 
 /** Pages buffered before the producer waits for the consumer. */
 const PAGES_AHEAD = 64;
@@ -76,4 +79,25 @@ export class PageChannel {
       },
     };
   }
+}
+
+/** The page given to `onPage` and the iterator: what was fetched for `entry`, and its links. */
+export function crawledPage(entry: FrontierEntry, res: FetchResult, x: ExtractResult | undefined, admitted: number, contentLocation?: string): CrawledPage {
+  return {
+    url: entry.url,
+    finalUrl: res.finalUrl,
+    depth: entry.depth,
+    status: res.status,
+    ...(res.mediaType === undefined ? {} : { mediaType: res.mediaType }),
+    ...(res.contentHash === undefined ? {} : { contentHash: res.contentHash }),
+    hops: res.hops,
+    links: x === undefined ? [] : x.links.map((l) => l.url),
+    admitted,
+    ...(x?.canonical === undefined ? {} : { canonical: x.canonical }),
+    ...(contentLocation === undefined ? {} : { contentLocation }),
+    ...(res.body === undefined ? {} : { body: res.body }),
+    ...(res.error === undefined ? {} : { error: { code: res.error.code, message: res.error.message } }),
+    requests: res.requests,
+    elapsedMs: Math.round(res.elapsedMs),
+  };
 }

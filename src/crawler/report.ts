@@ -20,6 +20,7 @@
  * Links admitted under another key (a rule or preset rewrote them before their first fetch) are
  * counted in `rewritten`: each saves the redirect the original URL would have cost.
  */
+import { resolve } from '../normalize/index.js';
 import type { RuleRecord, StoreStats } from '../store/index.js';
 import type { InvalidSeed } from './crawl-options.js';
 import type { Timeline } from './timeline.js';
@@ -96,6 +97,11 @@ function sorted(map: Record<string, number>): Record<string, number> {
 }
 
 /** Counters filled during a crawl. */
+function stripFragment(url: string): string {
+  const i = url.indexOf('#');
+  return i === -1 ? url : url.slice(0, i);
+}
+
 export class ReportBuilder {
   readonly started = Date.now();
   /** Seeds the store refused (crawl.ts sets them after admitting the seeds). */
@@ -159,6 +165,26 @@ export class ReportBuilder {
 
   get duplicatesAvoided(): number {
     return Object.values(this.duplicates).reduce((a, b) => a + b, 0);
+  }
+
+  /** A page's `rel=canonical` (evidence, not merged): counted, and whether it names another URL. */
+  canonical(url: string, page: string): void {
+    this.evidence.canonical++;
+    if (stripFragment(url) !== page) this.evidence.canonicalElsewhere++;
+  }
+
+  /** A response's Content-Location (RFC 9110 §8.7, evidence, not merged), resolved and counted. */
+  contentLocation(header: string | string[] | undefined, finalUrl: string): string | undefined {
+    const text = Array.isArray(header) ? header[0] : header;
+    if (text === undefined) return undefined;
+    try {
+      const u = resolve(text, finalUrl, { mode: 'html' });
+      this.evidence.contentLocation++;
+      if (stripFragment(u) !== finalUrl) this.evidence.contentLocationElsewhere++;
+      return u;
+    } catch {
+      return undefined;
+    }
   }
 
   build(seeds: readonly string[], stoppedBecause: StopReason, store: StoreStats, rules: readonly RuleRecord[]): CrawlReport {
