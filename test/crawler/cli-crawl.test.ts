@@ -79,6 +79,32 @@ describe('runCrawlCommand', () => {
     }
   });
 
+  it('a demo crawl refused by a locked store keeps the port the store’s URLs name', async () => {
+    const db = tempDir();
+    try {
+      const first = await run(['--db', `${db.path}/db`, '--report', 'json', '--max-pages', '3', '--log-level', 'silent']);
+      expect(first.code).toBe(0);
+      const port = new URL((JSON.parse(first.stdout) as CrawlReport).seeds[0]!).port;
+      const holder = await openStore(`${db.path}/db`);
+      try {
+        // a busy remembered port would move the demo; a held store must not make that stick
+        const refused = await run(['--db', `${db.path}/db`, '--demo-port', '0', '--log-level', 'silent']);
+        expect(refused.code).toBe(3);
+        expect(refused.stderr).toContain('ERR_STORE_LOCKED');
+      } finally {
+        await holder.close();
+      }
+      const resumed = await run(['--db', `${db.path}/db`, '--report', 'json', '--log-level', 'silent']);
+      expect(resumed.code).toBe(0);
+      const report = JSON.parse(resumed.stdout) as CrawlReport;
+      expect(new URL(report.seeds[0]!).port).toBe(port);
+      expect(report.errors['ERR_BLOCKED_ADDRESS'] ?? 0).toBe(0);
+      expect(report.stoppedBecause).toBe('done');
+    } finally {
+      db.remove();
+    }
+  });
+
   it('a locked store → 3', async () => {
     const db = tempDir();
     const holder = await openStore(db.path);

@@ -138,6 +138,12 @@ function demoPortFile(db: string): string {
   return resolvePath(db) + '.demo-port';
 }
 
+/**
+ * Start the demo site on the requested port, else the one remembered for this store, else any.
+ * The port is remembered only once the crawl holds the store (`rememberDemoPort`): a run refused
+ * with ERR_STORE_LOCKED must not move the next resume to another port, where every queued URL
+ * would name a site that is not there.
+ */
 async function startDemo(db: string, requested: number | undefined): Promise<DemoSite> {
   let remembered: number | undefined;
   try {
@@ -152,13 +158,16 @@ async function startDemo(db: string, requested: number | undefined): Promise<Dem
     if (requested !== undefined || remembered === undefined) throw error;
     site = await startDemoSite({ port: 0 }); // the remembered port is taken: a fresh one
   }
+  return site;
+}
+
+function rememberDemoPort(db: string, port: number): void {
   try {
     mkdirSync(dirname(demoPortFile(db)), { recursive: true });
-    writeFileSync(demoPortFile(db), `${site.port}\n`);
+    writeFileSync(demoPortFile(db), `${port}\n`);
   } catch {
     // only a convenience
   }
-  return site;
 }
 
 /** Run `urldedup crawl` with `argv` (the arguments after `crawl`); resolves to the exit code. */
@@ -255,6 +264,9 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
   }
 
   const tty = stderr.isTTY === true;
+  // the first page fetched shows the crawl holds the store: then the demo's port is remembered
+  let remembered = site === undefined;
+  const demo = site;
   const c = crawl({
     ...options,
     store: db,
@@ -262,6 +274,15 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
     allow,
     logger,
     ...(tty ? { onProgress: (p: CrawlProgress) => void stderr.write(`\r\x1b[K${progressLine(p)}`) } : {}),
+    ...(demo === undefined
+      ? {}
+      : {
+          onPage: () => {
+            if (remembered) return;
+            remembered = true;
+            rememberDemoPort(db, demo.port);
+          },
+        }),
   });
 
   let signal: NodeJS.Signals | undefined;
