@@ -75,6 +75,8 @@ export interface UrlEntry {
   ft?: number;
   /** Failed: the error code given with the fetch. */
   e?: string;
+  /** Admitted with `{ deliver: true }` and not yet marked delivered (`markDelivered`). */
+  u?: true;
 }
 
 export interface AliasEntry {
@@ -118,7 +120,8 @@ const STATE_COUNTERS: Readonly<Record<UrlState, string>> = {
 // p pruned, x failed), then space-separated fields, each a one-letter tag and its value:
 //   d depth · t first seen (ms, base 36) · n frontier seq (base 36) · h frontier host ·
 //   s source key · S status · T target key · B pruned-by reason · F last fetch (ms, base 36) ·
-//   c content hash · e error code
+//   c content hash · e error code · u undelivered (no value: admitted with `deliver`, not yet
+//   marked delivered)
 // Keys, hosts and reasons never hold a space; `c` and `e` come from the caller and are stored
 // percent-encoded (encodeURIComponent).
 
@@ -136,6 +139,7 @@ export function encodeUrlEntry(e: UrlEntry): string {
   if (e.ft !== undefined) out += ' F' + e.ft.toString(36);
   if (e.c !== undefined) out += ' c' + encodeURIComponent(e.c);
   if (e.e !== undefined) out += ' e' + encodeURIComponent(e.e);
+  if (e.u === true) out += ' u';
   return out;
 }
 
@@ -159,6 +163,7 @@ export function decodeUrlEntry(text: string): UrlEntry {
       case 0x46 /* F */: e.ft = parseInt(v, 36); break;
       case 0x63 /* c */: e.c = decodeURIComponent(v); break;
       case 0x65 /* e */: e.e = decodeURIComponent(v); break;
+      case 0x75 /* u */: e.u = true; break;
       default: break; // a field from a newer minor version
     }
   }
