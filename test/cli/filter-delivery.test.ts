@@ -117,8 +117,8 @@ describe('filter delivers at least once', () => {
       let text = '';
       let count = 0;
       let sent = false;
-      child.stdout.setEncoding('utf8');
-      child.stdout.on('data', (chunk: string) => {
+      child.stdout!.setEncoding('utf8');
+      child.stdout!.on('data', (chunk: string) => {
         text += chunk;
         count += chunk.split('\n').length - 1;
         if (!sent && count >= after) {
