@@ -242,7 +242,10 @@ export interface CanonicalUrlRecord {
   readonly key: string;
   readonly url: string;
   readonly state: 'queued' | 'fetched' | 'failed';
+  /** HTTP status of the last fetch (0: no response). */
   readonly status?: number;
+  /** The error code recorded with a failed fetch (`FetchRecord.error`: `ERR_TOO_MANY_REDIRECTS`, `ETIMEDOUT`, …). */
+  readonly error?: string;
   readonly depth: number;
 }
 
