@@ -78,7 +78,7 @@ describe('filter delivers at least once', () => {
     expect(r.code).toBe(0);
     clean = new Set(r.out);
     expect(clean.size).toBe(90_000);
-  });
+  }, 120_000);
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
   });
@@ -99,7 +99,7 @@ describe('filter delivers at least once', () => {
     expect(missing).toEqual([]);
     // before this fix: a re-run printed nothing for the URLs of the batches admitted but not written
     expect(filterRun(db, input).out).toEqual([]); // and after a complete run, nothing is offered again
-  }, 60_000);
+  }, 180_000);
 
   it('output/filter-kill: SIGKILL, SIGTERM and SIGINT mid-stream, then a re-run', async () => {
     const seed = Number(process.env.URLDEDUP_SEED ?? Date.now() % 1_000_000);
@@ -143,5 +143,5 @@ describe('filter delivers at least once', () => {
     const missing = [...clean].filter((u) => !printed.has(u));
     expect(missing, `seed ${seed}, schedule ${schedule.join(' ')}`).toEqual([]);
     expect([...(await entries(db)).values()].filter((marked) => marked)).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 });

@@ -16,7 +16,7 @@ import { createHostCheck, parseHostHeader } from '../../src/service/host.js';
 import { startHarness, tempDir, type Harness } from './support.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/serve.mjs', import.meta.url));
-const BUILT = fileURLToPath(new URL('../../dist/src/cli/pipeline-commands.js', import.meta.url));
+const BUILT = fileURLToPath(new URL('../../dist/src/cli/commands/serve.js', import.meta.url));
 
 /** A request with exactly this `Host` header (fetch does not let a caller set it). */
 function withHost(base: string, method: string, path: string, host: string, body?: string): Promise<{ status: number; body: { error?: { code: string } } | undefined }> {
