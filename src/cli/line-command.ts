@@ -1,7 +1,8 @@
 /**
  * The line plumbing of `urldedup normalize`, `key` and `resolve BASE` (commands/*.ts parse their
- * arguments): one URL per stdin line, one result per stdout line, in order. An invalid input gives
- * `!ERR_CODE<TAB>input` on its line.
+ * arguments): one URL per stdin line (or per argument), one result per stdout line, in order. An
+ * invalid input gives `!ERR_CODE<TAB>input` on its line; a line that is not UTF-8 gives
+ * `!ERR_INVALID_UTF8<TAB>` and its bytes percent-encoded (lines.ts).
  */
 import type { Readable, Writable } from 'node:stream';
 import { UrlError } from '../normalize/errors.js';
@@ -10,7 +11,7 @@ import { normalizeAndKey } from '../normalize/key.js';
 import type { NormalizeOptions } from '../normalize/normalize.js';
 import { resolve, type ResolveOptions } from '../normalize/resolve.js';
 import { EXIT_OK, EXIT_SOME_INVALID } from './exit-codes.js';
-import { LineWriter, readLines } from './lines.js';
+import { displayBytes, INVALID_UTF8, InvalidUtf8Line, LineWriter, readLines } from './lines.js';
 
 export type LineCommand = 'normalize' | 'key' | 'resolve';
 
@@ -45,11 +46,19 @@ function resultLine(o: LineCommandOptions, input: string): string {
   }
 }
 
-/** Run a line command; returns the exit code (0, or 1 when some inputs were invalid). */
-export async function runLineCommand(o: LineCommandOptions, stdin: Readable, stdout: Writable): Promise<number> {
+/**
+ * Run a line command over `inputs` (the command line's URLs) or, when there are none, stdin's
+ * lines; returns the exit code (0, or 1 when some inputs were invalid).
+ */
+export async function runLineCommand(o: LineCommandOptions, stdin: Readable, stdout: Writable, inputs: readonly string[] = []): Promise<number> {
   const out = new LineWriter(stdout);
   let invalid = 0;
-  for await (const line of readLines(stdin)) {
+  for await (const line of inputs.length > 0 ? inputs : readLines(stdin)) {
+    if (line instanceof InvalidUtf8Line) {
+      invalid++;
+      await out.write(errorLine(INVALID_UTF8, displayBytes(line.bytes), o.json));
+      continue;
+    }
     let text: string;
     try {
       text = resultLine(o, line);

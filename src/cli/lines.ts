@@ -1,8 +1,12 @@
 /**
  * Line-oriented stdin → stdout plumbing for the pipeline commands: one output line per input line,
  * in order, constant memory, honouring backpressure.
+ *
+ * Input lines are read as bytes and decoded as UTF-8 (RFC 3629). A line that is not UTF-8 is never
+ * decoded with U+FFFD replacements (which would give `caf\xE9` and `caf\xE8` one key): it comes as an
+ * `InvalidUtf8Line` holding its bytes, and the commands answer it with `!ERR_INVALID_UTF8<TAB>`
+ * and the bytes percent-encoded (`displayBytes`).
  */
-import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 
 /** Buffered writer: collects lines and writes in ~64 KiB chunks, waiting for 'drain' when asked to. */
@@ -34,7 +38,67 @@ export class LineWriter {
   }
 }
 
-/** The input's lines, without their line terminators (a final line with no newline counts too). */
-export function readLines(input: Readable): AsyncIterable<string> {
-  return createInterface({ input, crlfDelay: Infinity, terminal: false });
+/** An input line whose bytes are not UTF-8 (RFC 3629): kept as bytes, never decoded with replacements. */
+export class InvalidUtf8Line {
+  constructor(readonly bytes: Uint8Array) {}
+}
+
+/** The error code of an `InvalidUtf8Line` (a `UrlErrorCode`). */
+export const INVALID_UTF8 = 'ERR_INVALID_UTF8';
+
+const HEX = '0123456789ABCDEF';
+
+/**
+ * Bytes for display, exactly and reversibly: printable ASCII other than `%` as itself, every other
+ * byte (controls, space, `%`, and every byte ≥ 0x80) as `%XX` (RFC 3986 §2.1, uppercase).
+ */
+export function displayBytes(bytes: Uint8Array): string {
+  let out = '';
+  for (const b of bytes) out += b > 0x20 && b < 0x7f && b !== 0x25 ? String.fromCharCode(b) : '%' + HEX[b >> 4]! + HEX[b & 15]!;
+  return out;
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** A line's text, or its bytes when they are not UTF-8. */
+function decodeLine(bytes: Buffer): string | InvalidUtf8Line {
+  const text = bytes.toString('utf8');
+  // U+FFFD in the result: a replacement, or a real U+FFFD (EF BF BD) in the input; ask the strict decoder
+  if (!text.includes('\uFFFD')) return text;
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return new InvalidUtf8Line(Uint8Array.from(bytes));
+  }
+}
+
+/**
+ * The input's lines, without their line terminators (LF, CR LF, or a lone CR, as readline splits
+ * them; a final line with no newline counts too), each UTF-8 text or an `InvalidUtf8Line`.
+ */
+export async function* readLines(input: Readable): AsyncGenerator<string | InvalidUtf8Line> {
+  let rest: Buffer | undefined; // the start of a line that goes on in the next chunk
+  let afterCr = false; // the last chunk ended in CR: a LF starting this one belongs to it
+  for await (const chunk of input as AsyncIterable<Buffer | string>) {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    let start = 0;
+    if (afterCr && buf.length > 0 && buf[0] === 0x0a) start = 1;
+    afterCr = false;
+    for (let i = start; i < buf.length; i++) {
+      const b = buf[i];
+      if (b !== 0x0a && b !== 0x0d) continue;
+      const piece = buf.subarray(start, i);
+      const line = rest === undefined ? piece : Buffer.concat([rest, piece]);
+      rest = undefined;
+      yield decodeLine(line);
+      if (b === 0x0d) {
+        if (i + 1 < buf.length) {
+          if (buf[i + 1] === 0x0a) i++;
+        } else afterCr = true;
+      }
+      start = i + 1;
+    }
+    if (start < buf.length) rest = rest === undefined ? Buffer.from(buf.subarray(start)) : Buffer.concat([rest, buf.subarray(start)]);
+  }
+  if (rest !== undefined && rest.length > 0) yield decodeLine(rest);
 }

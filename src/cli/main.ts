@@ -16,17 +16,20 @@ import { runStatsCommand } from './commands/stats.js';
 import { runVerifyCommand } from './commands/verify.js';
 import { UsageError } from './errors.js';
 import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
+import { packageVersion } from './version.js';
 
 const USAGE = `urldedup — URL deduplication for web crawlers
 
 Usage: urldedup <command> [options]
+       urldedup --version
 
 Commands:
   crawl [URL...]       crawl with deduplication (no URL: the built-in demo site on loopback)
-  normalize            read URLs on stdin, write their normal forms (RFC 3986 §6.2)
-  key                  read URLs on stdin, write their canonical keys
-  resolve BASE         read references on stdin, write them resolved against BASE
-  filter --db DIR      read URLs on stdin, write only the new ones (admitted to the store)
+  normalize [URL...]   write the URLs' normal forms (RFC 3986 §6.2); no URL: read them on stdin
+  key [URL...]         write the URLs' canonical keys; no URL: read them on stdin
+  resolve BASE [REF...]  write references resolved against BASE; no REF: read them on stdin
+  filter --db DIR      read URLs on stdin, write only the new ones (admitted to the store),
+                       at least once: a run cut short writes the undelivered ones again
   serve --db DIR       the query service: HTTP/JSON on 127.0.0.1 (key, admit, evidence, stats, metrics)
   export --db DIR      the store's canonical URLs, aliases or rules as JSONL
   stats --db DIR       the store's counts
@@ -44,6 +47,10 @@ async function main(argv: string[]): Promise<number> {
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(USAGE);
     return command === undefined ? EXIT_USAGE : 0;
+  }
+  if (command === '--version' || command === '-v') {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
   }
   switch (command) {
     case 'normalize':

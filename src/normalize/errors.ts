@@ -31,7 +31,9 @@ export type UrlErrorCode =
   /** A redirect chain longer than the configured cap. */
   | 'ERR_TOO_MANY_REDIRECTS'
   /** A response body over the wire or decoded byte cap. */
-  | 'ERR_BODY_TOO_LARGE';
+  | 'ERR_BODY_TOO_LARGE'
+  /** Input bytes that are not UTF-8 (RFC 3629), refused rather than decoded with U+FFFD (the CLI's stdin, the service's bodies). */
+  | 'ERR_INVALID_UTF8';
 
 /** Longest slice of the offending input kept in an error message (the full input is on `.input`). */
 const MESSAGE_INPUT_LIMIT = 200;

@@ -81,6 +81,8 @@ export interface UrlEntry {
    * rewrote, fetched as itself to check the rule (`to`: the rewrite, `by`: the rule).
    */
   k?: 'p' | 'r' | 'v';
+  /** Admitted with `{ deliver: true }` and not yet marked delivered (`markDelivered`). */
+  u?: true;
 }
 
 export interface AliasEntry {
@@ -124,7 +126,8 @@ const STATE_COUNTERS: Readonly<Record<UrlState, string>> = {
 // p pruned, x failed), then space-separated fields, each a one-letter tag and its value:
 //   d depth · t first seen (ms, base 36) · n frontier seq (base 36) · h frontier host ·
 //   s source key · S status · T target key · B pruned-by reason · F last fetch (ms, base 36) ·
-//   c content hash · e error code · K check kind (p, r, v)
+//   c content hash · e error code · K check kind (p, r, v) · u undelivered (no value: admitted
+//   with `deliver`, not yet marked delivered)
 // Keys, hosts and reasons never hold a space; `c` and `e` come from the caller and are stored
 // percent-encoded (encodeURIComponent).
 
@@ -143,6 +146,7 @@ export function encodeUrlEntry(e: UrlEntry): string {
   if (e.c !== undefined) out += ' c' + encodeURIComponent(e.c);
   if (e.e !== undefined) out += ' e' + encodeURIComponent(e.e);
   if (e.k !== undefined) out += ' K' + e.k;
+  if (e.u === true) out += ' u';
   return out;
 }
 
@@ -167,6 +171,7 @@ export function decodeUrlEntry(text: string): UrlEntry {
       case 0x63 /* c */: e.c = decodeURIComponent(v); break;
       case 0x65 /* e */: e.e = decodeURIComponent(v); break;
       case 0x4b /* K */: if (v === 'p' || v === 'r' || v === 'v') e.k = v; break;
+      case 0x75 /* u */: e.u = true; break;
       default: break; // a field from a newer minor version
     }
   }

@@ -124,6 +124,15 @@ export interface AdmitOptions {
   readonly depth?: number;
   /** The page they were found on (stored by key, password redacted). */
   readonly source?: string;
+  /**
+   * At-least-once delivery (for a caller that hands the new URLs on, as `urldedup filter` does):
+   * each new entry is written with an "undelivered" mark in the same atomic batch as the admit,
+   * cleared by `markDelivered` once the caller delivered it. An input whose stored canonical entry
+   * still carries the mark (an earlier caller admitted it and stopped before delivering it) comes
+   * back with `undelivered: true`, once per store session until marked.
+   * @default false
+   */
+  readonly deliver?: boolean;
 }
 
 /** One input of `admit`, in input order. */
@@ -142,6 +151,11 @@ export interface AdmitResult {
   readonly reason: AdmitReason;
   /** When admitted under another key: the preset, rule or alias that mapped it (`preset:tracking`, …). */
   readonly via?: string;
+  /**
+   * With `{ deliver: true }`: not new (`admitted` is false), but admitted earlier and never marked
+   * delivered, so the caller should deliver it now (and then `markDelivered` its `key`).
+   */
+  readonly undelivered?: true;
 }
 
 export interface FetchRecord {
@@ -239,7 +253,10 @@ export interface CanonicalUrlRecord {
   readonly key: string;
   readonly url: string;
   readonly state: 'queued' | 'fetched' | 'failed';
+  /** HTTP status of the last fetch (0: no response). */
   readonly status?: number;
+  /** The error code recorded with a failed fetch (`FetchRecord.error`: `ERR_TOO_MANY_REDIRECTS`, `ETIMEDOUT`, …). */
+  readonly error?: string;
   readonly depth: number;
 }
 
@@ -279,6 +296,12 @@ export interface SeenStore {
    * check the seen set and queue what is new, in one atomic batch. Never throws for a bad URL.
    */
   admit(urls: readonly string[], options?: AdmitOptions): Promise<AdmitResult[]>;
+  /**
+   * Clear the undelivered mark (`AdmitOptions.deliver`) of these canonical keys (`AdmitResult.key`
+   * of admitted or undelivered results), in one atomic batch. Call it only after the URLs were
+   * delivered (their write completed): a key marked delivered is never offered again.
+   */
+  markDelivered(keys: readonly string[]): Promise<void>;
   /** A redirect answered `from`. 301/308 make `from` an alias of `to`; 302/303/307 are evidence. */
   recordRedirect(from: string, to: string, status: number): Promise<void>;
   /** A fetch of `url` ended: state fetched or failed, its frontier entry removed, evidence learned. */

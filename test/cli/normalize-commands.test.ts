@@ -1,4 +1,5 @@
 // `urldedup normalize | key | resolve`: one line out per line in, in order; errors on their line.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 
@@ -48,5 +49,32 @@ describe('urldedup resolve', () => {
     expect(rfc.stdout.split('\n').slice(0, 2)).toEqual(['http://a/b/g', 'http:g']);
     const html = await runCli(['resolve', 'http://a/b/c/d;p?q', '--mode', 'html'], refs);
     expect(html.stdout.split('\n').slice(0, 3)).toEqual(['http://a/b/g', 'http://a/b/c/g', 'http://x/y']);
+  });
+});
+
+describe('URLs as arguments, and --version', () => {
+  it('normalize and key take URLs as arguments: one line each, as for stdin', async () => {
+    const urls = ['HTTP://Example.COM:80/a/./b/../c#top', 'http://a:99999/', 'http://example.com/?'];
+    const fromArgs = await runCli(['normalize', ...urls]);
+    const fromStdin = await runCli(['normalize'], urls.join('\n') + '\n');
+    expect(fromArgs.stdout).toBe('http://example.com/a/c\n!ERR_INVALID_PORT\thttp://a:99999/\nhttp://example.com/?\n');
+    expect(fromArgs.stdout).toBe(fromStdin.stdout);
+    expect(fromArgs.code).toBe(1);
+    const keys = await runCli(['key', '--json', 'https://www.example.com/x']);
+    expect(JSON.parse(keys.stdout)).toMatchObject({ input: 'https://www.example.com/x', ok: true, key: 'com,example,www)https:///x' });
+    expect(keys.code).toBe(0);
+  });
+  it('resolve BASE REF…', async () => {
+    const r = await runCli(['resolve', 'http://a/b/c/d;p?q', '../g', '?y', '#s']);
+    expect(r.stdout).toBe('http://a/b/g\nhttp://a/b/c/d;p?y\nhttp://a/b/c/d;p?q#s\n');
+    expect(r.code).toBe(0);
+    expect((await runCli(['resolve'])).code).toBe(2);
+  });
+  it('--version and -v print the package version', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-v']) {
+      const r = await runCli([flag]);
+      expect(r).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    }
   });
 });

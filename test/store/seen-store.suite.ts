@@ -74,6 +74,37 @@ export function seenStoreSuite(name: string, factory: Factory): void {
         await verified(store);
       });
 
+      it('deliver: an admitted URL stays undelivered until markDelivered, and a new session offers it again', async () => {
+        const b = await make();
+        const reopen = async (): Promise<SeenStore> => (b.reopen !== undefined ? b.reopen() : b.damage!([]));
+        let store = b.store;
+        const [a, x, y, z] = ['http://d.example/a', 'http://d.example/b', 'http://d.example/c', 'http://d.example/d'];
+        const first = await store.admit([a, x, y], { deliver: true });
+        expect(first.map((r) => [r.admitted, r.reason, r.undelivered])).toEqual([[true, 'new', undefined], [true, 'new', undefined], [true, 'new', undefined]]);
+        // handed out in this session: seen, not offered twice
+        const same = await store.admit([x], { deliver: true });
+        expect([same[0]!.reason, same[0]!.undelivered]).toEqual(['seen', undefined]);
+        await store.markDelivered([first[0]!.key!]);
+        store = await reopen();
+        const plain = await store.admit([x]);
+        expect([plain[0]!.reason, plain[0]!.undelivered]).toEqual(['seen', undefined]); // without deliver: no mark read
+        const second = await store.admit([a, x, y, z, 'HTTP://D.EXAMPLE/b'], { deliver: true });
+        expect(second.map((r) => [r.admitted, r.reason, r.undelivered === true])).toEqual([
+          [false, 'seen', false],
+          [false, 'seen', true],
+          [false, 'seen', true],
+          [true, 'new', false],
+          [false, 'duplicate-in-batch', false],
+        ]);
+        expect(second[1]!.key).toBe(key(x));
+        await store.markDelivered([second[1]!.key!, second[2]!.key!, second[3]!.key!]);
+        store = await reopen();
+        const third = await store.admit([a, x, y, z], { deliver: true });
+        expect(third.map((r) => [r.admitted, r.reason, r.undelivered === true])).toEqual([[false, 'seen', false], [false, 'seen', false], [false, 'seen', false], [false, 'seen', false]]);
+        expect((await store.stats()).urls.queued).toBe(4);
+        await verified(store);
+      });
+
       it('handles duplicates inside one batch', async () => {
         const { store } = await make();
         const r = await store.admit(['http://a.example/x', 'http://A.EXAMPLE/x', 'http://a.example/./x#y', 'http://a.example/%78', 'http://a.example/y']);

@@ -13,7 +13,8 @@ import { DEFAULT_DB, openReadOnly, READ_ONLY_PRESET_NOTE } from '../store-access
 const EXPORT_HELP = `Usage: urldedup export [--db DIR] [--what urls|aliases|rules]
 
 Writes the store's contents as JSONL (one JSON object per line), streamed:
-  urls      the canonical URL set: {key, url, state, depth, status?} (queued, fetched, failed)
+  urls      the canonical URL set: {key, url, state, depth, status?, error?} (queued, fetched,
+            failed; error: the code recorded with a failed fetch, ERR_CONNECT_TIMEOUT, ERR_DNS, …)
   aliases   {from, to, fromUrl, toUrl, status}: URLs merged into another by permanent redirects
   rules     learned host rules with their state and evidence
 

@@ -8,11 +8,13 @@ import { isPresetName, type NormalizationLevel, type NormalizeOptions, type Pres
 import { UsageError } from '../errors.js';
 import { runLineCommand } from '../line-command.js';
 
-export const NORMALIZE_HELP = (command: string) => `Usage: urldedup ${command} [options] < urls.txt
+export const NORMALIZE_HELP = (command: string) => `Usage: urldedup ${command} [options] [URL…]     (no URL: one per line on stdin)
 
-Reads one URL per line on stdin and writes one line per input, in the same order:
+Reads the URLs given as arguments, or else one URL per line on stdin, and writes one line per
+input, in the same order:
 ${command === 'key' ? 'the canonical key (host labels reversed first, so one host sorts together)' : 'the normal form (RFC 3986 §6.2.2 syntax + §6.2.3 scheme rungs)'}.
-An invalid input gives '!ERR_CODE<TAB>input' on its line and processing goes on (exit 1).
+An invalid input gives '!ERR_CODE<TAB>input' on its line and processing goes on (exit 1); a
+stdin line that is not UTF-8 gives '!ERR_INVALID_UTF8<TAB>' and its bytes percent-encoded.
 
 Options:
   --level syntax|scheme|policy   highest rung of the ladder (default: scheme)
@@ -25,6 +27,7 @@ Options:
 
 Example:
   printf 'HTTP://Example.COM:80/a/./b/../c?utm_source=x#top\\n' | urldedup ${command} --preset tracking
+  urldedup ${command} 'HTTP://Example.COM:80/a/./b/../c' 'http://example.com/%7Euser'
 `;
 
 export const normalizeFlags = {
@@ -73,12 +76,12 @@ export function normalizeOptionsFrom(values: {
 
 /** `urldedup normalize` or `urldedup key` (the same options): returns the exit code. */
 export async function runNormalizeFamily(command: 'normalize' | 'key', argv: string[], stdin: Readable, stdout: Writable): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: normalizeFlags, allowPositionals: false });
+  const { values, positionals } = parseArgs({ args: argv, options: normalizeFlags, allowPositionals: true });
   if (values.help) {
     stdout.write(NORMALIZE_HELP(command));
     return 0;
   }
-  return runLineCommand({ command, json: values.json === true, normalize: normalizeOptionsFrom(values) }, stdin, stdout);
+  return runLineCommand({ command, json: values.json === true, normalize: normalizeOptionsFrom(values) }, stdin, stdout, positionals);
 }
 
 /** `urldedup normalize`: returns the exit code (0, or 1 when some inputs were invalid). */

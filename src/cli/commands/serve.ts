@@ -10,7 +10,7 @@ import type { SeenStore } from '../../store/index.js';
 import { integer, presetsFrom } from '../args.js';
 import { failure } from '../errors.js';
 import { EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM } from '../exit-codes.js';
-import { createLogger } from '../logger.js';
+import { createLogger, LOG_FLAGS_HELP, logFormatFrom, logLevelFrom } from '../logger.js';
 import { DEFAULT_DB, openForCommand, PRESET_NOTE } from '../store-access.js';
 
 const SERVE_HELP = `Usage: urldedup serve [--db DIR] [options]
@@ -34,7 +34,8 @@ Options:
   --max-batch N       most URLs per request (default ${defaultServiceOptions.maxBatch}); more is 413
   --max-inflight N    requests handled at once (default ${defaultServiceOptions.maxInFlight}); more get 503 + Retry-After
 ${PRESET_NOTE}
-  --verbose           log requests' errors and lifecycle as JSON on stderr
+  --verbose           log requests' errors and lifecycle on stderr (--log-level info)
+${LOG_FLAGS_HELP}
   -h, --help
 
 Example:
@@ -55,6 +56,8 @@ const serveFlags = {
   'max-inflight': { type: 'string' },
   preset: { type: 'string', multiple: true },
   verbose: { type: 'boolean' },
+  'log-level': { type: 'string' },
+  'log-format': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -82,7 +85,7 @@ export async function runServeCommand(argv: string[], io: ServeIo = {}): Promise
     const maxBatch = integer('max-batch', values['max-batch'], 1);
     const maxInFlight = integer('max-inflight', values['max-inflight'], 1);
     const presets = presetsFrom(values.preset);
-    const log = createLogger(values.verbose ? 'info' : 'warn');
+    const log = createLogger(logLevelFrom(values['log-level'], values.verbose ? 'info' : 'warn'), logFormatFrom(values['log-format']));
     let token: string | undefined;
     if (values['token-file'] !== undefined) {
       const t = await readTokenFile(values['token-file']);

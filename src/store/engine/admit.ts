@@ -288,7 +288,7 @@ async function checkSeen(s: EngineState, items: Items): Promise<Set<string> | un
 }
 
 /** Phase 4: decisions, in input order, into one batch. */
-function decide(s: EngineState, txn: Txn, urls: readonly string[], items: Items, found: Set<string> | undefined, depth: number, now: number, src: string | undefined, results: (AdmitResult | undefined)[]): void {
+function decide(s: EngineState, txn: Txn, urls: readonly string[], items: Items, found: Set<string> | undefined, depth: number, now: number, src: string | undefined, results: (AdmitResult | undefined)[], deliver: boolean): void {
   const isPresent = (k: string, p: number): boolean => (p === ASKED ? found?.has(k) === true : p === PRESENT);
   // once a transform maps an input onto another key, inputs may collide with keys this batch created
   let transformed = false;
@@ -301,7 +301,7 @@ function decide(s: EngineState, txn: Txn, urls: readonly string[], items: Items,
       if (transformed && txn.creates(k0)) results[i] = { url, key, identityKey: k0, admitted: false, reason: 'duplicate-in-batch' };
       else if (isPresent(k0, items.canonicalPresence[j]!)) results[i] = { url, key, identityKey: k0, admitted: false, reason: 'seen' };
       else {
-        queueNew(txn, k0, items.hostPort[j]!, depth, now, src, items.canonicalW1[j]!, items.canonicalW2[j]!, items.keyHead[j]!, items.keyRest[j]!);
+        queueNew(txn, k0, items.hostPort[j]!, depth, now, src, items.canonicalW1[j]!, items.canonicalW2[j]!, items.keyHead[j]!, items.keyRest[j]!, deliver);
         results[i] = { url, key, identityKey: k0, admitted: true, reason: 'new' };
       }
       continue;
@@ -318,7 +318,7 @@ function decide(s: EngineState, txn: Txn, urls: readonly string[], items: Items,
         continue;
       }
       const rec = key === mj.transformedKey && mj.transformedRecord !== undefined ? mj.transformedRecord : recordOfKey(key);
-      queueNew(txn, key, hostOf(rec), depth, now, src, items.canonicalW1[j]!, items.canonicalW2[j]!);
+      queueNew(txn, key, hostOf(rec), depth, now, src, items.canonicalW1[j]!, items.canonicalW2[j]!, undefined, undefined, deliver);
       admitted = true;
     }
     if (via !== 'alias' && !isPresent(k0, items.identityPresence[j]!) && !txn.creates(k0)) setUrl(s, txn, k0, undefined, rewritten(s, key, via, depth, now, src));
@@ -355,7 +355,7 @@ function rewritten(s: EngineState, key: string, via: string, depth: number, now:
 }
 
 /** One `admit` call, built into a batch and submitted (the queue's `admitQueued` runs it). */
-export async function admitBatch(s: EngineState, q: WriteQueue, urls: readonly string[], depth: number, source: string | undefined): Promise<{ value: AdmitResult[]; written: Promise<void> }> {
+export async function admitBatch(s: EngineState, q: WriteQueue, urls: readonly string[], depth: number, source: string | undefined, deliver = false): Promise<{ value: AdmitResult[]; written: Promise<void> }> {
   const epoch = q.epoch;
   const now = Date.now();
   let src: string | undefined;
@@ -371,16 +371,18 @@ export async function admitBatch(s: EngineState, q: WriteQueue, urls: readonly s
   await followAliases(s, items);
   const found = await checkSeen(s, items);
   const txn = q.newTxn();
-  decide(s, txn, urls, items, found, depth, now, src, results);
+  decide(s, txn, urls, items, found, depth, now, src, results, deliver);
   return { value: results as AdmitResult[], written: q.submit(txn, epoch) };
 }
 
-/** The hot path of `setUrl`: a key never seen, queued. */
-export function queueNew(txn: Txn, key: string, h: string, depth: number, now: number, src: string | undefined, h1: number, h2: number, head = '', rest = key): void {
+/** The hot path of `setUrl`: a key never seen, queued (`mark`: undelivered, delivery.ts; one value per call). */
+export function queueNew(txn: Txn, key: string, h: string, depth: number, now: number, src: string | undefined, h1: number, h2: number, head = '', rest = key, mark = false): void {
   const b = txn.blockFor(h, depth, head, rest);
   const of = b.valueOf;
   if (b.value === undefined || of === undefined || of[0] !== depth || of[1] !== now || of[2] !== src) {
-    b.value = encodeUrlEntry(src === undefined ? { s: 'queued', d: depth, t: now, h, n: b.seq } : { s: 'queued', d: depth, t: now, h, n: b.seq, src });
+    const e: UrlEntry = src === undefined ? { s: 'queued', d: depth, t: now, h, n: b.seq } : { s: 'queued', d: depth, t: now, h, n: b.seq, src };
+    if (mark) e.u = true;
+    b.value = encodeUrlEntry(e);
     b.valueOf = [depth, now, src];
   }
   b.queued++;

@@ -38,6 +38,7 @@ import type {
 import { StoreError } from '../errors.js';
 import { admitBatch } from './admit.js';
 import { identity, isUrlError, type Identity } from './canonicalize.js';
+import { Delivery } from './delivery.js';
 import { recordFetch, recordRedirect, REDIRECT_STATUSES } from './evidence.js';
 import { afterRuleChanges, prune, pruneRequests, reasonOf, restoreReason, type PruneRequest } from './give-back.js';
 import { explain, type Explanation } from './explain.js';
@@ -59,6 +60,7 @@ export class StoreEngine implements SeenStore {
   private readonly s: EngineState;
   private readonly q: WriteQueue;
   private readonly learner: RuleLearner;
+  private readonly delivery = new Delivery();
 
   private constructor(kv: Kv, supports: StoreSupports, options: ResolvedOptions) {
     this.supports = supports;
@@ -90,7 +92,17 @@ export class StoreEngine implements SeenStore {
     if (!Array.isArray(urls)) return Promise.reject(new TypeError('admit: urls must be an array of strings'));
     const depth = options.depth ?? 0;
     if (!Number.isInteger(depth) || depth < 0) return Promise.reject(new TypeError('admit: depth must be an integer >= 0'));
-    return this.q.admitQueued(() => admitBatch(this.s, this.q, urls, depth, options.source));
+    if (options.deliver !== true) return this.q.admitQueued(() => admitBatch(this.s, this.q, urls, depth, options.source));
+    return this.q.admitQueued(async () => {
+      const b = await admitBatch(this.s, this.q, urls, depth, options.source, true);
+      return { value: await this.delivery.settle(this.s, b.value), written: b.written };
+    });
+  }
+
+  markDelivered(keys: readonly string[]): Promise<void> {
+    if (this.s.o.readOnly) return this.readOnlyRefusal();
+    if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string')) return Promise.reject(new TypeError('markDelivered: keys must be an array of strings'));
+    return this.q.exclusive(() => this.delivery.markDelivered(this.s, this.q, keys));
   }
 
   recordRedirect(from: string, to: string, status: number): Promise<void> {

@@ -210,8 +210,10 @@ export async function* canonicalUrls(s: EngineState): AsyncIterable<CanonicalUrl
   for await (const [key, value] of s.kv.entries('url')) {
     const e = decodeUrlEntry(value);
     if (e.s !== 'queued' && e.s !== 'fetched' && e.s !== 'failed') continue;
-    const out: CanonicalUrlRecord = { key, url: urlFromKey(key), state: e.s, depth: e.d };
-    yield e.st === undefined ? out : { ...out, status: e.st };
+    const out: { -readonly [K in keyof CanonicalUrlRecord]: CanonicalUrlRecord[K] } = { key, url: urlFromKey(key), state: e.s, depth: e.d };
+    if (e.st !== undefined) out.status = e.st;
+    if (e.e !== undefined) out.error = e.e;
+    yield out;
   }
 }
 
