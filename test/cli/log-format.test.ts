@@ -42,6 +42,16 @@ describe('--log-format', () => {
     expect(pretty.stderr).not.toContain('\u001b['); // not a terminal: no colours
   });
 
+  it('crawl: human text with pretty (the demo site, three pages)', async () => {
+    const r = await runCli(['crawl', '--db', join(dir, 'crawl'), '--max-pages', '3', '--log-level', 'info', '--log-format', 'pretty', '--report', 'json'], '');
+    expect(r.code).toBe(0);
+    const text = nonEmpty(r.stderr).filter((l) => !l.startsWith('crawling the built-in demo site'));
+    expect(text.length).toBeGreaterThan(0);
+    expect(text.some(isJson)).toBe(false);
+    expect(r.stderr).toMatch(/INFO \(urldedup\): crawl ended/);
+    expect(JSON.parse(r.stdout)).toMatchObject({ stoppedBecause: 'max-pages' });
+  });
+
   it('a wrong format is a usage error (exit 2)', async () => {
     const r = await runCli(['filter', '--db', join(dir, 'c'), '--log-format', 'yaml'], '');
     expect(r.code).toBe(2);

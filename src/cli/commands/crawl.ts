@@ -13,7 +13,7 @@ import { isPresetName, type PresetName } from '../../normalize/index.js';
 import { isStoreError } from '../../store/index.js';
 import { UsageError } from '../errors.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_STORE, EXIT_USAGE } from '../exit-codes.js';
-import { createLogger, type LogLevel } from '../logger.js';
+import { createLogger, logFormatFrom, type LogFormat, type LogLevel } from '../logger.js';
 import { startDemoSite, type DemoSite } from './demo-site.js';
 
 export const CRAWL_HELP = `Usage: urldedup crawl [URL...] [options]
@@ -50,6 +50,7 @@ Options:
   --report text|json   the final report's format (default text, on stdout)
   --report html FILE   write the report as one self-contained HTML page to FILE (docs/report.md)
   --log-level LEVEL    pino logs on stderr: silent, error, warn (default), info, debug, trace
+  --log-format FORMAT  json (default, one object a line) or pretty (for people)
   --demo-port N        the demo site's port (default: the last one used with this --db, else any)
   -h, --help
 
@@ -80,6 +81,7 @@ const flags = {
   'retry-failed': { type: 'boolean' },
   sync: { type: 'string' },
   'log-level': { type: 'string' },
+  'log-format': { type: 'string' },
   'demo-port': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
@@ -181,6 +183,7 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
   let report: 'text' | 'json' | 'html';
   let htmlFile: string | undefined;
   let logLevel: LogLevel;
+  let logFormat: LogFormat;
   try {
     const parsed = parseArgs({ args: argv, options: flags, allowPositionals: true, strict: true, tokens: true });
     ({ values, positionals } = parsed);
@@ -202,6 +205,7 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
     if (report === 'html') htmlFile = htmlReportFile(parsed.tokens, positionals);
     logLevel = (values['log-level'] ?? 'warn') as LogLevel;
     if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+    logFormat = logFormatFrom(values['log-format']);
     for (const u of positionals) {
       let parsed: URL;
       try {
@@ -244,7 +248,7 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
     return EXIT_USAGE;
   }
 
-  const logger = createLogger(logLevel);
+  const logger = createLogger(logLevel, logFormat);
   let site: DemoSite | undefined;
   let seeds = positionals;
   let allow: CrawlOptions['allow'] = [];
