@@ -12,8 +12,11 @@
  *    contradicts the rule where the original URL lies (the original comes back through give-back);
  *    a sample of rewritten URLs is fetched as themselves and compared (the rewrite index and the
  *    `v` check, admit.ts).
- * 4. **Unstable pages say nothing.** Before content that differs counts against a rule, the
- *    variant is fetched again (stability.ts): a page whose own content changed gives no evidence.
+ * 4. **Unstable pages say nothing.** Before content that differs counts against a rule, a page of
+ *    its directory is fetched again (`awaitRecheck`): where a page's own content changed between
+ *    two fetches (a CSRF token, a timestamp), content gives no evidence either way. A second
+ *    fetch, not a fingerprint that ignores such tokens: a fingerprint that drops numbers or long
+ *    tokens would make two listings that differ only in dates or ids look equal, a false merge.
  *
  * Its interface: it reads the store through `LearnerReads` and the batch, writes only through the
  * `Txn`, and returns the `RuleChanges` of the call (rules that gained scopes prune the frontier,
@@ -278,7 +281,7 @@ export class RuleLearner {
     return changes;
   }
 
-  /** A fetched document's entry, when it is one: fetched as itself, 2xx, with a hash, stable. */
+  /** A fetched document's entry, when it is one: fetched as itself, a 2xx with a content hash. */
   private async documentOf(txn: Txn, key: string): Promise<UrlEntry | undefined> {
     const e = await getUrl(this.reads.kv, txn, key);
     if (e?.s !== 'fetched' || e.c === undefined || e.st === undefined || !isDocumentStatus(e.st)) return undefined;
