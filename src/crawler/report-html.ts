@@ -300,7 +300,8 @@ function rules(r: ReportWithTimeline): string {
   }
   if (r.rules.length > 0) {
     out.push('<h3>Active after the run</h3>');
-    out.push(table('table-rules', ['rule', 'observations for'], r.rules.map((x) => [`<code>${escapeHtml(x.id)}</code>`, escapeHtml(formatNumber(x.for))]), [false, true]));
+    const rows = r.rules.map((x) => [`<code>${escapeHtml(x.id)}</code>`, x.scopes === undefined ? '' : `<code>${escapeHtml(x.scopes)}</code>`, escapeHtml(formatNumber(x.for))]);
+    out.push(table('table-rules', ['rule', 'scope', 'observations for'], rows, [false, false, true]));
   } else {
     out.push('<p class="note">No host rule is active.</p>');
   }

@@ -22,6 +22,7 @@
  */
 import { resolve } from '../normalize/index.js';
 import type { RuleRecord, StoreStats } from '../store/index.js';
+import { formatScopes } from '../store/rule-scope.js';
 import type { InvalidSeed } from './crawl-options.js';
 import type { Timeline } from './timeline.js';
 
@@ -84,8 +85,8 @@ export interface CrawlReport {
   readonly store: StoreStats;
   /** The run over time, for the HTML report (timeline.ts); absent in reports written before it existed. */
   readonly timeline?: Timeline;
-  /** Host rules active after the run. */
-  readonly rules: readonly { readonly id: string; readonly for: number }[];
+  /** Host rules active after the run, with where they hold (`/docs/`, `=/search`, ` +query`: rule-scope.ts). */
+  readonly rules: readonly { readonly id: string; readonly for: number; readonly scopes?: string }[];
 }
 
 function bump(map: Record<string, number>, key: string, n = 1): void {
@@ -219,7 +220,7 @@ export class ReportBuilder {
       evidence: { ...this.evidence },
       retries: { ...this.retries },
       store,
-      rules: rules.filter((r) => r.state === 'active').map((r) => ({ id: r.id, for: r.for })),
+      rules: rules.filter((r) => r.state === 'active').map((r) => ({ id: r.id, for: r.for, scopes: formatScopes(r.scopes ?? []) })),
     };
   }
 }
@@ -270,7 +271,7 @@ export function formatReport(r: CrawlReport): string {
       `evidence (not merged) rel=canonical ${r.evidence.canonical} (${r.evidence.canonicalElsewhere} elsewhere), Content-Location ${r.evidence.contentLocation} (${r.evidence.contentLocationElsewhere} elsewhere)`,
     );
   }
-  if (r.rules.length > 0) out.push('learned host rules', ...r.rules.map((x) => `  ${x.id} (${x.for} observations)`));
+  if (r.rules.length > 0) out.push('learned host rules', ...r.rules.map((x) => `  ${x.id} (${x.for} observations${x.scopes === undefined ? '' : `; holds in ${x.scopes}`})`));
   const u = r.store.urls;
   out.push(
     `store                ${u.admitted} URLs: ${u.fetched} fetched, ${u.redirected} redirected, ${u.pruned} pruned, ${u.failed} failed, ${u.queued} queued; ${r.store.aliases} aliases`,

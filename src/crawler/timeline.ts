@@ -13,6 +13,7 @@
  */
 import { urlFromKey } from '../normalize/index.js';
 import type { Observation, RuleRecord } from '../store/index.js';
+import { formatScopes } from '../store/rule-scope.js';
 
 /** The crawl's running totals at one moment (the report's figures of the same names). */
 export interface TimelineFigures {
@@ -216,6 +217,7 @@ export class TimelineRecorder {
       this.ruleEvent(rule.activated, {
         id: rule.id,
         change: 'activated',
+        ...(rule.scopes === undefined ? {} : { scope: formatScopes(rule.scopes) }),
         evidence: [`${rule.for} observation${rule.for === 1 ? '' : 's'} for, from distinct URLs; none against`],
       });
     }
