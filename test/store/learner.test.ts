@@ -7,7 +7,7 @@ import { keyFromRecord, normalizeRecord } from '../../src/normalize/index.js';
 import { Txn } from '../../src/store/engine/batch.js';
 import { RuleLearner, type LearnedUrl, type RuleChanges } from '../../src/store/engine/learner.js';
 import { LiveRules } from '../../src/store/engine/state.js';
-import { counterNames, decodeJson, encodeUrlEntry, evidenceKeys, type UrlEntry } from '../../src/store/keys.js';
+import { counterNames, decodeJson, decodeUrlEntry, encodeUrlEntry, evidenceKeys, type UrlEntry } from '../../src/store/keys.js';
 import { MemoryKv } from '../../src/store/memory-store.js';
 import { applyRules, defaultDocuments, ruleId, type RuleRecord, type RuleSpec } from '../../src/store/rules.js';
 
@@ -44,7 +44,7 @@ class Harness {
     const txn = new Txn(0);
     const target = url(u);
     const prevText = await this.kv.get('url', target.key);
-    const prev = prevText === undefined ? undefined : (await import('../../src/store/keys.js')).decodeUrlEntry(prevText);
+    const prev = prevText === undefined ? undefined : decodeUrlEntry(prevText);
     const entry: UrlEntry = { s: 'fetched', d: 0, t: 0, st: status };
     if (hash !== undefined) entry.c = hash;
     txn.urls.set(target.key, entry);
@@ -58,7 +58,7 @@ class Harness {
   async requeue(u: string, k: 'r' | 'p' | 'v', extra: Partial<UrlEntry> = {}): Promise<void> {
     const target = url(u);
     const old = await this.kv.get('url', target.key);
-    const c = old === undefined ? undefined : (await import('../../src/store/keys.js')).decodeUrlEntry(old).c;
+    const c = old === undefined ? undefined : decodeUrlEntry(old).c;
     const entry: UrlEntry = { s: 'queued', d: 0, t: 0, k, ...(c === undefined ? {} : { c }), ...extra };
     await this.kv.write([{ space: 'url', key: target.key, value: encodeUrlEntry(entry) }]);
   }
