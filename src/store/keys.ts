@@ -22,7 +22,7 @@
  * | `evidence` | `r` SEP rule id SEP source key        | JSON `Observation` (one per distinct source URL)  |
  * |            | `t` SEP source key                    | JSON `TemporaryRedirect` (302/303/307 evidence)   |
  * |            | `l` SEP source key                    | JSON `LoopRecord` (a redirect that closes a cycle) |
- * |            | `c` SEP base key SEP param SEP key    | content hash of `key`, a variant of `base` with `param` |
+ * |            | `h`, `q`, `w`, `x`, `n`, `u`, `k` …   | the learner's indexes (docs/store.md; engine/learner.ts) |
  * | `frontier` | host SEP seq (12 hex digits)          | a block: lines `depth SP key`, in queue order, and `@head` lines (frontier.ts) |
  * | `pruned`   | reason SEP key                        | target key (`reason` = `rule:<id>` or `preset:<name>`) |
  * | `counter`  | counter name                          | decimal integer                                   |
@@ -224,11 +224,6 @@ export const evidenceKeys = {
   observationPrefix: (ruleId: string): string => 'r' + SEP + ruleId + SEP,
   temporary: (source: string): string => 't' + SEP + source,
   loop: (source: string): string => 'l' + SEP + source,
-  content: (base: string, param: string, key: string): string => 'c' + SEP + base + SEP + param + SEP + key,
-  contentPrefix: (base: string, param?: string): string => 'c' + SEP + base + SEP + (param === undefined ? '' : param + SEP),
-  /** The same for path parameters (`path-parameter` rules), apart so a name never means both. */
-  pathContent: (base: string, param: string, key: string): string => 'p' + SEP + base + SEP + param + SEP + key,
-  pathContentPrefix: (base: string, param?: string): string => 'p' + SEP + base + SEP + (param === undefined ? '' : param + SEP),
   /** A document fetched as itself, by host and content hash (the shell test); value `''`. */
   document: (host: string, hash: string, key: string): string => 'h' + SEP + host + SEP + hash + SEP + key,
   documentPrefix: (host: string, hash?: string): string => 'h' + SEP + host + SEP + (hash === undefined ? '' : hash + SEP),
