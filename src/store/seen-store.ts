@@ -199,7 +199,7 @@ export interface RebuildReport {
   readonly blocks: number;
   /** Queued URLs that had no frontier position and were given one. */
   readonly placed: number;
-  /** `pruned` and `aliasrev` index entries added or removed. */
+  /** `pruned`, rewrite (`evidence` `w`) and `aliasrev` index entries added or removed. */
   readonly indexEntries: number;
 }
 

@@ -2,11 +2,12 @@
  * `rebuildDerived` (after `urldedup repair`): what LevelDB's repairer cannot know is rebuilt from
  * the `url` entries, which are the truth: the counters (their recount), the frontier blocks (live
  * lines kept in order, missing ones added, a position for queued URLs without one), the `pruned`
- * index and the `aliasrev` mirror. Written in batches of `restoreBatchSize`; the in-memory state
- * then follows (counters, a frontier loaded afresh, fronts built from the keys, an empty cache).
+ * index, the learner's rewrite index and the `aliasrev` mirror. Written in batches of
+ * `restoreBatchSize`; the in-memory state then follows (counters, a frontier loaded afresh, fronts
+ * built from the keys, an empty cache).
  */
 import { BLOCK_LINES, blockLine, parseBlock, wholeLines } from '../frontier.js';
-import { aliasRevKey, counterNames, decodeJson, decodeUrlEntry, encodeUrlEntry, frontierKey, parseFrontierKey, prunedKey, SEP, splitPair, type AliasEntry, type Space, type UrlEntry } from '../keys.js';
+import { aliasRevKey, counterNames, decodeJson, decodeUrlEntry, encodeUrlEntry, evidenceKeys, frontierKey, parseFrontierKey, prunedKey, SEP, splitPair, type AliasEntry, type Space, type UrlEntry } from '../keys.js';
 import type { KvOp } from '../kv.js';
 import { hostOf, type RuleRecord } from '../rules.js';
 import type { RebuildReport } from '../seen-store.js';
@@ -34,6 +35,8 @@ export async function rebuildDerived(s: EngineState): Promise<RebuildReport> {
   const want = new Map<string, Map<string, string>>(); // block → key → line
   const unplaced: [string, UrlEntry][] = [];
   const prunedWant = new Map<string, string>();
+  /** The learner's rewrite index (learner.ts): URLs a rule pruned, under their rewrite. */
+  const rewriteWant = new Map<string, string>();
   let maxSeq = -1;
   for await (const [key, value] of s.kv.entries('url')) {
     const e = decodeUrlEntry(value);
@@ -52,6 +55,7 @@ export async function rebuildDerived(s: EngineState): Promise<RebuildReport> {
     }
     if (e.s === 'pruned' && e.by !== undefined && e.to !== undefined) {
       prunedWant.set(prunedKey(e.by, key), e.to);
+      if (e.by.startsWith('rule:')) rewriteWant.set(evidenceKeys.rewrite(e.to, key), e.by);
       bump(counterNames.pruned(e.by));
     }
   }
@@ -116,6 +120,18 @@ export async function rebuildDerived(s: EngineState): Promise<RebuildReport> {
   }
   for (const [pk, to] of prunedWant) {
     await put('pruned', pk, to);
+    indexEntries++;
+  }
+  // the rewrite index: an entry for every URL a rule pruned, none other
+  for await (const [k, reason] of s.kv.entries('evidence', { gte: 'w' + SEP, lt: 'w' + '\u0001' })) {
+    if (rewriteWant.get(k) === reason) rewriteWant.delete(k);
+    else {
+      await put('evidence', k, undefined);
+      indexEntries++;
+    }
+  }
+  for (const [k, reason] of rewriteWant) {
+    await put('evidence', k, reason);
     indexEntries++;
   }
   // 4. aliases: the count and the aliasrev mirror
