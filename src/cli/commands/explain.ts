@@ -24,7 +24,6 @@ An invalid URL gives an error line (!CODE<TAB>URL) and exit 1; the other URLs ar
 
 Options:
 ${STORE_FLAGS_HELP}
-                      (opened read-only)
   --json              one JSON object per URL (the shape of GET /v1/explain); an invalid URL
                       gives {"input", "ok": false, "code"}
 ${READ_ONLY_PRESET_NOTE}
