@@ -12,9 +12,9 @@ import type { Observation, RuleRecord } from '../../store/rules.js';
 import { presetsFrom } from '../args.js';
 import { failure, UsageError } from '../errors.js';
 import { EXIT_OK, EXIT_SOME_INVALID } from '../exit-codes.js';
-import { DEFAULT_DB, openReadOnly, READ_ONLY_PRESET_NOTE } from '../store-access.js';
+import { openReadOnly, READ_ONLY_PRESET_NOTE, STORE_FLAGS, STORE_FLAGS_HELP, storeLocationFrom } from '../store-access.js';
 
-const EXPLAIN_HELP = `Usage: urldedup explain URL... [--db DIR] [--json]
+const EXPLAIN_HELP = `Usage: urldedup explain URL... [--db DIR | --redis SEEDS] [--json]
 
 For each URL, the chain that takes it to its canonical key: its normal form and key, each
 preset, host rule and alias that changed it (with the URL after it), then the canonical key,
@@ -23,7 +23,7 @@ its observations (how, verdict, source URL -> other URL, status, content hashes)
 An invalid URL gives an error line (!CODE<TAB>URL) and exit 1; the other URLs are explained.
 
 Options:
-  --db DIR            the store folder (default ${DEFAULT_DB}); opened read-only
+${STORE_FLAGS_HELP}
   --json              one JSON object per URL (the shape of GET /v1/explain); an invalid URL
                       gives {"input", "ok": false, "code"}
 ${READ_ONLY_PRESET_NOTE}
@@ -34,7 +34,7 @@ Example:
 `;
 
 const explainFlags = {
-  db: { type: 'string' },
+  ...STORE_FLAGS,
   json: { type: 'boolean' },
   preset: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
@@ -104,7 +104,7 @@ export async function runExplainCommand(argv: string[], stdout: Writable, stderr
     }
     presetsFrom(values.preset); // validated; the store's recorded presets are used
     if (positionals.length === 0) throw new UsageError('give one or more URLs to explain');
-    store = await openReadOnly(values.db ?? DEFAULT_DB);
+    store = await openReadOnly(storeLocationFrom(values));
     let invalid = 0;
     for (const url of positionals) {
       try {

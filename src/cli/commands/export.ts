@@ -8,9 +8,9 @@ import { presetsFrom } from '../args.js';
 import { failure, isBrokenPipe, UsageError } from '../errors.js';
 import { EXIT_OK } from '../exit-codes.js';
 import { LineWriter } from '../lines.js';
-import { DEFAULT_DB, openReadOnly, READ_ONLY_PRESET_NOTE } from '../store-access.js';
+import { openReadOnly, READ_ONLY_PRESET_NOTE, STORE_FLAGS, STORE_FLAGS_HELP, storeLocationFrom } from '../store-access.js';
 
-const EXPORT_HELP = `Usage: urldedup export [--db DIR] [--what urls|aliases|rules]
+const EXPORT_HELP = `Usage: urldedup export [--db DIR | --redis SEEDS] [--what urls|aliases|rules]
 
 Writes the store's contents as JSONL (one JSON object per line), streamed:
   urls      the canonical URL set: {key, url, state, depth, status?, error?} (queued, fetched,
@@ -19,7 +19,7 @@ Writes the store's contents as JSONL (one JSON object per line), streamed:
   rules     learned host rules with their state and evidence
 
 Options:
-  --db DIR            the store folder (default ${DEFAULT_DB})
+${STORE_FLAGS_HELP}
   --what KIND         urls (default), aliases or rules
 ${READ_ONLY_PRESET_NOTE}
   -h, --help
@@ -29,7 +29,7 @@ Example:
 `;
 
 const exportFlags = {
-  db: { type: 'string' },
+  ...STORE_FLAGS,
   what: { type: 'string' },
   preset: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
@@ -49,7 +49,7 @@ export async function runExportCommand(argv: string[], stdout: Writable, stderr:
     const what = values.what ?? 'urls';
     if (what !== 'urls' && what !== 'aliases' && what !== 'rules') throw new UsageError('--what must be urls, aliases or rules');
     presetsFrom(values.preset); // accepted for compatibility: the store's recorded presets are used
-    store = await openReadOnly(values.db ?? DEFAULT_DB);
+    store = await openReadOnly(storeLocationFrom(values));
     const records: AsyncIterable<unknown> = what === 'urls' ? store.canonicalUrls() : what === 'aliases' ? store.aliases() : store.rules();
     const out = new LineWriter(stdout);
     for await (const r of records) await out.write(JSON.stringify(r));

@@ -12,12 +12,12 @@ import { failure, isBrokenPipe } from '../errors.js';
 import { EXIT_BROKEN_PIPE, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_SOME_INVALID } from '../exit-codes.js';
 import { displayBytes, INVALID_UTF8, InvalidUtf8Line, LineWriter, readLines } from '../lines.js';
 import { createLogger, LOG_FLAGS_HELP, logFormatFrom, logLevelFrom } from '../logger.js';
-import { DEFAULT_DB, openForCommand, PRESET_NOTE } from '../store-access.js';
+import { openForCommand, PRESET_NOTE, STORE_FLAGS, STORE_FLAGS_HELP, storeLocationFrom } from '../store-access.js';
 
 /** URLs per `admit` call in `filter`: one atomic batch each, so memory stays constant. */
 export const FILTER_BATCH = 1000;
 
-const FILTER_HELP = `Usage: urldedup filter [--db DIR] [--explain] [--preset NAME]… < urls.txt
+const FILTER_HELP = `Usage: urldedup filter [--db DIR | --redis SEEDS] [--explain] [--preset NAME]… < urls.txt
 
 Reads URLs on stdin, one per line, and writes the ones the store admits (new: never seen,
 not a duplicate of a URL seen before) to stdout as given, in order. The store remembers them,
@@ -34,7 +34,7 @@ reader went away (EPIPE), 130 on SIGINT, 143 on SIGTERM (output of admitted URLs
 first); SIGKILL leaves the rest to the next run.
 
 Options:
-  --db DIR            the store folder (default ${DEFAULT_DB})
+${STORE_FLAGS_HELP}
   --explain           write every input as JSONL {url, key, admitted, reason[, via][, undelivered]} instead
   --batch N           lines per admit batch (default ${FILTER_BATCH})
   --delivery-window BYTES
@@ -49,7 +49,7 @@ Example:
 `;
 
 const filterFlags = {
-  db: { type: 'string' },
+  ...STORE_FLAGS,
   explain: { type: 'boolean' },
   batch: { type: 'string' },
   'delivery-window': { type: 'string' },
@@ -98,12 +98,13 @@ export async function runFilterCommand(argv: string[], stdin: Readable, stdout: 
     const batchSize = integer('batch', values.batch, 1, 100_000) ?? FILTER_BATCH;
     const window = integer('delivery-window', values['delivery-window'], 0) ?? DELIVERY_WINDOW;
     const presets = presetsFrom(values.preset);
+    const location = storeLocationFrom(values);
     const explain = values.explain === true;
     const log = createLogger(logLevelFrom(values['log-level']), logFormatFrom(values['log-format']));
     process.on('SIGINT', onInt);
     process.on('SIGTERM', onTerm);
     stdout.on('error', ignore);
-    store = await openForCommand(values.db ?? DEFAULT_DB, presets, true);
+    store = await openForCommand(location, presets, true);
     const s = store;
     const out = new DeliveredOutput(stdout, s, window);
     const err = new LineWriter(stderr);

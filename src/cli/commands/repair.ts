@@ -3,14 +3,22 @@
  */
 import { resolve as resolvePath } from 'node:path';
 import type { Writable } from 'node:stream';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { isPresetName, type PresetName } from '../../normalize/index.js';
 import { repairStore, type RepairReport } from '../../store/index.js';
 import { presetsFrom } from '../args.js';
 import { failure } from '../errors.js';
 import { EXIT_OK } from '../exit-codes.js';
 import { DEFAULT_DB, openForCommand, openReadOnly } from '../store-access.js';
-import { verifyAndReport, verifyFlags } from './verify.js';
+import { verifyAndReport } from './verify.js';
+
+/** LevelDB only: a Redis store has no repair (its masters' AOF is what recovers it). */
+const repairFlags = {
+  db: { type: 'string' },
+  preset: { type: 'string', multiple: true },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
 
 const REPAIR_HELP = `Usage: urldedup repair --db DIR
 
@@ -32,7 +40,7 @@ Example:
  */
 async function rebuildDerived(location: string, extra: readonly PresetName[]): Promise<void> {
   const presets = new Set<PresetName>(extra);
-  const ro = await openReadOnly(location);
+  const ro = await openReadOnly({ kind: 'level', db: location });
   try {
     for (const reason of Object.keys((await ro.stats()).pruned)) {
       const name = reason.startsWith('preset:') ? reason.slice(7) : '';
@@ -41,7 +49,7 @@ async function rebuildDerived(location: string, extra: readonly PresetName[]): P
   } finally {
     await ro.close();
   }
-  const store = await openForCommand(location, [...presets], false);
+  const store = await openForCommand({ kind: 'level', db: location }, [...presets], false);
   try {
     await store.rebuildDerived();
   } finally {
@@ -62,7 +70,7 @@ function formatRepairCounts(r: RepairReport): string {
 
 export async function runRepairCommand(argv: string[], stdout: Writable, stderr: Writable = process.stderr): Promise<number> {
   try {
-    const { values } = parseArgs({ args: argv, options: verifyFlags, allowPositionals: false, strict: true });
+    const { values } = parseArgs({ args: argv, options: repairFlags, allowPositionals: false, strict: true });
     if (values.help) {
       stdout.write(REPAIR_HELP);
       return EXIT_OK;
@@ -73,7 +81,7 @@ export async function runRepairCommand(argv: string[], stdout: Writable, stderr:
     stdout.write(`store ${location}: repaired\n`);
     stdout.write(`  entries per sublevel before → after: ${formatRepairCounts(report)}\n`);
     await rebuildDerived(location, presetsFrom(values.preset));
-    return await verifyAndReport(location, values.json === true, stdout);
+    return await verifyAndReport({ kind: 'level', db: location }, values.json === true, stdout);
   } catch (error) {
     return failure(error, stderr);
   }

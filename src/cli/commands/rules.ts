@@ -9,12 +9,12 @@ import type { RuleRecord, RuleState } from '../../store/rules.js';
 import { presetsFrom } from '../args.js';
 import { failure, UsageError } from '../errors.js';
 import { EXIT_OK } from '../exit-codes.js';
-import { DEFAULT_DB, openForCommand, openReadOnly, PRESET_NOTE } from '../store-access.js';
+import { openForCommand, openReadOnly, PRESET_NOTE, STORE_FLAGS, STORE_FLAGS_HELP, storeLocationFrom } from '../store-access.js';
 import { formatObservation, formatRuleSummary } from './explain.js';
 
-const RULES_HELP = `Usage: urldedup rules [--db DIR] [--json] [--state active|candidate|withdrawn]
-       urldedup rules withdraw ID [--db DIR] [--json] [--preset NAME]...
-       urldedup rules block HOST SPEC [--db DIR] [--json] [--preset NAME]...
+const RULES_HELP = `Usage: urldedup rules [--db DIR | --redis SEEDS] [--json] [--state active|candidate|withdrawn]
+       urldedup rules withdraw ID [--db DIR | --redis SEEDS] [--json] [--preset NAME]...
+       urldedup rules block HOST SPEC [--db DIR | --redis SEEDS] [--json] [--preset NAME]...
 
 The store's host rules (docs/rules.md), one line each: id, state, scopes, for and against
 counts, (manual) when an operator withdrew or blocked it, and the last contradiction.
@@ -32,7 +32,7 @@ Listing opens the store read-only; withdraw and block open it for writing (a sto
 process has open is ERR_STORE_LOCKED, exit 3). A wrong ID, HOST or SPEC is exit 2.
 
 Options:
-  --db DIR            the store folder (default ${DEFAULT_DB})
+${STORE_FLAGS_HELP}
   --json              NDJSON: one rule record per line (withdraw/block: {"rule", "restored"})
   --state STATE       list only rules in this state
 ${PRESET_NOTE}
@@ -46,7 +46,7 @@ Examples:
 `;
 
 const rulesFlags = {
-  db: { type: 'string' },
+  ...STORE_FLAGS,
   json: { type: 'boolean' },
   state: { type: 'string' },
   preset: { type: 'string', multiple: true },
@@ -80,13 +80,13 @@ export async function runRulesCommand(argv: string[], stdout: Writable, stderr: 
       return EXIT_OK;
     }
     const presets = presetsFrom(values.preset);
-    const db = values.db ?? DEFAULT_DB;
+    const location = storeLocationFrom(values);
     const [action, ...args] = positionals;
     const json = values.json === true;
     if (action === undefined) {
       const state = values.state;
       if (state !== undefined && !(STATES as readonly string[]).includes(state)) throw new UsageError(`--state must be one of ${STATES.join(', ')}, not ${JSON.stringify(state)}`);
-      store = await openReadOnly(db);
+      store = await openReadOnly(location);
       for await (const r of store.rules()) {
         if (state !== undefined && r.state !== state) continue;
         stdout.write(json ? JSON.stringify(r) + '\n' : formatRuleLine(r));
@@ -95,7 +95,7 @@ export async function runRulesCommand(argv: string[], stdout: Writable, stderr: 
       if (values.state !== undefined) throw new UsageError(`--state is for listing, not ${action}`);
       const wanted = action === 'withdraw' ? 1 : 2;
       if (args.length !== wanted) throw new UsageError(action === 'withdraw' ? 'usage: urldedup rules withdraw ID (host/spec)' : 'usage: urldedup rules block HOST SPEC');
-      store = await openForCommand(db, presets, false);
+      store = await openForCommand(location, presets, false);
       const s = store;
       const reason = (id: string): string => `rule:${id}`;
       const prunedBy = async (id: string): Promise<number> => (await s.stats()).pruned[reason(id)] ?? 0;

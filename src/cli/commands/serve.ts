@@ -11,9 +11,9 @@ import { integer, presetsFrom } from '../args.js';
 import { failure } from '../errors.js';
 import { EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM } from '../exit-codes.js';
 import { createLogger, LOG_FLAGS_HELP, logFormatFrom, logLevelFrom } from '../logger.js';
-import { DEFAULT_DB, openForCommand, PRESET_NOTE } from '../store-access.js';
+import { openForCommand, PRESET_NOTE, STORE_FLAGS, STORE_FLAGS_HELP, storeLocationFrom } from '../store-access.js';
 
-const SERVE_HELP = `Usage: urldedup serve [--db DIR] [options]
+const SERVE_HELP = `Usage: urldedup serve [--db DIR | --redis SEEDS] [options]
 
 Serves the store over HTTP/JSON until SIGTERM or SIGINT (then in-flight requests finish and
 the store closes: exit 143 or 130). When it listens it prints one JSON line on stdout:
@@ -23,7 +23,7 @@ Routes (docs/openapi.yaml): GET /v1/key?url=…, POST /v1/key, POST /v1/admit,
 POST /v1/evidence, GET /v1/stats, GET /healthz, GET /metrics (Prometheus).
 
 Options:
-  --db DIR            the store folder (default ${DEFAULT_DB})
+${STORE_FLAGS_HELP}
   --host ADDR         address to bind (default ${defaultServiceOptions.host}: this machine only)
   --port N            TCP port, 0 for any free one (default ${defaultServiceOptions.port})
   --token-file FILE   require 'Authorization: Bearer <token>' (the file's text) on every
@@ -46,7 +46,7 @@ Example:
 `;
 
 const serveFlags = {
-  db: { type: 'string' },
+  ...STORE_FLAGS,
   host: { type: 'string' },
   port: { type: 'string' },
   'token-file': { type: 'string' },
@@ -92,12 +92,12 @@ export async function runServeCommand(argv: string[], io: ServeIo = {}): Promise
       if (t.warning !== undefined) log.warn(t.warning);
       token = t.token;
     }
-    const db = values.db ?? DEFAULT_DB;
+    const location = storeLocationFrom(values);
 
     // listen for the stop signals before the store opens, so none is missed
     const signals = new SignalWatch();
     try {
-      store = await openForCommand(db, presets, true);
+      store = await openForCommand(location, presets, true);
       const maxPendingUrls = Math.max(defaultServiceOptions.maxPendingUrls, maxBatch ?? 0);
       const maxBufferedBytes = Math.max(defaultServiceOptions.maxBufferedBytes, maxBody ?? 0);
       service = await startService(store, {

@@ -7,16 +7,16 @@ import type { CanonicalUrlRecord, SeenStore, StoreStats } from '../../store/inde
 import { presetsFrom } from '../args.js';
 import { failure } from '../errors.js';
 import { EXIT_OK } from '../exit-codes.js';
-import { DEFAULT_DB, openReadOnly, READ_ONLY_PRESET_NOTE } from '../store-access.js';
+import { openReadOnly, READ_ONLY_PRESET_NOTE, STORE_FLAGS, STORE_FLAGS_HELP, storeLocationFrom } from '../store-access.js';
 
-const STATS_HELP = `Usage: urldedup stats [--db DIR] [--json]
+const STATS_HELP = `Usage: urldedup stats [--db DIR | --redis SEEDS] [--json]
 
 Prints the store's counts: URLs by state, failed URLs by error code, aliases, rules, pruned
 URLs by reason, the frontier. The failures are counted by reading every URL entry (as export
 does); a failed URL recorded without a code counts as 'status:<HTTP status>'.
 
 Options:
-  --db DIR            the store folder (default ${DEFAULT_DB})
+${STORE_FLAGS_HELP}
   --json              one JSON object: the shape of GET /v1/stats, plus "failures" {code: count}
 ${READ_ONLY_PRESET_NOTE}
   -h, --help
@@ -26,7 +26,7 @@ Example:
 `;
 
 const statsFlags = {
-  db: { type: 'string' },
+  ...STORE_FLAGS,
   json: { type: 'boolean' },
   preset: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
@@ -76,7 +76,7 @@ export async function runStatsCommand(argv: string[], stdout: Writable, stderr: 
       return EXIT_OK;
     }
     presetsFrom(values.preset); // accepted for compatibility: the store's recorded presets are used
-    store = await openReadOnly(values.db ?? DEFAULT_DB);
+    store = await openReadOnly(storeLocationFrom(values));
     const stats = await store.stats();
     const failures = stats.urls.failed > 0 ? await countFailures(store.canonicalUrls()) : {};
     const location = store.location;

@@ -6,9 +6,9 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { presetsFrom } from '../args.js';
 import { failure } from '../errors.js';
 import { EXIT_OK, EXIT_SOME_INVALID } from '../exit-codes.js';
-import { DEFAULT_DB, openReadOnly } from '../store-access.js';
+import { openReadOnly, STORE_FLAGS, STORE_FLAGS_HELP, storeLocationFrom, type StoreLocation } from '../store-access.js';
 
-const VERIFY_HELP = `Usage: urldedup verify --db DIR [--json]
+const VERIFY_HELP = `Usage: urldedup verify [--db DIR | --redis SEEDS] [--json]
 
 Checks the store's invariants (a consistency check, like fsck): every queued URL has a frontier
 entry and every frontier entry a queued URL; every alias target exists and the alias graph has no
@@ -17,20 +17,25 @@ The store is opened read-only and judged with the presets it was last opened wit
 the store); --preset is accepted for compatibility and ignored.
 Exit codes: 0 consistent, 1 problems found (listed), 3 store locked, corrupt or missing.
 
+Options:
+${STORE_FLAGS_HELP}
+  --json              the report as one JSON object
+  -h, --help
+
 Example:
   urldedup verify --db ./.urldedup/db
 `;
 
 export const verifyFlags = {
-  db: { type: 'string' },
+  ...STORE_FLAGS,
   preset: { type: 'string', multiple: true },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
 /** Open, verify, close; the report as text or JSON; exit 0 when consistent, 1 otherwise. */
-export async function verifyAndReport(db: string, json: boolean, stdout: Writable): Promise<number> {
-  const store = await openReadOnly(db);
+export async function verifyAndReport(location: StoreLocation, json: boolean, stdout: Writable): Promise<number> {
+  const store = await openReadOnly(location);
   let report;
   try {
     report = await store.verify();
@@ -55,7 +60,7 @@ export async function runVerifyCommand(argv: string[], stdout: Writable, stderr:
       return EXIT_OK;
     }
     presetsFrom(values.preset); // accepted for compatibility: the store's recorded presets are used
-    return await verifyAndReport(values.db ?? DEFAULT_DB, values.json === true, stdout);
+    return await verifyAndReport(storeLocationFrom(values), values.json === true, stdout);
   } catch (error) {
     return failure(error, stderr);
   }

@@ -13,7 +13,7 @@ import { Cluster, type Redis } from 'ioredis';
 import { StoreError } from '../errors.js';
 
 /** What an acknowledged write survives (docs/scale-out.md, "Durability"). */
-export type RedisSyncMode = 'server' | 'always';
+export type RedisSyncMode = 'server' | 'everysec' | 'always';
 
 export interface RedisStoreOptions {
   /**
@@ -25,6 +25,8 @@ export interface RedisStoreOptions {
   readonly name?: string;
   /**
    * `'server'`: use the masters as configured, and report their `appendfsync` in `durability`.
+   * `'everysec'`: refuse to open (`ERR_STORE_IO`) unless every master has `appendonly yes` and
+   * `appendfsync everysec` or `always` (an acknowledged write loses at most ~1 s to a power loss).
    * `'always'`: refuse to open (`ERR_STORE_IO`) unless every master has `appendonly yes` and
    * `appendfsync always`, so that an acknowledged write survives a crash of its master.
    * @default 'server'
@@ -57,7 +59,7 @@ export function parseSeeds(seeds: RedisSeeds): { host: string; port: number }[] 
 export function resolveRedisOptions(options: RedisStoreOptions = {}): Required<RedisStoreOptions> {
   const o = { ...defaultRedisStoreOptions, ...options };
   if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(o.name)) throw new TypeError(`redis store: name ${JSON.stringify(o.name)} is not 1-64 of [A-Za-z0-9_.:-]`);
-  if (o.sync !== 'server' && o.sync !== 'always') throw new TypeError(`redis store: sync must be 'server' or 'always'`);
+  if (o.sync !== 'server' && o.sync !== 'everysec' && o.sync !== 'always') throw new TypeError(`redis store: sync must be 'server', 'everysec' or 'always'`);
   if (!Number.isInteger(o.lockTtlMs) || o.lockTtlMs < 1000) throw new TypeError('redis store: lockTtlMs must be an integer ≥ 1000');
   return o;
 }
@@ -106,7 +108,7 @@ export async function clusterReady(cluster: Cluster, location: string, timeoutMs
   });
 }
 
-/** The masters' AOF settings; with `sync: 'always'`, refuses a master that would lose acknowledged writes. */
+/** The masters' AOF settings; with `sync: 'everysec'` or `'always'`, refuses a master that promises less. */
 export async function checkDurability(cluster: Cluster, mode: RedisSyncMode, location: string): Promise<string> {
   const masters = cluster.nodes('master');
   const settings = await Promise.all(
@@ -116,11 +118,12 @@ export async function checkDurability(cluster: Cluster, mode: RedisSyncMode, loc
       return { node: `${m.options.host}:${m.options.port}`, appendonly: await get('appendonly'), appendfsync: await get('appendfsync') };
     }),
   );
-  if (mode === 'always') {
-    const weak = settings.filter((s) => s.appendonly !== 'yes' || s.appendfsync !== 'always');
+  if (mode !== 'server') {
+    const enough = mode === 'always' ? ['always'] : ['everysec', 'always'];
+    const weak = settings.filter((s) => s.appendonly !== 'yes' || !enough.includes(s.appendfsync));
     if (weak.length > 0) {
       throw new StoreError('ERR_STORE_IO', location, {
-        detail: `sync 'always' needs appendonly yes and appendfsync always on every master; ${weak.map((s) => `${s.node} has appendonly ${s.appendonly}, appendfsync ${s.appendfsync}`).join('; ')}`,
+        detail: `sync '${mode}' needs appendonly yes and appendfsync ${enough.join(' or ')} on every master; ${weak.map((s) => `${s.node} has appendonly ${s.appendonly}, appendfsync ${s.appendfsync}`).join('; ')}`,
       });
     }
   }
