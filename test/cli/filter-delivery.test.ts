@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Level } from 'level';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../bench/mulberry32.js';
 import { key } from '../../src/normalize/index.js';
 import { decodeUrlEntry } from '../../src/store/keys.js';
 
@@ -26,18 +27,6 @@ function inputLines(n: number): string[] {
     lines.push(i === j ? u : u.replace('http://h', 'HTTP://H').replace('.example/', '.EXAMPLE:80/'));
   }
   return lines;
-}
-
-/** mulberry32: the kill schedule from a printed seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const lines = (text: string): string[] => text.split('\n').filter((l) => l !== '');
@@ -103,7 +92,7 @@ describe('filter delivers at least once', () => {
 
   it('output/filter-kill: SIGKILL, SIGTERM and SIGINT mid-stream, then a re-run', async () => {
     const seed = Number(process.env.URLDEDUP_SEED ?? Date.now() % 1_000_000);
-    const rand = random(seed);
+    const rand = mulberry32(seed); // the kill schedule from a printed seed
     const db = join(dir, 'kill');
     const printed = new Set<string>();
     const schedule: string[] = [];

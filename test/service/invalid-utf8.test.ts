@@ -3,7 +3,7 @@
 // not UTF-8 is now refused whole with 400 ERR_INVALID_UTF8, before anything is recorded. The same
 // held for `GET /v1/key?url=caf%E9` (URLSearchParams decodes with U+FFFD): refused the same way.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorOf, get, startHarness, type Answer, type Harness } from './support.js';
+import { answer, errorOf, get, startHarness, type Answer, type Harness } from './support.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -14,15 +14,7 @@ afterAll(async () => {
 });
 
 async function postBytes(path: string, bytes: Buffer): Promise<Answer> {
-  const res = await fetch(`${h.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bytes });
-  const text = await res.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  return { status: res.status, headers: res.headers, body, text };
+  return answer(await fetch(`${h.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bytes }));
 }
 
 /** `["https://utf8.example/caf<byte>"]` with the raw byte. */

@@ -42,7 +42,7 @@ export interface Answer {
   readonly text: string;
 }
 
-async function answer(res: Response): Promise<Answer> {
+export async function answer(res: Response): Promise<Answer> {
   const text = await res.text();
   let body: unknown;
   try {
