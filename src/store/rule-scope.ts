@@ -51,6 +51,11 @@ export interface Scope {
   readonly query: boolean;
 }
 
+/** The directory a path lies in (`/a/b` → `/a/`; `/` for a path without one). */
+export function dirOf(path: string): string {
+  return path.slice(0, path.lastIndexOf('/') + 1) || '/';
+}
+
 /** True when the scope node `at` covers `path`. */
 export function covers(at: string, path: string): boolean {
   return at.charCodeAt(0) === 0x3d /* = */ ? path === at.slice(1) : path.startsWith(at);

@@ -14,7 +14,7 @@ import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
 import { evidenceKeys, prefixRange, SEP } from '../keys.js';
 import type { Kv } from '../kv.js';
 import { bareParameterPath, parameterDifference } from '../parameter-difference.js';
-import { applies, apply, parameterSpec, parseSpec, type RuleRecord, type RuleSpec } from '../rules.js';
+import { applies, apply, hostOf, parameterSpec, parseSpec, type RuleRecord, type RuleSpec } from '../rules.js';
 import type { Txn } from './batch.js';
 import type { LearnedUrl } from './learner.js';
 import { recordOfKey } from './url-state.js';
@@ -85,7 +85,7 @@ export async function contentPairs(kv: Pick<Kv, 'entries'>, _txn: Txn, u: Learne
     for (const name of documents) out.push({ variant: keyFromRecord({ ...u.rec, path: path + name }), base: u.key, spec: { kind: 'default-document', name } });
   }
   // 3. parameters: other documents fetched under the same path
-  const host = u.rec.port === undefined ? (u.rec.host ?? '') : `${u.rec.host ?? ''}:${u.rec.port}`;
+  const host = hostOf(u.rec);
   let n = 0;
   for await (const [k] of kv.entries('evidence', { ...prefixRange(evidenceKeys.pathDocumentPrefix(host, bareParameterPath(path))), limit: SAME_PATH_SAMPLE })) {
     const w = k.slice(k.lastIndexOf(SEP) + 1);

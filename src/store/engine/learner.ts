@@ -26,7 +26,7 @@ import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
 import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, type UrlEntry } from '../keys.js';
 import type { Kv } from '../kv.js';
 import { bareParameterPath } from '../parameter-difference.js';
-import type { ContradictionSite, Support } from '../rule-scope.js';
+import { dirOf, type ContradictionSite, type Support } from '../rule-scope.js';
 import {
   applies,
   apply,
@@ -123,10 +123,6 @@ const EXISTING_SAMPLE = 64;
 /** Where a URL lies in its host's path tree (rule-scope.ts): its path without segment parameters. */
 function placeOf(rec: UriRecord): string {
   return bareParameterPath(rec.path === '' ? '/' : rec.path);
-}
-
-function dirOf(path: string): string {
-  return path.slice(0, path.lastIndexOf('/') + 1) || '/';
 }
 
 /** The key `spec` maps `rec` onto, or its own key where it does not apply. */

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { keyFromRecord } from '../../normalize/index.js';
 import { decodeJson, encodeJson, evidenceKeys, prefixRange } from '../keys.js';
 import type { Kv } from '../kv.js';
+import { dirOf } from '../rule-scope.js';
 import { hostOf, isDocumentStatus } from '../rules.js';
 import { getEvidence, putEvidence, type Txn } from './batch.js';
 import type { CheckRequest, LearnedUrl } from './learner.js';
@@ -47,7 +48,7 @@ export class NotFoundSignatures {
 
   /** A probe's answer. Returns the soft-404 signature it found (a 2xx body), if any. */
   async record(txn: Txn, u: LearnedUrl, status: number, hash: string | undefined): Promise<{ dir: string; hash: string } | undefined> {
-    const dir = u.rec.path.slice(0, u.rec.path.lastIndexOf('/') + 1) || '/';
+    const dir = dirOf(u.rec.path);
     const sig: Signature = hash === undefined ? { st: status } : { st: status, c: hash };
     putEvidence(txn, evidenceKeys.notFound(hostOf(u.rec), dir), encodeJson(sig));
     return isDocumentStatus(status) && hash !== undefined ? { dir, hash } : undefined;
