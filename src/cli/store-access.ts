@@ -12,6 +12,7 @@ import { StoreError } from '../store/index.js';
 import { openStore, type SeenStore } from '../store/index.js';
 import { defaultRedisStoreOptions, parseSeeds, resolveRedisOptions, type RedisStoreOptions } from '../store/redis/cluster.js';
 import { openRedisStore } from '../store/redis-store.js';
+import { FleetStore, openFleetStore } from '../store/fleet/fleet-store.js';
 import { UsageError } from './errors.js';
 
 /** Where the store lives when neither `--db` nor `--redis` is given. */
@@ -93,7 +94,12 @@ export async function openForCommand(location: StoreLocation, presets: readonly 
  * another process has open is ERR_STORE_LOCKED.
  */
 export async function openReadOnly(location: StoreLocation): Promise<SeenStore> {
-  if (location.kind === 'redis') return openRedisStore(location.seeds, { readOnly: true, redis: location.redis });
+  if (location.kind === 'redis') {
+    // a fleet's store is read partition by partition, without taking the workers' leases
+    const name = location.redis.name ?? defaultRedisStoreOptions.name;
+    if (await FleetStore.exists(location.seeds, name)) return openFleetStore(location.seeds, { readOnly: true, fleet: { ...location.redis, name } });
+    return openRedisStore(location.seeds, { readOnly: true, redis: location.redis });
+  }
   const folder = resolvePath(location.db);
   if (!existsSync(folder)) throw new StoreError('ERR_STORE_IO', folder, { detail: 'no store in this folder' });
   return openStore(folder, { readOnly: true });

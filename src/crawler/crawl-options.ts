@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { checkOptionNames, describeValue, urlArgument, type OptionNames } from '../normalize/misuse.js';
 import type { PresetName } from '../normalize/index.js';
 import { UrlError, type UrlErrorCode } from '../normalize/errors.js';
-import type { AdmitResult, OpenStoreOptions, SeenStore } from '../store/index.js';
+import { isFleetLocation, type AdmitResult, type FleetLocation, type OpenStoreOptions, type SeenStore } from '../store/index.js';
 import { checkStoreOptionNames, openStoreOptionNames } from '../store/option-names.js';
 import type { CrawlErrorCode } from './errors.js';
 import type { ExtractOptions } from './extract.js';
@@ -18,8 +18,11 @@ import type { TrapOptions } from './traps.js';
 
 /** The retry policy's options (`maxRetries`, `retryCooldownMs`, `retryFailed`, …) are in `RetryOptions` (retry.ts). */
 export interface CrawlOptions extends RetryOptions {
-  /** A store, or the folder of a LevelDB store to open (and close at the end). */
-  readonly store: SeenStore | string;
+  /**
+   * A store, the folder of a LevelDB store to open (and close at the end), or a fleet store on
+   * Redis Cluster to join (`{ redis: 'redis://127.0.0.1:7001,…', fleet: { name } }`, docs/scale-out.md).
+   */
+  readonly store: SeenStore | string | FleetLocation;
   /** Options for opening the store when `store` is a folder (presets come from `presets`). */
   readonly storeOptions?: Omit<OpenStoreOptions, 'presets' | 'scope'>;
   /**
@@ -207,7 +210,7 @@ export function checkCrawlOptions(fn: string, options: CrawlOptions): CheckedCra
   if (typeof options !== 'object' || options === null) throw new TypeError(`${fn}: options must be an object, not ${describeValue(options)}`);
   checkOptionNames(fn, options, crawlOptionNames);
   const store: unknown = options.store;
-  if (typeof store !== 'string' && typeof (store as Partial<SeenStore> | null | undefined)?.admit !== 'function') {
+  if (typeof store !== 'string' && !isFleetLocation(store) && typeof (store as Partial<SeenStore> | null | undefined)?.admit !== 'function') {
     throw new TypeError(`${fn}: options.store must be a store (openStore, openMemoryStore) or a folder path, not ${describeValue(store)}`);
   }
   checkStoreOptionNames(fn, options.storeOptions, crawlStoreOptionNames, 'options.storeOptions');

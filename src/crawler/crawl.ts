@@ -21,7 +21,7 @@
  */
 import { pino, type Logger } from 'pino';
 import { normalize, UrlError } from '../normalize/index.js';
-import { openStore, type FrontierEntry, type RuleRecord, type SeenStore } from '../store/index.js';
+import { isFleetLocation, isFleetMember, openFleetStore, openStore, type FleetMember, type FrontierEntry, type RuleRecord, type SeenStore } from '../store/index.js';
 import { checkCrawlOptions, defaultCrawlOptions, invalidSeedsOf, noValidSeed, type CheckedCrawlOptions, type Crawl, type CrawledPage, type CrawlOptions, type CrawlProgress } from './crawl-options.js';
 import type { CrawlErrorCode } from './errors.js';
 import { LinkExtractor, type ExtractResult } from './extract.js';
@@ -116,6 +116,8 @@ class Crawler implements Crawl, RedirectContext {
   private hostCursor = 0;
   private pagesStarted = 0;
   private pumping = false;
+  /** Idle in a fleet, waiting for hosts with work (`awaitFleet`). */
+  private waiting = false;
   private pumpAgain = false;
   private started = false;
   stopping = false;
@@ -206,11 +208,12 @@ class Crawler implements Crawl, RedirectContext {
   // ---- lifecycle ---------------------------------------------------------------------------------
 
   private async openStore(): Promise<void> {
-    if (typeof this.o.store !== 'string') {
-      this.store = this.o.store;
+    const where = this.o.store;
+    if (typeof where !== 'string' && !isFleetLocation(where)) {
+      this.store = where;
       return;
     }
-    this.store = await openStore(this.o.store, {
+    const options = {
       ...(this.o.storeOptions ?? {}),
       presets: this.o.presets ?? [],
       scope: {
@@ -219,7 +222,8 @@ class Crawler implements Crawl, RedirectContext {
         // redirect targets the store queues by itself pass the crawl's scope and trap rules too
         filter: storeScopeFilter(() => this.scope, this.seedForms, this.o.traps ?? {}),
       },
-    });
+    };
+    this.store = typeof where === 'string' ? await openStore(where, options) : await openFleetStore(where.redis, { ...options, fleet: where.fleet ?? {} });
     this.ownsStore = true;
   }
 
@@ -302,10 +306,32 @@ class Crawler implements Crawl, RedirectContext {
   }
 
   private checkIdle(): void {
-    if (this.finished || !this.started || this.pumping || this.outstanding > 0) return;
+    if (this.finished || !this.started || this.pumping || this.outstanding > 0 || this.waiting) return;
     if (!this.stopping && this.timers.size > 0) return;
+    if (!this.stopping && isFleetMember(this.store) && this.pagesStarted < this.maxPages) return this.awaitFleet(this.store);
     this.finished = true;
     void this.finish();
+  }
+
+  /** Idle in a fleet: other workers may still hand this one hosts; finish once the fleet is done. */
+  private awaitFleet(fleet: FleetMember): void {
+    this.waiting = true;
+    fleet
+      .waitForWork(this.aborter.signal)
+      .then(
+        (more) => {
+          this.waiting = false;
+          if (more && !this.stopping) this.pump();
+          else {
+            this.stopping = true;
+            this.checkIdle();
+          }
+        },
+        (error: unknown) => {
+          this.waiting = false;
+          this.fail(error);
+        },
+      );
   }
 
   private async finish(): Promise<void> {
@@ -397,6 +423,7 @@ class Crawler implements Crawl, RedirectContext {
   private async nextEntries(room: number): Promise<FrontierEntry[]> {
     const window = this.politeness.options.perHost + 1;
     const out: FrontierEntry[] = [];
+    if (isFleetMember(this.store)) await this.store.refill();
     const hosts = Object.keys((await this.store.stats()).frontier.hosts);
     if (hosts.length === 0) return out;
     const start = this.hostCursor++ % hosts.length;

@@ -143,6 +143,9 @@ export class LinkIntake {
       case 'out-of-scope':
         r.refuse('out-of-scope');
         break;
+      case 'forwarded':
+        r.forwarded++;
+        break;
       default:
         if (a.reason.startsWith('invalid:')) r.refuse(a.reason);
         else r.duplicate(a.reason); // alias, rule:<id>, preset:<name>

@@ -59,6 +59,8 @@ export interface CrawlReport {
     readonly offered: number;
     /** New frontier entries. */
     readonly admitted: number;
+    /** In a fleet: links for hosts other workers hold, sent to those hosts' inboxes (judged there). */
+    readonly forwarded?: number;
     /** Duplicates avoided, by bucket (see the table above). */
     readonly duplicates: Readonly<Record<string, number>>;
     /** Admitted under a rewritten URL, by the rule or preset that rewrote it. */
@@ -117,6 +119,7 @@ export class ReportBuilder {
   found = 0;
   offered = 0;
   admitted = 0;
+  forwarded = 0;
   readonly statuses: Record<string, number> = {};
   readonly duplicates: Record<string, number> = {};
   readonly rewritten: Record<string, number> = {};
@@ -210,6 +213,7 @@ export class ReportBuilder {
         found: this.found,
         offered: this.offered,
         admitted: this.admitted,
+        ...(this.forwarded > 0 ? { forwarded: this.forwarded } : {}),
         duplicates: sorted(this.duplicates),
         rewritten: sorted(this.rewritten),
         refused: sorted(this.refused),
@@ -251,7 +255,7 @@ export function formatReport(r: CrawlReport): string {
   out.push(
     `documents            ${r.documents}${r.requestsPerDocument === null ? '' : `, ${r.requestsPerDocument} requests per document`}`,
   );
-  out.push(`links                ${r.links.found} found, ${r.links.offered} offered, ${r.links.admitted} new`);
+  out.push(`links                ${r.links.found} found, ${r.links.offered} offered, ${r.links.admitted} new${r.links.forwarded === undefined ? '' : `, ${r.links.forwarded} sent to other workers`}`);
   out.push(`duplicates avoided   ${total}`);
   for (const l of lines('', r.links.duplicates).slice(1)) out.push(l);
   out.push(...lines('rewritten before the first fetch (a redirect saved each)', r.links.rewritten));

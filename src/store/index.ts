@@ -4,6 +4,7 @@ export { openMemoryStore } from './memory-store.js';
 export { StoreError, isStoreError, type StoreErrorCode } from './errors.js';
 export { repairStore, type RepairReport, type SublevelCounts } from './repair.js';
 export { openRedisStore, type OpenRedisStoreOptions, type RedisSeenStore } from './redis-store.js';
+export { openFleetStore, isFleetMember, isFleetLocation, FleetStore, type FleetOptions, type FleetLocation, type FleetMember, type OpenFleetStoreOptions } from './fleet/fleet-store.js';
 export { defaultRedisStoreOptions, destroyRedisStore, type RedisStoreOptions, type RedisSyncMode, type RedisSeeds } from './redis/cluster.js';
 export {
   defaultStoreOptions,

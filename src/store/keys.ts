@@ -259,6 +259,7 @@ export type AdmitReason =
   | 'alias'
   | 'duplicate-in-batch'
   | 'out-of-scope'
+  | 'forwarded'
   | `rule:${string}`
   | `preset:${string}`
   | `invalid:${UrlErrorCode}`;

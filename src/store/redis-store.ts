@@ -6,6 +6,8 @@
  */
 import { resolveStoreOptions, StoreEngine } from './engine/index.js';
 import { ClusterLock, checkDurability, clusterReady, connectCluster, redisError, resolveRedisOptions, type RedisSeeds, type RedisStoreOptions } from './redis/cluster.js';
+import { StoreError } from './errors.js';
+import { FleetRegistry } from './fleet/registry.js';
 import { RedisKv } from './redis/redis-kv.js';
 import type { SeenStore, StoreOptions } from './seen-store.js';
 
@@ -37,6 +39,9 @@ export async function openRedisStore(seeds: RedisSeeds, options: OpenRedisStoreO
   let kv: RedisKv;
   try {
     await clusterReady(cluster, location);
+    if (await new FleetRegistry(cluster, o.name).isFleet()) {
+      throw new StoreError('ERR_STORE_INCOMPATIBLE', location, { detail: `${o.name} is a fleet store (crawl --redis, openFleetStore): it is split by host and written by many workers` });
+    }
     durability = await checkDurability(cluster, o.sync, location);
     lock = new ClusterLock(cluster, `${o.name}{g}lock`, o.lockTtlMs, location);
     await lock.acquire();

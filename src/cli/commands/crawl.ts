@@ -10,7 +10,8 @@ import { crawl, defaultCrawlOptions, formatReport, type CrawlOptions, type Crawl
 import { renderReportHtml } from '../../crawler/report-html.js';
 import { defaultRetryOptions } from '../../crawler/retry.js';
 import { isPresetName, type PresetName } from '../../normalize/index.js';
-import { isStoreError } from '../../store/index.js';
+import { isStoreError, type FleetLocation } from '../../store/index.js';
+import { STORE_FLAGS, storeLocationFrom } from '../store-access.js';
 import { UsageError } from '../errors.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_STORE, EXIT_USAGE } from '../exit-codes.js';
 import { createLogger, logFormatFrom, type LogFormat, type LogLevel } from '../logger.js';
@@ -25,6 +26,15 @@ the same --db to resume: nothing recorded as fetched is fetched again.
 
 Options:
   --db DIR             the store (LevelDB folder; default ./.urldedup/db)
+  --redis SEEDS        join a fleet instead: workers on any machines share one frontier and
+                       seen set on a Redis Cluster (redis://HOST:PORT,…; docs/scale-out.md);
+                       each holds a few hosts at a time with a lease, so --per-host and
+                       --delay-ms hold fleet-wide; it finishes when the fleet has no work left
+  --redis-name NAME    the fleet's store name in the cluster (default ud)
+  --redis-sync MODE    everysec or always: refuse masters whose AOF promises less
+  --lease-ms N         a host's lease; a killed worker's hosts return after it (default 15000)
+  --max-hosts N        hosts one fleet worker holds at once (default: ceil(concurrency /
+                       per-host) + 1)
   --concurrency N      requests in flight in all (default ${defaultCrawlOptions.concurrency})
   --per-host N         requests in flight per host (default ${defaultCrawlOptions.perHost})
   --delay-ms N         least time between two requests to one host (default ${defaultCrawlOptions.delayMs};
@@ -64,7 +74,9 @@ Examples:
 `;
 
 const flags = {
-  db: { type: 'string' },
+  ...STORE_FLAGS,
+  'lease-ms': { type: 'string' },
+  'max-hosts': { type: 'string' },
   concurrency: { type: 'string' },
   'per-host': { type: 'string' },
   'delay-ms': { type: 'string' },
@@ -180,6 +192,7 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
   let positionals: string[];
   let options: Omit<CrawlOptions, 'store' | 'seeds' | 'logger'>;
   let db: string;
+  let fleet: FleetLocation | undefined;
   let report: 'text' | 'json' | 'html';
   let htmlFile: string | undefined;
   let logLevel: LogLevel;
@@ -215,7 +228,26 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
       }
       if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`only http and https URLs are crawled: ${JSON.stringify(u)}`);
     }
-    db = values.db ?? './.urldedup/db';
+    const location = storeLocationFrom(values);
+    db = location.kind === 'level' ? location.db : '';
+    if (location.kind === 'redis') {
+      if (positionals.length === 0) throw new UsageError('a fleet (--redis) crawls the URLs given, not the demo site');
+      const leaseMs = wholeNumber('lease-ms', values['lease-ms'], 1000);
+      const maxHosts = wholeNumber('max-hosts', values['max-hosts'], 1);
+      const c = wholeNumber('concurrency', values.concurrency, 1) ?? defaultCrawlOptions.concurrency;
+      const ph = wholeNumber('per-host', values['per-host'], 1) ?? defaultCrawlOptions.perHost;
+      fleet = {
+        redis: location.seeds,
+        fleet: {
+          ...(location.redis.name === undefined ? {} : { name: location.redis.name }),
+          ...(location.redis.sync === undefined ? {} : { sync: location.redis.sync }),
+          ...(leaseMs === undefined ? {} : { leaseMs }),
+          maxHosts: maxHosts ?? Math.ceil(c / ph) + 1,
+        },
+      };
+    } else if (values['lease-ms'] !== undefined || values['max-hosts'] !== undefined) {
+      throw new UsageError('--lease-ms and --max-hosts need --redis');
+    }
     const maxPages = wholeNumber('max-pages', values['max-pages'], 0);
     const maxDepth = wholeNumber('max-depth', values['max-depth'], 0);
     const concurrency = wholeNumber('concurrency', values.concurrency, 1);
@@ -273,7 +305,7 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
   const demo = site;
   const c = crawl({
     ...options,
-    store: db,
+    store: fleet ?? db,
     seeds,
     allow,
     logger,

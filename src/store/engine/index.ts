@@ -70,10 +70,13 @@ export class StoreEngine implements SeenStore {
     this.learner = new RuleLearner(this.s, options);
   }
 
-  /** Open an engine on `kv`: check the format, load counters and rules, rebuild the front, reconcile. */
-  static async open(kv: Kv, supports: StoreSupports, options: StoreOptions = {}): Promise<StoreEngine> {
+  /**
+   * Open an engine on `kv`: check the format, load counters and rules, rebuild the front, reconcile.
+   * `partition` is the host tag of a fleet partition (options.ts `partition`).
+   */
+  static async open(kv: Kv, supports: StoreSupports, options: StoreOptions = {}, partition?: string): Promise<StoreEngine> {
     try {
-      const engine = new StoreEngine(kv, supports, resolveStoreOptions(options));
+      const engine = new StoreEngine(kv, supports, { ...resolveStoreOptions(options), partition });
       await load(engine.s, engine.q);
       return engine;
     } catch (error) {
@@ -225,6 +228,11 @@ export class StoreEngine implements SeenStore {
 
   canonicalMany(urls: readonly string[]): Promise<(CanonicalResult | CanonicalFailure)[]> {
     return lookup.canonicalMany(this.s, urls);
+  }
+
+  /** The depth `url`'s entry was queued at, `undefined` when it has none (a fleet's forwarded redirect target). */
+  async depthOf(url: string): Promise<number | undefined> {
+    return lookup.depthOf(this.s, url);
   }
 
   async stats(): Promise<StoreStats> {

@@ -24,6 +24,7 @@
  */
 import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
 import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, type UrlEntry } from '../keys.js';
+import { hostTag } from '../host-tag.js';
 import type { Kv } from '../kv.js';
 import { bareParameterPath } from '../parameter-difference.js';
 import { dirOf, type ContradictionSite, type Support } from '../rule-scope.js';
@@ -76,6 +77,8 @@ export interface LearningPolicy {
   readonly defaultDocuments: readonly string[];
   /** Fetch a URL that cannot exist per host (and directory) to learn its not-found answer. */
   readonly probeNotFound: boolean;
+  /** A fleet partition's host tag (options.ts): only redirects within it are evidence. */
+  readonly partition?: string | undefined;
 }
 
 /** A URL the learner asks the crawler to fetch. */
@@ -219,14 +222,16 @@ export class RuleLearner {
     const explained = explainRedirect(from.rec, to.rec, this.policy.defaultDocuments);
     const host = hostOf(from.rec);
     const q = from.rec.query !== undefined;
-    if (merge && explained !== undefined) {
+    // a fleet partition holds one host: another host's rules and their checks are not in it
+    const otherPartition = this.policy.partition !== undefined && hostTag(hostOf(to.rec)) !== this.policy.partition;
+    if (merge && explained !== undefined && !otherPartition) {
       for (const spec of explained) {
         const obs: Observation = { v: 'for', how: 'redirect', source: from.key, to: to.key, status, t: now };
         await this.observe(txn, host, spec, obs, { p: placeOf(from.rec), d: to.key, q, s: from.key }, changes);
       }
     }
     if (status === 301 || status === 308 || merge) {
-      for (const h of new Set([host, hostOf(to.rec)])) {
+      for (const h of new Set(otherPartition ? [host] : [host, hostOf(to.rec)])) {
         for (const rule of this.liveRulesOf(txn, h)) {
           const parsed = parseRuleId(rule.id);
           if (parsed === undefined) continue;

@@ -189,10 +189,19 @@ function resolveCanonical(p: Lookup, look: Look): CanonicalResult | typeof NEED 
 }
 
 export function stats(s: EngineState): StoreStats {
-  const c = (name: string): number => s.committed.get(name) ?? 0;
+  return statsOf(
+    s.committed,
+    { size: s.frontier.size, inFlight: s.frontier.inFlight, hosts: s.frontier.hosts() },
+    { source: s.frontSource, keys: s.front.count, aliasKeys: s.aliasFront.count, bytes: s.front.byteLength + s.aliasFront.byteLength },
+  );
+}
+
+/** Stats from written counters, with the frontier and fronts given (a fleet sums its partitions'). */
+export function statsOf(counters: ReadonlyMap<string, number>, frontier: StoreStats['frontier'], front: StoreStats['front']): StoreStats {
+  const c = (name: string): number => counters.get(name) ?? 0;
   const pruned: Record<string, number> = {};
   const prefix = counterNames.pruned('');
-  for (const [name, n] of [...s.committed].sort((a, b) => compare(a[0], b[0]))) if (name.startsWith(prefix) && n !== 0) pruned[name.slice(prefix.length)] = n;
+  for (const [name, n] of [...counters].sort((a, b) => compare(a[0], b[0]))) if (name.startsWith(prefix) && n !== 0) pruned[name.slice(prefix.length)] = n;
   const states = Object.fromEntries(URL_STATES.map((s) => [s, c(counterNames.state(s))])) as Record<UrlState, number>;
   return {
     urls: { admitted: c(counterNames.admitted), ...states },
@@ -201,8 +210,8 @@ export function stats(s: EngineState): StoreStats {
     temporaryRedirects: c(counterNames.temporary),
     rules: { candidate: c(counterNames.rules('candidate')), active: c(counterNames.rules('active')), withdrawn: c(counterNames.rules('withdrawn')) },
     pruned,
-    frontier: { size: s.frontier.size, inFlight: s.frontier.inFlight, hosts: s.frontier.hosts() },
-    front: { source: s.frontSource, keys: s.front.count, aliasKeys: s.aliasFront.count, bytes: s.front.byteLength + s.aliasFront.byteLength },
+    frontier,
+    front,
   };
 }
 
@@ -226,4 +235,10 @@ export async function* aliases(s: EngineState): AsyncIterable<AliasRecord> {
 
 export async function* rules(s: EngineState): AsyncIterable<RuleRecord> {
   for await (const [, value] of s.kv.entries('rule')) yield decodeJson<RuleRecord>(value);
+}
+
+/** The depth `url`'s own entry was queued at; `undefined` when it has none. */
+export async function depthOf(s: EngineState, url: string): Promise<number | undefined> {
+  const v = await s.kv.get('url', identity(s, url).key);
+  return v === undefined ? undefined : decodeUrlEntry(v).d;
 }

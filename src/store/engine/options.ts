@@ -26,6 +26,12 @@ export interface ResolvedOptions {
   readonly probeNotFound: boolean;
   readonly restoreBatchSize: number;
   readonly readOnly: boolean;
+  /**
+   * Set for one host's partition of a fleet store (fleet/partition.ts): the tag of the host it
+   * holds. Another host's state is not in it, so a redirect to another host is neither queued here
+   * nor learned from (the fleet hands the target to its host); `undefined` for a whole store.
+   */
+  readonly partition: string | undefined;
 }
 
 /** Validate options once; conflicts are rejected up front (TypeError: programmer misuse). */
@@ -78,6 +84,7 @@ export function resolveStoreOptions(options: StoreOptions = {}): ResolvedOptions
     probeNotFound: options.probeNotFound ?? d.probeNotFound,
     restoreBatchSize: positiveInt('restoreBatchSize', options.restoreBatchSize ?? d.restoreBatchSize),
     readOnly: options.readOnly === true,
+    partition: undefined,
   };
 }
 

@@ -75,7 +75,7 @@ export function connectCluster(seeds: RedisSeeds): Cluster {
   return new Cluster(parseSeeds(seeds), {
     enableAutoPipelining: true,
     // auto-pipelining routes a command by its first argument; a script's is its key count or text
-    autoPipeliningIgnoredCommands: ['udWrite', 'udGet', 'eval', 'evalsha'],
+    autoPipeliningIgnoredCommands: ['udWrite', 'udFencedWrite', 'udGet', 'eval', 'evalsha'],
     scaleReads: 'master',
     // a master that is down fails the command after a few tries instead of queueing it forever
     maxRedirections: 16,
@@ -145,7 +145,8 @@ return 0`;
  * expiry) makes every later write fail with `ERR_STORE_LOCKED`.
  */
 export class ClusterLock {
-  private readonly token = randomBytes(16).toString('hex');
+  /** What the lock key holds while this lock has it (a fleet partition's writes are fenced by it). */
+  readonly token = randomBytes(16).toString('hex');
   private timer: NodeJS.Timeout | undefined;
   lost: StoreError | undefined;
 
@@ -157,13 +158,24 @@ export class ClusterLock {
   ) {}
 
   async acquire(): Promise<void> {
-    const ok = await this.cluster.set(this.key, this.token, 'PX', this.ttlMs, 'NX');
-    if (ok !== 'OK') {
+    if (!(await this.tryAcquire())) {
       const left = await this.cluster.pttl(this.key);
       throw new StoreError('ERR_STORE_LOCKED', this.location, { detail: `another writer holds the store's Redis lock (${this.key}, expires in ${left} ms unless renewed)` });
     }
+  }
+
+  /** Take the lock if nobody holds it (then renewed every ttl/3); false when another holder has it. */
+  async tryAcquire(): Promise<boolean> {
+    const ok = await this.cluster.set(this.key, this.token, 'PX', this.ttlMs, 'NX');
+    if (ok !== 'OK') return false;
     this.timer = setInterval(() => void this.renew(), Math.floor(this.ttlMs / 3));
     this.timer.unref();
+    return true;
+  }
+
+  /** The key, for a fenced write (redis-kv.ts `KvPartition`). */
+  get name(): string {
+    return this.key;
   }
 
   private async renew(): Promise<void> {
@@ -171,6 +183,8 @@ export class ClusterLock {
       const r = await this.cluster.eval(RENEW, 1, this.key, this.token, String(this.ttlMs));
       if (r !== 1 && this.lost === undefined) {
         this.lost = new StoreError('ERR_STORE_LOCKED', this.location, { detail: `the store's Redis lock ${this.key} was lost (expired or taken over)` });
+        if (this.timer !== undefined) clearInterval(this.timer);
+        this.timer = undefined;
       }
     } catch {
       // the next renewal tries again; the lock outlives a few missed ones (ttl/3 each)

@@ -67,9 +67,10 @@
  * replica had not received are lost in the switch (WAIT on replicas is for the fleet part).
  */
 import type { Cluster } from 'ioredis';
-import { sortHost } from '../../normalize/key.js';
+import { hostTag } from '../host-tag.js';
 import { SEP, SPACES, type Space } from '../keys.js';
 import type { Kv, KvOp, KvRange } from '../kv.js';
+import { StoreError } from '../errors.js';
 import { redisError, scanStoreKeys, tagSlot, type ClusterLock } from './cluster.js';
 
 export const SPACE_CODES: Readonly<Record<Space, string>> = {
@@ -87,18 +88,7 @@ const CODE_SPACES = new Map(SPACES.map((s) => [SPACE_CODES[s], s] as const));
 /** The tag of keys with no host (meta, counter). */
 const GLOBAL_TAG = 'g';
 
-/** A host (`name[:port]`, `[v6][:port]`) as its tag. */
-export function hostTag(host: string): string {
-  let end = host.length;
-  if (host.charCodeAt(0) === 0x5b) {
-    const close = host.indexOf(']');
-    if (close !== -1) end = close + 1;
-  } else {
-    const colon = host.indexOf(':');
-    if (colon !== -1) end = colon;
-  }
-  return 'h' + sortHost(host.slice(0, end));
-}
+export { hostTag };
 
 /**
  * The end (exclusive) of the prefix of `k` that names its host, and the tag, or undefined when `k`
@@ -188,6 +178,32 @@ while i <= n do
 end
 return (n - nk - 1) / 5`;
 
+/**
+ * WRITE for a fleet partition (fleet/partition.ts): the same ops, applied only while the host's
+ * lease (KEYS[1], same slot as every key of the partition) holds this writer's token (ARGV[2]).
+ * The lease fences the write: a writer whose lease expired and was taken by another worker changes
+ * nothing, whatever its clock or pauses.
+ */
+const FENCED_WRITE = `#!lua
+if redis.call('GET', KEYS[1]) ~= ARGV[2] then return redis.error_reply('LEASELOST the host lease is not held') end
+local nk = tonumber(ARGV[1])
+local n = #ARGV
+local i = nk + 3
+while i <= n do
+  local h = ARGV[2 + tonumber(ARGV[i + 1])]
+  local z = tonumber(ARGV[i + 2])
+  local f = ARGV[i + 3]
+  if ARGV[i] == 'p' then
+    redis.call('HSET', h, f, ARGV[i + 4])
+    if z > 0 then redis.call('ZADD', ARGV[2 + z], 0, f) end
+  else
+    redis.call('HDEL', h, f)
+    if z > 0 then redis.call('ZREM', ARGV[2 + z], f) end
+  end
+  i = i + 5
+end
+return (n - nk - 2) / 5`;
+
 /** HGET of each (hash index, field) pair after the key names (as WRITE); false (nil) for a missing field. */
 const GET = `#!lua flags=no-writes,allow-cross-slot-keys
 local nk = tonumber(ARGV[1])
@@ -216,6 +232,7 @@ return out`;
 
 interface ScriptedCluster {
   udWrite(numKeys: number, ...args: string[]): Promise<number>;
+  udFencedWrite(numKeys: number, ...args: string[]): Promise<number>;
   udGet(numKeys: number, ...args: string[]): Promise<(string | null)[]>;
   udRange(zset: string, hash: string, min: string, max: string, limit: string, reverse: string): Promise<string[]>;
 }
@@ -276,6 +293,16 @@ class CursorHeap<T extends { key: string }> {
   }
 }
 
+/**
+ * A fleet partition (fleet/partition.ts): every key of the Kv, meta and counters included, under
+ * the one tag of a host, so the whole store of that host lives in one slot; writes are fenced by
+ * the host's lease when `fence` is given (its key is in the same slot).
+ */
+export interface KvPartition {
+  readonly tag: string;
+  readonly fence?: { readonly key: string; readonly token: string };
+}
+
 export class RedisKv implements Kv {
   readonly durable = true;
   /** The tags that hold (or held) keys of each space. */
@@ -291,17 +318,27 @@ export class RedisKv implements Kv {
     readonly location: string,
     private readonly lock: ClusterLock | undefined,
     private readonly onClose: () => Promise<void>,
+    private readonly partition: KvPartition | undefined,
   ) {
-    for (const s of SPACES) this.tags.set(s, new Set());
+    for (const s of SPACES) this.tags.set(s, new Set(partition === undefined ? [] : [partition.tag]));
     cluster.defineCommand('udWrite', { lua: WRITE });
+    cluster.defineCommand('udFencedWrite', { lua: FENCED_WRITE });
     cluster.defineCommand('udGet', { lua: GET });
     cluster.defineCommand('udRange', { numberOfKeys: 2, lua: RANGE });
     this.scripted = cluster as unknown as ScriptedCluster;
   }
 
-  /** A Kv on the store `name` of `cluster` (connected), its tags found by SCAN. */
-  static async open(cluster: Cluster, name: string, location: string, lock: ClusterLock | undefined, onClose: () => Promise<void>): Promise<RedisKv> {
-    const kv = new RedisKv(cluster, name, location, lock, onClose);
+  /** A Kv on the store `name` of `cluster` (connected), its tags found by SCAN (a partition has one). */
+  static async open(
+    cluster: Cluster,
+    name: string,
+    location: string,
+    lock: ClusterLock | undefined,
+    onClose: () => Promise<void>,
+    partition?: KvPartition,
+  ): Promise<RedisKv> {
+    const kv = new RedisKv(cluster, name, location, lock, onClose, partition);
+    if (partition !== undefined) return kv;
     try {
       for await (const k of scanStoreKeys(cluster, name)) {
         const open = name.length;
@@ -327,6 +364,7 @@ export class RedisKv implements Kv {
   }
 
   private tagOf(space: Space, k: string): string {
+    if (this.partition !== undefined) return this.partition.tag;
     const p = tagPrefix(space, k);
     // a key outside the documented layouts (never written by the engine) goes with the global keys
     return p === undefined ? GLOBAL_TAG : p.tag;
@@ -398,7 +436,7 @@ export class RedisKv implements Kv {
   private async *read(space: Space, range: KvRange): AsyncIterable<[string, string]> {
     const limit = range.limit === undefined || range.limit < 0 ? Infinity : range.limit;
     if (limit === 0) return;
-    const one = rangeTag(space, range);
+    const one = this.partition?.tag ?? rangeTag(space, range);
     const tags = one !== undefined ? [one] : [...this.tags.get(space)!];
     let n = 0;
     if (space === 'url') {
@@ -507,9 +545,19 @@ export class RedisKv implements Kv {
       g.args.push(op.value === undefined ? 'd' : 'p', String(hi), String(zi), op.key, op.value ?? '');
       if (op.value !== undefined) this.tags.get(op.space)!.add(tag);
     }
+    const fence = this.partition?.fence;
     try {
-      await Promise.all([...groups.values()].map((g) => this.scripted.udWrite(1, g.keys[0]!, String(g.keys.length), ...g.keys, ...g.args)));
+      await Promise.all(
+        [...groups.values()].map((g) =>
+          fence === undefined
+            ? this.scripted.udWrite(1, g.keys[0]!, String(g.keys.length), ...g.keys, ...g.args)
+            : this.scripted.udFencedWrite(1, fence.key, String(g.keys.length), fence.token, ...g.keys, ...g.args),
+        ),
+      );
     } catch (e) {
+      if (fence !== undefined && e instanceof Error && e.message.startsWith('LEASELOST')) {
+        throw new StoreError('ERR_STORE_LOCKED', this.location, { cause: e, detail: `the host lease ${fence.key} is held by another worker` });
+      }
       throw redisError(e, this.location);
     }
   }

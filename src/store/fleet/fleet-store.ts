@@ -1,0 +1,568 @@
+/**
+ * A fleet store: many crawl workers, on any machines, share one frontier and one seen set on
+ * Redis Cluster. The store is split by host into partitions (partition.ts), each a whole store of
+ * the engine with the same options, reasons, rule learning and give-back as LevelDB. A worker
+ * holds a host with a lease and alone writes that host's partition, so per-host politeness and the
+ * engine's single-writer state hold across the fleet. A link for a host the worker does not hold
+ * goes to that host's inbox, admitted by whoever takes the host (registry.ts). A worker killed
+ * with SIGKILL loses its leases at expiry; its hosts, their queued and in-flight URLs still queued
+ * in their partitions, go back to the others.
+ *
+ * What a partition cannot see: another host's state. A redirect to another host becomes an alias
+ * in the source's partition and its target is sent to the target's host; rules across hosts
+ * (`www-add`, `www-remove`) are not learned in a fleet (their check would fetch in another
+ * partition). See docs/scale-out.md.
+ */
+import type { Cluster } from 'ioredis';
+import { identifyInto, UrlIdentity, isUrlError } from '../../normalize/index.js';
+import { StoreError } from '../errors.js';
+import type { Explanation } from '../engine/explain.js';
+import { statsOf } from '../engine/lookup.js';
+import type { StoreEngine } from '../engine/index.js';
+import { hostTag } from '../host-tag.js';
+import { clusterReady, connectCluster, redisError, resolveRedisOptions, type RedisSeeds, type RedisStoreOptions } from '../redis/cluster.js';
+import type { RuleRecord } from '../rules.js';
+import type {
+  AdmitOptions,
+  AdmitResult,
+  AliasRecord,
+  CanonicalFailure,
+  CanonicalResult,
+  CanonicalUrlRecord,
+  FetchRecord,
+  FrontierEntry,
+  NextOptions,
+  PruneEntry,
+  RebuildReport,
+  RequeueFailedOptions,
+  SeenStore,
+  StoreOptions,
+  StoreStats,
+  StoreSupports,
+  VerifyReport,
+} from '../seen-store.js';
+import { peekPartition, takePartition, type HeldPartition } from './partition.js';
+import { FleetRegistry, type InboxEntry } from './registry.js';
+
+export interface FleetOptions {
+  /** The store's name on the cluster (every key starts with it). @default 'ud' */
+  readonly name?: string;
+  /** The host lease's time to live; renewed every third of it. A killed worker's hosts return after it. @default 15000 */
+  readonly leaseMs?: number;
+  /** Most hosts this worker holds at once. @default 4 */
+  readonly maxHosts?: number;
+  /** How often an idle worker looks for hosts with work. @default 200 */
+  readonly pollMs?: number;
+  /** Durability check of the masters, as `RedisStoreOptions.sync`. @default 'server' */
+  readonly sync?: RedisStoreOptions['sync'];
+}
+
+export interface OpenFleetStoreOptions extends StoreOptions {
+  readonly fleet?: FleetOptions;
+}
+
+/** What the crawler asks of a fleet store besides `SeenStore` (crawl.ts). */
+export interface FleetMember {
+  readonly fleet: true;
+  /** Take hosts with work (up to `maxHosts`), admit their inboxes, give up hosts with none left. */
+  refill(): Promise<void>;
+  /** Wait until this worker holds a host with queued URLs (true) or the whole fleet is done (false). */
+  waitForWork(signal: AbortSignal): Promise<boolean>;
+}
+
+/** Where a crawl finds its fleet store (`CrawlOptions.store`): the cluster's seed nodes and the fleet's options. */
+export interface FleetLocation {
+  readonly redis: RedisSeeds;
+  readonly fleet?: FleetOptions;
+}
+
+export function isFleetLocation(where: unknown): where is FleetLocation {
+  const r = (where as Partial<FleetLocation> | null)?.redis;
+  return typeof r === 'string' || Array.isArray(r);
+}
+
+export function isFleetMember(store: unknown): store is SeenStore & FleetMember {
+  return (store as Partial<FleetMember> | null)?.fleet === true;
+}
+
+const INBOX_PAGE = 2000;
+const STATS_TTL_MS = 1000;
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+export class FleetStore implements SeenStore, FleetMember {
+  readonly fleet = true as const;
+  // atomic per host (one slot per partition), not across hosts
+  readonly supports: StoreSupports = { durable: true, atomicBatch: false };
+  readonly location: string;
+  private readonly held = new Map<string, HeldPartition>();
+  private readonly scratch = new UrlIdentity();
+  private requeue: RequeueFailedOptions | undefined;
+  private counters: { at: number; value: Map<string, number> } | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly cluster: Cluster,
+    private readonly registry: FleetRegistry,
+    private readonly options: StoreOptions,
+    private readonly o: Required<Omit<FleetOptions, 'sync' | 'name'>> & { name: string },
+    location: string,
+  ) {
+    this.location = location;
+  }
+
+  static async open(seeds: RedisSeeds, options: OpenFleetStoreOptions = {}): Promise<FleetStore> {
+    const { fleet = {}, ...storeOptions } = options;
+    const r = resolveRedisOptions({ name: fleet.name ?? 'ud', sync: fleet.sync ?? 'server' });
+    const o = { name: r.name, leaseMs: fleet.leaseMs ?? 15_000, maxHosts: fleet.maxHosts ?? 4, pollMs: fleet.pollMs ?? 200 };
+    if (!Number.isInteger(o.leaseMs) || o.leaseMs < 1000) throw new TypeError('fleet: leaseMs must be an integer >= 1000');
+    if (!Number.isInteger(o.maxHosts) || o.maxHosts < 1) throw new TypeError('fleet: maxHosts must be an integer >= 1');
+    if (!(o.pollMs >= 10)) throw new TypeError('fleet: pollMs must be >= 10');
+    const cluster = connectCluster(seeds);
+    const location = `redis-fleet:${o.name}@${typeof seeds === 'string' ? seeds : seeds.join(',')}`;
+    try {
+      await clusterReady(cluster, location);
+      const registry = new FleetRegistry(cluster, o.name);
+      await registry.claimLayout(location);
+      return new FleetStore(cluster, registry, storeOptions, o, location);
+    } catch (e) {
+      cluster.disconnect();
+      throw redisError(e, location);
+    }
+  }
+
+  /** True when the cluster holds a fleet store named `name`. */
+  static async exists(seeds: RedisSeeds, name = 'ud'): Promise<boolean> {
+    const cluster = connectCluster(seeds);
+    try {
+      await clusterReady(cluster, name);
+      return await new FleetRegistry(cluster, name).isFleet();
+    } catch (e) {
+      throw redisError(e, name);
+    } finally {
+      cluster.disconnect();
+    }
+  }
+
+  // ---- routing --------------------------------------------------------------------------------
+
+  /** The partition tag of `url`, or the `UrlError` that refuses it. */
+  private tagOf(url: string): string {
+    return hostTag(identifyInto(url, this.scratch, this.options.normalize).hostPort);
+  }
+
+  private live(tag: string): HeldPartition | undefined {
+    const p = this.held.get(tag);
+    return p === undefined || p.lost || p.lease.lost !== undefined ? undefined : p;
+  }
+
+  /** A partition whose lease was found lost: dropped without another write; its host is reaped by the others. */
+  private async lose(p: HeldPartition): Promise<void> {
+    p.lost = true;
+    this.held.delete(p.tag);
+    await p.lease.release();
+    await p.engine.close().catch(() => undefined);
+  }
+
+  private isLeaseLost(error: unknown, p: HeldPartition): boolean {
+    return p.lease.lost !== undefined || (error instanceof StoreError && error.code === 'ERR_STORE_LOCKED');
+  }
+
+  /** Run `f` on the held partition `p`; a lost lease gives the partition up and yields `undefined`. */
+  private async onHeld<T>(p: HeldPartition, f: (e: StoreEngine) => Promise<T>): Promise<T | undefined> {
+    try {
+      return await f(p.engine);
+    } catch (error) {
+      if (!this.isLeaseLost(error, p)) throw error;
+      await this.lose(p);
+      return undefined;
+    }
+  }
+
+  admit(urls: readonly string[], options: AdmitOptions = {}): Promise<AdmitResult[]> {
+    if (options.deliver === true) return Promise.reject(new TypeError('admit: deliver is not supported by a fleet store (use one writer: openRedisStore)'));
+    return this.admitRouted(urls, options.depth ?? 0, options.source);
+  }
+
+  private async admitRouted(urls: readonly string[], depth: number, source: string | undefined): Promise<AdmitResult[]> {
+    const out = new Array<AdmitResult>(urls.length);
+    const groups = new Map<string, number[]>();
+    for (let i = 0; i < urls.length; i++) {
+      let tag: string;
+      try {
+        tag = this.tagOf(urls[i]!);
+      } catch (e) {
+        if (!isUrlError(e)) throw e;
+        out[i] = { url: urls[i]!, key: undefined, identityKey: undefined, admitted: false, reason: `invalid:${e.code}` };
+        continue;
+      }
+      let g = groups.get(tag);
+      if (g === undefined) groups.set(tag, (g = []));
+      g.push(i);
+    }
+    for (const [tag, at] of groups) {
+      const p = this.live(tag);
+      const results = p === undefined ? undefined : await this.onHeld(p, (e) => e.admit(at.map((i) => urls[i]!), { depth, source }));
+      if (results !== undefined) {
+        for (let j = 0; j < at.length; j++) out[at[j]!] = results[j]!;
+        continue;
+      }
+      await this.registry.send(
+        tag,
+        at.map((i) => ({ u: urls[i]!, d: depth, ...(source === undefined ? {} : { s: source }) })),
+      );
+      for (const i of at) {
+        const identityKey = identifyInto(urls[i]!, this.scratch, this.options.normalize).key;
+        out[i] = { url: urls[i]!, key: identityKey, identityKey, admitted: false, reason: 'forwarded' };
+      }
+    }
+    return out;
+  }
+
+  markDelivered(): Promise<void> {
+    return Promise.reject(new TypeError('markDelivered: not supported by a fleet store'));
+  }
+
+  async recordRedirect(from: string, to: string, status: number): Promise<void> {
+    const p = this.live(this.tagOf(from));
+    if (p === undefined) return; // lost: the new holder fetches `from` again
+    const done = await this.onHeld(p, async (e) => {
+      await e.recordRedirect(from, to, status);
+      return true;
+    });
+    if (done === undefined || this.options.enqueueRedirectTargets === false) return;
+    let toTag: string;
+    try {
+      toTag = this.tagOf(to);
+    } catch {
+      return;
+    }
+    if (toTag === p.tag) return; // queued by the partition itself
+    // at the depth of the page that redirected, as the partition queues a target on its own host
+    const depth = (await p.engine.depthOf(from)) ?? 0;
+    await this.registry.send(toTag, [{ u: to, d: depth }]);
+  }
+
+  async recordFetch(url: string, response: FetchRecord): Promise<void> {
+    const p = this.live(this.tagOf(url));
+    if (p !== undefined) await this.onHeld(p, (e) => e.recordFetch(url, response));
+  }
+
+  async next(options: NextOptions = {}): Promise<FrontierEntry[]> {
+    if (options.host !== undefined) {
+      const p = this.live(hostTag(options.host));
+      return p === undefined ? [] : ((await this.onHeld(p, (e) => e.next(options))) ?? []);
+    }
+    const out: FrontierEntry[] = [];
+    const limit = options.limit ?? 1;
+    for (const p of [...this.held.values()]) {
+      if (out.length >= limit) break;
+      out.push(...((await this.onHeld(p, (e) => e.next({ ...options, limit: limit - out.length }))) ?? []));
+    }
+    return out;
+  }
+
+  async release(urls: readonly string[]): Promise<void> {
+    for (const [tag, group] of this.groupByTag(urls)) {
+      const p = this.live(tag);
+      if (p !== undefined) await this.onHeld(p, (e) => e.release(group));
+    }
+  }
+
+  private groupByTag(urls: readonly string[]): Map<string, string[]> {
+    const groups = new Map<string, string[]>();
+    for (const u of urls) {
+      let tag: string;
+      try {
+        tag = this.tagOf(u);
+      } catch (e) {
+        if (isUrlError(e)) continue;
+        throw e;
+      }
+      let g = groups.get(tag);
+      if (g === undefined) groups.set(tag, (g = []));
+      g.push(u);
+    }
+    return groups;
+  }
+
+  /** Read `tag`'s partition: the held engine, or a read-only open of it. */
+  private async reading<T>(tag: string, f: (e: StoreEngine) => Promise<T>): Promise<T> {
+    const p = this.live(tag);
+    if (p !== undefined) return f(p.engine);
+    const e = await peekPartition(this.cluster, this.o.name, this.location, tag, this.options);
+    try {
+      return await f(e);
+    } finally {
+      await e.close();
+    }
+  }
+
+  canonical(url: string): Promise<CanonicalResult> {
+    let tag: string;
+    try {
+      tag = this.tagOf(url);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.reading(tag, (e) => e.canonical(url));
+  }
+
+  async canonicalMany(urls: readonly string[]): Promise<(CanonicalResult | CanonicalFailure)[]> {
+    const out: (CanonicalResult | CanonicalFailure)[] = [];
+    for (const u of urls) {
+      try {
+        out.push(await this.canonical(u));
+      } catch (e) {
+        if (!isUrlError(e)) throw e;
+        out.push({ ok: false, code: e.code, input: u });
+      }
+    }
+    return out;
+  }
+
+  explain(url: string): Promise<Explanation> {
+    let tag: string;
+    try {
+      tag = this.tagOf(url);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.reading(tag, (e) => e.explain(url));
+  }
+
+  async prune(entries: readonly PruneEntry[]): Promise<void> {
+    const groups = new Map<string, PruneEntry[]>();
+    for (const e of entries) {
+      let tag: string;
+      try {
+        tag = this.tagOf(e.url);
+      } catch (err) {
+        if (isUrlError(err)) continue;
+        throw err;
+      }
+      let g = groups.get(tag);
+      if (g === undefined) groups.set(tag, (g = []));
+      g.push(e);
+    }
+    for (const [tag, group] of groups) {
+      const p = this.live(tag);
+      const done = p === undefined ? undefined : await this.onHeld(p, async (e) => (await e.prune(group), true));
+      if (done === undefined) await this.registry.send(tag, group.map((e) => ({ u: e.url, d: e.depth ?? 0, p: e.reason })));
+    }
+  }
+
+  // ---- hosts ----------------------------------------------------------------------------------
+
+  async refill(): Promise<void> {
+    if (this.closed) return;
+    // give up what has no work left, admit what others sent to what is held
+    for (const p of [...this.held.values()]) {
+      if (p.lost || p.lease.lost !== undefined) {
+        await this.lose(p);
+        continue;
+      }
+      await this.drainInbox(p);
+      if (!this.held.has(p.tag)) continue;
+      const s = await p.engine.stats();
+      if (s.frontier.size === 0 && (await this.registry.inboxLength(p.tag)) === 0) await this.giveUp(p, false);
+    }
+    if (this.held.size >= this.o.maxHosts) return;
+    for (const tag of await this.registry.readySample(4 * this.o.maxHosts)) {
+      if (this.held.size >= this.o.maxHosts) break;
+      if (this.held.has(tag)) continue;
+      const p = await takePartition(this.cluster, this.o.name, this.location, tag, this.o.leaseMs, this.options);
+      if (p === undefined) continue;
+      this.held.set(tag, p);
+      await this.registry.taken(tag);
+      if (this.requeue !== undefined) await this.onHeld(p, (e) => e.requeueFailed(this.requeue!));
+      await this.drainInbox(p);
+    }
+  }
+
+  /** Admit `p`'s inbox, page by page; a line is dropped from the inbox only once admitted. */
+  private async drainInbox(p: HeldPartition): Promise<void> {
+    for (;;) {
+      const lines = await this.registry.peekInbox(p.tag, INBOX_PAGE);
+      if (lines.length === 0) break;
+      const ok = await this.onHeld(p, async (e) => {
+        for (let i = 0; i < lines.length; ) {
+          const first = lines[i]!;
+          let j = i + 1;
+          while (j < lines.length && sameBatch(lines[j]!, first)) j++;
+          const run = lines.slice(i, j);
+          if (first.p !== undefined) await e.prune(run.map((l) => ({ url: l.u, reason: l.p!, depth: l.d })));
+          else await e.admit(run.map((l) => l.u), { depth: first.d, ...(first.s === undefined ? {} : { source: first.s }) });
+          i = j;
+        }
+        return true;
+      });
+      if (ok === undefined) return;
+      await this.registry.dropInbox(p.tag, lines.length);
+      if (lines.length < INBOX_PAGE) break;
+    }
+    await this.registry.drained(p.tag);
+  }
+
+  /** Close `p`'s partition and give its lease up (back to `ready` when it still has work). */
+  private async giveUp(p: HeldPartition, hasWork: boolean): Promise<void> {
+    this.held.delete(p.tag);
+    await p.engine.close().catch(() => undefined);
+    await this.registry.givingUp(p.tag, hasWork || (await this.registry.inboxLength(p.tag)) > 0);
+    await p.lease.release();
+  }
+
+  async waitForWork(signal: AbortSignal): Promise<boolean> {
+    while (!signal.aborted && !this.closed) {
+      await this.refill();
+      for (const p of this.held.values()) if ((await p.engine.stats()).frontier.size > 0) return true;
+      // `leased` before `ready` (registry.ts): a holder adds its host to `ready` before leaving `leased`
+      const others = (await this.registry.reap()).filter((t) => !this.held.has(t));
+      if (others.length === 0 && this.held.size === 0 && (await this.registry.readyCount()) === 0) return false;
+      await sleep(this.o.pollMs, signal);
+    }
+    return false;
+  }
+
+  // ---- whole-store reads ----------------------------------------------------------------------
+
+  /** Counters summed over every partition (at most one read of them a second). */
+  private async allCounters(): Promise<Map<string, number>> {
+    const now = Date.now();
+    if (this.counters !== undefined && now - this.counters.at < STATS_TTL_MS) return this.counters.value;
+    const sum = new Map<string, number>();
+    for (const tag of await this.registry.hosts()) {
+      const h = await this.cluster.hgetall(`${this.o.name}{${tag}}c`);
+      for (const [k, v] of Object.entries(h)) if (!k.startsWith('frontier:') && k !== 'seq') sum.set(k, (sum.get(k) ?? 0) + Number(v));
+    }
+    this.counters = { at: now, value: sum };
+    return sum;
+  }
+
+  /**
+   * The whole fleet's counters; the frontier part is this worker's: the queued URLs of the hosts
+   * it holds (what it can take with `next`).
+   */
+  async stats(): Promise<StoreStats> {
+    const hosts: Record<string, number> = {};
+    let size = 0;
+    let inFlight = 0;
+    let keys = 0;
+    let aliasKeys = 0;
+    let bytes = 0;
+    for (const p of this.held.values()) {
+      const s = await p.engine.stats();
+      Object.assign(hosts, s.frontier.hosts);
+      size += s.frontier.size;
+      inFlight += s.frontier.inFlight;
+      keys += s.front.keys;
+      aliasKeys += s.front.aliasKeys;
+      bytes += s.front.bytes;
+    }
+    return statsOf(await this.allCounters(), { size, inFlight, hosts }, { source: 'database', keys, aliasKeys, bytes });
+  }
+
+  /** Each partition in turn, read-only (held ones through their engine). */
+  private async *eachPartition<T>(f: (e: StoreEngine) => AsyncIterable<T>): AsyncIterable<T> {
+    for (const tag of await this.registry.hosts()) {
+      const p = this.live(tag);
+      if (p !== undefined) {
+        yield* f(p.engine);
+        continue;
+      }
+      const e = await peekPartition(this.cluster, this.o.name, this.location, tag, this.options);
+      try {
+        yield* f(e);
+      } finally {
+        await e.close();
+      }
+    }
+  }
+
+  canonicalUrls(): AsyncIterable<CanonicalUrlRecord> {
+    return this.eachPartition((e) => e.canonicalUrls());
+  }
+
+  aliases(): AsyncIterable<AliasRecord> {
+    return this.eachPartition((e) => e.aliases());
+  }
+
+  rules(): AsyncIterable<RuleRecord> {
+    return this.eachPartition((e) => e.rules());
+  }
+
+  async verify(): Promise<VerifyReport> {
+    const problems: string[] = [];
+    const counted: Record<string, number> = {};
+    for (const tag of await this.registry.hosts()) {
+      const r = await this.reading(tag, (e) => e.verify());
+      problems.push(...r.problems.map((p) => `${tag}: ${p}`));
+      for (const [k, n] of Object.entries(r.counted)) counted[k] = (counted[k] ?? 0) + n;
+    }
+    return { ok: problems.length === 0, problems, counted };
+  }
+
+  /** Failed URLs worth another try are queued again in each partition as it is taken. */
+  async requeueFailed(options: RequeueFailedOptions): Promise<number> {
+    this.requeue = options;
+    let n = 0;
+    for (const p of this.held.values()) n += (await this.onHeld(p, (e) => e.requeueFailed(options))) ?? 0;
+    return n;
+  }
+
+  private exclusiveOnly(what: string): Promise<never> {
+    return Promise.reject(new StoreError('ERR_STORE_IO', this.location, { detail: `${what} is not supported on a fleet store while workers may run; stop the fleet and use each host's partition` }));
+  }
+
+  restore(): Promise<number> {
+    return this.exclusiveOnly('restore');
+  }
+
+  withdrawRule(): Promise<RuleRecord> {
+    return this.exclusiveOnly('withdrawRule');
+  }
+
+  blockRule(): Promise<RuleRecord> {
+    return this.exclusiveOnly('blockRule');
+  }
+
+  rebuildDerived(): Promise<RebuildReport> {
+    return this.exclusiveOnly('rebuildDerived');
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      for (const p of [...this.held.values()]) {
+        if (p.lost || p.lease.lost !== undefined) {
+          await this.lose(p);
+          continue;
+        }
+        const s = await p.engine.stats().catch(() => undefined);
+        await this.giveUp(p, s === undefined || s.frontier.size > 0);
+      }
+    } finally {
+      await this.cluster.quit().catch(() => this.cluster.disconnect());
+    }
+  }
+}
+
+function sameBatch(a: InboxEntry, b: InboxEntry): boolean {
+  return a.d === b.d && a.s === b.s && a.p === b.p;
+}
+
+/** Open (or join) the fleet store `options.fleet.name` on the cluster reached through `seeds`. */
+export function openFleetStore(seeds: RedisSeeds, options: OpenFleetStoreOptions = {}): Promise<FleetStore> {
+  return FleetStore.open(seeds, options);
+}

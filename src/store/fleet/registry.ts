@@ -1,0 +1,137 @@
+/**
+ * The fleet's shared keys on Redis Cluster, beside the partitions (partition.ts):
+ *
+ *     <name>{g}fleet     hash: the marker of a fleet store (`layout`, `created`)
+ *     <name>{g}hosts     set: the tag of every partition
+ *     <name>{g}ready     set: tags with work (queued URLs or an inbox) that may have no holder
+ *     <name>{g}leased    set: tags whose lease was taken (the lease key says whether it still holds)
+ *
+ * Ordering is what makes the sets safe without a transaction across slots (they are in another
+ * slot than the partitions): a tag is added to `ready` before its lease is given up, and a worker
+ * that asks "is the fleet done?" reads `leased` before `ready`. So a host that still has work is
+ * always in one of the two when it is read, and the last worker cannot finish while another holds
+ * a host that may still hand it links.
+ */
+import type { Cluster } from 'ioredis';
+import { StoreError } from '../errors.js';
+import { inboxKey, leaseKey } from './partition.js';
+
+/** What an inbox line holds: a link to admit (or, with `p`, to record as pruned for that reason). */
+export interface InboxEntry {
+  readonly u: string;
+  readonly d: number;
+  readonly s?: string;
+  readonly p?: string;
+}
+
+const DRAIN = `#!lua
+local items = redis.call('LRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
+return items`;
+
+export class FleetRegistry {
+  constructor(
+    private readonly cluster: Cluster,
+    readonly name: string,
+  ) {}
+
+  private key(what: string): string {
+    return `${this.name}{g}${what}`;
+  }
+
+  /**
+   * Mark the store as a fleet store, or check that it is one: a store written by one process
+   * (`openRedisStore`, its meta under `{g}`) is not opened as a fleet, nor the other way round.
+   */
+  async claimLayout(location: string): Promise<void> {
+    const marker = this.key('fleet');
+    await this.cluster.hsetnx(marker, 'layout', '1');
+    await this.cluster.hsetnx(marker, 'created', new Date().toISOString());
+    if ((await this.cluster.exists(this.key('m'))) === 1) {
+      throw new StoreError('ERR_STORE_INCOMPATIBLE', location, { detail: `${this.name} is a single-writer Redis store (openRedisStore, --redis without a fleet), not a fleet store` });
+    }
+  }
+
+  /** True when `name` holds a fleet store. */
+  async isFleet(): Promise<boolean> {
+    return (await this.cluster.exists(this.key('fleet'))) === 1;
+  }
+
+  async hosts(): Promise<string[]> {
+    return (await this.cluster.smembers(this.key('hosts'))).sort();
+  }
+
+  /** Up to `n` tags that may have work and no holder. */
+  async readySample(n: number): Promise<string[]> {
+    return (await this.cluster.srandmember(this.key('ready'), n)) as string[];
+  }
+
+  async readyCount(): Promise<number> {
+    return this.cluster.scard(this.key('ready'));
+  }
+
+  /** After this worker took `tag`'s lease. */
+  async taken(tag: string): Promise<void> {
+    await this.cluster.sadd(this.key('hosts'), tag);
+    await this.cluster.sadd(this.key('leased'), tag);
+    await this.cluster.srem(this.key('ready'), tag);
+  }
+
+  /** Before `tag`'s lease is given up: back to `ready` when it has work left. */
+  async givingUp(tag: string, hasWork: boolean): Promise<void> {
+    if (hasWork) await this.cluster.sadd(this.key('ready'), tag);
+    await this.cluster.srem(this.key('leased'), tag);
+  }
+
+  /** Links for `tag` from another worker: its inbox, and `tag` ready (in that order). */
+  async send(tag: string, entries: readonly InboxEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.cluster.rpush(inboxKey(this.name, tag), ...entries.map((e) => JSON.stringify(e)));
+    await this.cluster.sadd(this.key('hosts'), tag);
+    await this.cluster.sadd(this.key('ready'), tag);
+  }
+
+  /** The first `n` lines of `tag`'s inbox, left in place until `dropInbox` (at-least-once). */
+  async peekInbox(tag: string, n: number): Promise<InboxEntry[]> {
+    const lines = (await this.cluster.eval(DRAIN, 1, inboxKey(this.name, tag), String(n))) as string[];
+    return lines.map((l) => JSON.parse(l) as InboxEntry);
+  }
+
+  /** Remove the first `n` lines of `tag`'s inbox (they were admitted). */
+  async dropInbox(tag: string, n: number): Promise<void> {
+    await this.cluster.ltrim(inboxKey(this.name, tag), n, -1);
+  }
+
+  async inboxLength(tag: string): Promise<number> {
+    return this.cluster.llen(inboxKey(this.name, tag));
+  }
+
+  /** Once the holder has drained `tag`'s inbox: it need not stay ready. */
+  async drained(tag: string): Promise<void> {
+    await this.cluster.srem(this.key('ready'), tag);
+    // a link sent between the drain and here is put back by its sender's SADD, or found now
+    if ((await this.inboxLength(tag)) > 0) await this.cluster.sadd(this.key('ready'), tag);
+  }
+
+  /**
+   * Hosts whose lease expired (a worker was killed or stalled) go back to `ready`, their queued
+   * and in-flight URLs with them. Returns the tags whose leases still hold.
+   */
+  async reap(): Promise<string[]> {
+    const leased = await this.cluster.smembers(this.key('leased'));
+    const live: string[] = [];
+    for (const tag of leased) {
+      if ((await this.cluster.exists(leaseKey(this.name, tag))) === 1) {
+        live.push(tag);
+        continue;
+      }
+      await this.cluster.sadd(this.key('ready'), tag);
+      await this.cluster.srem(this.key('leased'), tag);
+    }
+    return live;
+  }
+
+  /** Every key of the fleet's own (not the partitions'): for `destroy`. */
+  sharedKeys(): string[] {
+    return ['fleet', 'hosts', 'ready', 'leased'].map((w) => this.key(w));
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * The tag of a host: what its keys carry on Redis Cluster (`{tag}`, one slot per host) and what
+ * names its partition of a fleet store. The host in key order (`sortHost`), without its port, so
+ * `www.example.com:8080` and `www.example.com` share one: robots.txt and politeness are per host.
+ */
+import { sortHost } from '../normalize/key.js';
+
+/** A host (`name[:port]`, `[v6][:port]`) as its tag, `h` + the name in key order. */
+export function hostTag(host: string): string {
+  let end = host.length;
+  if (host.charCodeAt(0) === 0x5b) {
+    const close = host.indexOf(']');
+    if (close !== -1) end = close + 1;
+  } else {
+    const colon = host.indexOf(':');
+    if (colon !== -1) end = colon;
+  }
+  return 'h' + sortHost(host.slice(0, end));
+}
