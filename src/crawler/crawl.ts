@@ -21,7 +21,8 @@
  */
 import { pino, type Logger } from 'pino';
 import { normalize, UrlError } from '../normalize/index.js';
-import { isFleetLocation, isFleetMember, openFleetStore, openStore, type FleetMember, type FrontierEntry, type RuleRecord, type SeenStore } from '../store/index.js';
+import { isFleetMember, type FleetMember, type FrontierEntry, type RuleRecord, type SeenStore } from '../store/index.js';
+import { hostOfUrl, openCrawlStore, preloadBudget } from './crawl-store.js';
 import { checkCrawlOptions, defaultCrawlOptions, invalidSeedsOf, noValidSeed, type CheckedCrawlOptions, type Crawl, type CrawledPage, type CrawlOptions, type CrawlProgress } from './crawl-options.js';
 import type { CrawlErrorCode } from './errors.js';
 import { LinkExtractor, type ExtractResult } from './extract.js';
@@ -48,15 +49,6 @@ function originOf(url: string): string | undefined {
     return new URL(url).origin;
   } catch {
     return undefined;
-  }
-}
-
-/** `host[:port]`, as the frontier names hosts. */
-function hostOfUrl(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
   }
 }
 
@@ -208,23 +200,15 @@ class Crawler implements Crawl, RedirectContext {
   // ---- lifecycle ---------------------------------------------------------------------------------
 
   private async openStore(): Promise<void> {
-    const where = this.o.store;
-    if (typeof where !== 'string' && !isFleetLocation(where)) {
-      this.store = where;
-      return;
-    }
-    const options = {
-      ...(this.o.storeOptions ?? {}),
+    const opened = await openCrawlStore(this.o.store, {
       presets: this.o.presets ?? [],
-      scope: {
-        schemes: ['http', 'https'],
-        ...(Number.isFinite(this.maxDepth) ? { maxDepth: this.maxDepth } : {}),
-        // redirect targets the store queues by itself pass the crawl's scope and trap rules too
-        filter: storeScopeFilter(() => this.scope, this.seedForms, this.o.traps ?? {}),
-      },
-    };
-    this.store = typeof where === 'string' ? await openStore(where, options) : await openFleetStore(where.redis, { ...options, fleet: where.fleet ?? {} });
-    this.ownsStore = true;
+      maxDepth: this.maxDepth,
+      storeOptions: this.o.storeOptions,
+      // redirect targets the store queues by itself pass the crawl's scope and trap rules too
+      filter: storeScopeFilter(() => this.scope, this.seedForms, this.o.traps ?? {}),
+    });
+    this.store = opened.store;
+    this.ownsStore = opened.owned;
   }
 
   private async run(): Promise<void> {
@@ -234,7 +218,7 @@ class Crawler implements Crawl, RedirectContext {
       const before = this.retry.retryFailed ? Infinity : Date.now() - this.retry.retryCooldownMs;
       this.report.retries.requeued = await this.store.requeueFailed({ codes: TRANSIENT_CODES, before });
       if (this.report.retries.requeued > 0) this.log.info({ urls: this.report.retries.requeued }, 'failed URLs queued again');
-      await this.preloadBudget();
+      await preloadBudget(this.store, this.budget);
       if (this.seeds.length === 0 && (this.o.scope ?? 'host') !== 'any') {
         // a resumed crawl without seeds: the hosts of its frontier were admitted in scope, so they
         // define it (give the seeds again for exactly the first run's scope)
@@ -264,23 +248,6 @@ class Crawler implements Crawl, RedirectContext {
       this.started = true;
       this.checkIdle();
     }
-  }
-
-  /**
-   * The host budget holds over runs: the pages each host already has in the store (fetched or
-   * failed) count against it. One pass over the canonical URLs, when the store holds any.
-   */
-  private async preloadBudget(): Promise<void> {
-    if (!Number.isFinite(this.budget.maxPagesPerHost)) return;
-    const u = (await this.store.stats()).urls;
-    if (u.fetched + u.failed === 0) return;
-    const perHost = new Map<string, number>();
-    for await (const r of this.store.canonicalUrls()) {
-      if (r.state === 'queued') continue;
-      const h = hostOfUrl(r.url);
-      perHost.set(h, (perHost.get(h) ?? 0) + 1);
-    }
-    for (const [h, n] of perHost) this.budget.preload(h, n);
   }
 
   stop(reason: 'stopped' | 'signal' = 'stopped'): void {

@@ -110,6 +110,7 @@ export class FleetStore implements SeenStore, FleetMember {
   private requeue: RequeueFailedOptions | undefined;
   private counters: { at: number; value: Map<string, number> } | undefined;
   private closed = false;
+  private lastRefill = 0;
 
   private constructor(
     private readonly cluster: Cluster,
@@ -366,6 +367,10 @@ export class FleetStore implements SeenStore, FleetMember {
 
   async refill(): Promise<void> {
     if (this.closed) return;
+    // the crawler asks on every pump: a few Redis calls per held host, so at most every pollMs
+    const now = Date.now();
+    if (this.held.size > 0 && now - this.lastRefill < this.o.pollMs) return;
+    this.lastRefill = now;
     // give up what has no work left, admit what others sent to what is held
     for (const p of [...this.held.values()]) {
       if (p.lost || p.lease.lost !== undefined) {
@@ -424,6 +429,7 @@ export class FleetStore implements SeenStore, FleetMember {
 
   async waitForWork(signal: AbortSignal): Promise<boolean> {
     while (!signal.aborted && !this.closed) {
+      this.lastRefill = 0;
       await this.refill();
       for (const p of this.held.values()) if ((await p.engine.stats()).frontier.size > 0) return true;
       // `leased` before `ready` (registry.ts): a holder adds its host to `ready` before leaving `leased`

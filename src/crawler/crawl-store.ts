@@ -1,0 +1,52 @@
+/**
+ * The crawl's store: opened from what `CrawlOptions.store` names (a store given, a LevelDB folder,
+ * or a fleet on Redis Cluster), and the pages it already holds per host for the host budget.
+ */
+import type { PresetName, UriRecord } from '../normalize/index.js';
+import { isFleetLocation, openFleetStore, openStore, type FleetLocation, type OpenStoreOptions, type SeenStore } from '../store/index.js';
+import type { HostBudget } from './traps.js';
+
+/** `host[:port]`, as the frontier names hosts. */
+export function hostOfUrl(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+export interface CrawlStoreOptions {
+  readonly presets: readonly PresetName[];
+  readonly maxDepth: number;
+  readonly storeOptions: Omit<OpenStoreOptions, 'presets' | 'scope'> | undefined;
+  readonly filter: (record: UriRecord) => boolean;
+}
+
+/** The store to crawl with, and whether the crawl opened it (and so closes it at the end). */
+export async function openCrawlStore(where: SeenStore | string | FleetLocation, o: CrawlStoreOptions): Promise<{ store: SeenStore; owned: boolean }> {
+  if (typeof where !== 'string' && !isFleetLocation(where)) return { store: where, owned: false };
+  const options = {
+    ...(o.storeOptions ?? {}),
+    presets: o.presets,
+    scope: { schemes: ['http', 'https'], ...(Number.isFinite(o.maxDepth) ? { maxDepth: o.maxDepth } : {}), filter: o.filter },
+  };
+  const store = typeof where === 'string' ? await openStore(where, options) : await openFleetStore(where.redis, { ...options, fleet: where.fleet ?? {} });
+  return { store, owned: true };
+}
+
+/**
+ * The host budget holds over runs: the pages each host already has in the store (fetched or
+ * failed) count against it. One pass over the canonical URLs, when the store holds any.
+ */
+export async function preloadBudget(store: SeenStore, budget: HostBudget): Promise<void> {
+  if (!Number.isFinite(budget.maxPagesPerHost)) return;
+  const u = (await store.stats()).urls;
+  if (u.fetched + u.failed === 0) return;
+  const perHost = new Map<string, number>();
+  for await (const r of store.canonicalUrls()) {
+    if (r.state === 'queued') continue;
+    const h = hostOfUrl(r.url);
+    perHost.set(h, (perHost.get(h) ?? 0) + 1);
+  }
+  for (const [h, n] of perHost) budget.preload(h, n);
+}

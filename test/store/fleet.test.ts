@@ -1,0 +1,195 @@
+// The fleet store (src/store/fleet/) on a real Redis Cluster: host partitions under leases, links
+// for hosts held elsewhere through their inboxes, fenced writes, expired leases taken over, and the
+// end of the fleet. Whole crawls by several worker processes, one killed, are in
+// test/reliability/fleet-kill.test.ts.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Cluster } from 'ioredis';
+import { isStoreError } from '../../src/store/index.js';
+import { openFleetStore, type FleetStore } from '../../src/store/fleet/fleet-store.js';
+import { hostTag } from '../../src/store/host-tag.js';
+import { destroyRedisStore } from '../../src/store/redis/cluster.js';
+import { openRedisStore } from '../../src/store/redis-store.js';
+import { sharedCluster, type TestCluster } from '../support/redis-cluster.js';
+
+let cluster: TestCluster;
+let raw: Cluster;
+const names: string[] = [];
+beforeAll(async () => {
+  cluster = await sharedCluster();
+  raw = new Cluster([cluster.seeds.split(',')[0]!]);
+}, 60_000);
+afterAll(async () => {
+  for (const n of names) await destroyRedisStore(cluster.seeds, n);
+  raw?.disconnect();
+  cluster?.stop();
+});
+
+function newName(): string {
+  const n = `f-${randomBytes(6).toString('hex')}`;
+  names.push(n);
+  return n;
+}
+
+async function worker(name: string, leaseMs = 3000, maxHosts = 4): Promise<FleetStore> {
+  return openFleetStore(cluster.seeds, { fleet: { name, leaseMs, maxHosts, pollMs: 20 } });
+}
+
+const never = new AbortController().signal;
+
+describe('fleet store', () => {
+  it('sends links for a host it does not hold to that host, whose holder admits them once', async () => {
+    const name = newName();
+    const a = await worker(name);
+    const b = await worker(name);
+    try {
+      const r = await a.admit(['http://a.example/1', 'http://a.example/2', 'http://b.example/1', 'not a url'], { depth: 1 });
+      expect(r.map((x) => x.reason)).toEqual(['forwarded', 'forwarded', 'forwarded', 'invalid:ERR_RELATIVE_URL']);
+      // b takes both hosts (maxHosts 4) and admits their inboxes
+      expect(await b.waitForWork(never)).toBe(true);
+      const got = [...(await b.next({ host: 'a.example', limit: 10 })), ...(await b.next({ host: 'b.example', limit: 10 }))];
+      expect(got.map((e) => e.url).sort()).toEqual(['http://a.example/1', 'http://a.example/2', 'http://b.example/1']);
+      expect(got.every((e) => e.depth === 1)).toBe(true);
+      // the same links again, from a: forwarded, and found seen by b's partitions
+      await a.admit(['http://a.example/1', 'http://b.example/1'], { depth: 2 });
+      await b.refill();
+      await new Promise((r) => setTimeout(r, 30));
+      await b.refill();
+      expect((await b.stats()).urls.admitted).toBe(3);
+      // a holds nothing: b does
+      expect(await a.next({ host: 'a.example', limit: 10 })).toEqual([]);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('gives a host to one worker at a time, and back to the fleet when its holder closes', async () => {
+    const name = newName();
+    const a = await worker(name);
+    const b = await worker(name);
+    try {
+      await a.admit(['http://one.example/']);
+      expect(await a.waitForWork(never)).toBe(true); // a now holds one.example (its own inbox)
+      await b.refill();
+      expect(await b.next({ host: 'one.example' })).toEqual([]);
+      expect(await raw.get(`${name}{${hostTag('one.example')}}lease`)).not.toBeNull();
+      await a.close(); // the URL is still queued: the host goes back to ready
+      expect(await raw.get(`${name}{${hostTag('one.example')}}lease`)).toBeNull();
+      expect(await b.waitForWork(never)).toBe(true);
+      expect((await b.next({ host: 'one.example' })).map((e) => e.url)).toEqual(['http://one.example/']);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('fences a worker whose lease was taken: its writes change nothing and its links go to the new holder', async () => {
+    const name = newName();
+    const a = await worker(name);
+    const b = await worker(name);
+    try {
+      await a.admit(['http://fenced.example/']);
+      expect(await a.waitForWork(never)).toBe(true);
+      const [entry] = await a.next({ host: 'fenced.example' });
+      expect(entry?.url).toBe('http://fenced.example/');
+      // a's lease vanishes (as after a stall longer than the lease) and b takes the host
+      const lease = `${name}{${hostTag('fenced.example')}}lease`;
+      await raw.del(lease);
+      await raw.sadd(`${name}{g}ready`, hostTag('fenced.example'));
+      expect(await b.waitForWork(never)).toBe(true);
+      // a's record of the fetch is refused by the fence: the URL stays queued for b
+      await a.recordFetch('http://fenced.example/', { status: 200, contentHash: 'x' });
+      const r = await a.admit(['http://fenced.example/next']);
+      expect(r[0]!.reason).toBe('forwarded');
+      expect((await b.canonical('http://fenced.example/')).state).toBe('queued');
+      await b.refill();
+      await new Promise((res) => setTimeout(res, 30));
+      await b.refill();
+      const urls = (await b.next({ host: 'fenced.example', limit: 10 })).map((e) => e.url).sort();
+      expect(urls).toEqual(['http://fenced.example/', 'http://fenced.example/next']);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('takes over the hosts of a worker that stopped renewing, with their queued URLs', async () => {
+    const name = newName();
+    const a = await worker(name, 1000);
+    const b = await worker(name, 1000);
+    await a.admit(['http://gone.example/x', 'http://gone.example/y']);
+    expect(await a.waitForWork(never)).toBe(true);
+    expect((await a.next({ host: 'gone.example' })).length).toBe(1); // in flight when a dies
+    // a dies: no release, no renewal (its connection is cut)
+    (a as unknown as { cluster: Cluster }).cluster.disconnect();
+    try {
+      const t0 = Date.now();
+      expect(await b.waitForWork(never)).toBe(true);
+      expect(Date.now() - t0).toBeLessThan(5000);
+      const urls = (await b.next({ host: 'gone.example', limit: 10 })).map((e) => e.url).sort();
+      expect(urls).toEqual(['http://gone.example/x', 'http://gone.example/y']);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('ends when no host has work and no lease is held, not before', async () => {
+    const name = newName();
+    const a = await worker(name);
+    const b = await worker(name);
+    try {
+      await a.admit(['http://end.example/']);
+      expect(await a.waitForWork(never)).toBe(true);
+      // b must wait while a holds a host with work
+      let bDone: boolean | undefined;
+      const waiting = b.waitForWork(never).then((v) => (bDone = v));
+      await new Promise((r) => setTimeout(r, 150));
+      expect(bDone).toBeUndefined();
+      const [e] = await a.next({ host: 'end.example' });
+      await a.recordFetch(e!.url, { status: 200, contentHash: 'h' });
+      expect(await a.waitForWork(never)).toBe(false); // nothing left: a gives the host up, the fleet is done
+      expect(await waiting).toBe(false);
+      const s = await b.stats();
+      expect(s.urls.fetched).toBe(1);
+      expect(s.urls.queued).toBe(0);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('reads the whole fleet: stats, canonical URLs, verify', async () => {
+    const name = newName();
+    const a = await worker(name);
+    try {
+      await a.admit(['http://r1.example/', 'http://r2.example/', 'http://r2.example/b']);
+      expect(await a.waitForWork(never)).toBe(true);
+      await a.close();
+      const reader = await worker(name);
+      try {
+        expect((await reader.stats()).urls.admitted).toBe(3);
+        const urls: string[] = [];
+        for await (const r of reader.canonicalUrls()) urls.push(r.url);
+        expect(urls.sort()).toEqual(['http://r1.example/', 'http://r2.example/', 'http://r2.example/b']);
+        expect((await reader.verify()).ok).toBe(true);
+      } finally {
+        await reader.close();
+      }
+    } finally {
+      await a.close();
+    }
+  });
+
+  it('is not opened as a single-writer store, nor a single-writer store as a fleet', async () => {
+    const fleetName = newName();
+    const f = await worker(fleetName);
+    await f.close();
+    const e1 = await openRedisStore(cluster.seeds, { redis: { name: fleetName } }).catch((e: unknown) => e);
+    expect(isStoreError(e1) && e1.code).toBe('ERR_STORE_INCOMPATIBLE');
+    const singleName = newName();
+    const s = await openRedisStore(cluster.seeds, { redis: { name: singleName } });
+    await s.close();
+    const e2 = await worker(singleName).catch((e: unknown) => e);
+    expect(isStoreError(e2) && e2.code).toBe('ERR_STORE_INCOMPATIBLE');
+  });
+});
