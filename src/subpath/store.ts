@@ -1,10 +1,14 @@
 /**
  * `urldedup/store`: the seen-store's engine pieces (docs/store.md): the rule algebra, repair, the
- * LevelDB tuning and database types, and the types of every `SeenStore` method.
+ * LevelDB tuning and database types, the Redis Cluster store and fleet (docs/scale-out.md), and
+ * the types of every `SeenStore` method.
  */
 export { defaultDocuments, explainRedirect, parseRuleId, formatSpec, type RuleKind } from '../store/rules.js';
 export { repairStore, type RepairReport, type SublevelCounts } from '../store/repair.js';
 export { STORE_FORMAT_VERSION } from '../store/keys.js';
+export { openRedisStore, type OpenRedisStoreOptions, type RedisSeenStore } from '../store/redis-store.js';
+export { destroyRedisStore, type RedisStoreOptions, type RedisSyncMode, type RedisSeeds } from '../store/redis/cluster.js';
+export { openFleetStore, type FleetStore, type FleetOptions, type FleetLocation, type OpenFleetStoreOptions } from '../store/fleet/fleet-store.js';
 export type { LevelTuning, LevelDatabase } from '../store/level-store.js';
 export type {
   StoreSupports,
