@@ -209,6 +209,10 @@ class Crawler implements Crawl, RedirectContext {
     });
     this.store = opened.store;
     this.ownsStore = opened.owned;
+    if (isFleetMember(this.store)) {
+      const politeness = this.politeness;
+      this.store.pacing = { notBefore: (h) => politeness.nextStartOf(h), holdUntil: (h, t) => politeness.holdUntil(h, t) };
+    }
   }
 
   private async run(): Promise<void> {

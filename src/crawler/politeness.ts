@@ -88,6 +88,11 @@ export class Politeness {
     s.nextStart = Math.max(s.nextStart, time);
   }
 
+  /** When the next request to `host` may start (epoch ms; 0 for a host not seen). */
+  nextStartOf(host: string): number {
+    return this.hosts.get(host)?.nextStart ?? 0;
+  }
+
   /** The delay in force for `host`, in ms. */
   delayOf(host: string): number {
     return this.hosts.get(host)?.delayMs ?? this.options.delayMs;

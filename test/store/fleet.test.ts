@@ -83,6 +83,27 @@ describe('fleet store', () => {
     }
   });
 
+  it('hands a host on with its pacing: the next holder starts no request before the last one allowed', async () => {
+    const name = newName();
+    const a = await worker(name);
+    const b = await worker(name);
+    try {
+      await a.admit(['http://paced.example/1', 'http://paced.example/2']);
+      expect(await a.waitForWork(never)).toBe(true);
+      const until = Date.now() + 5000;
+      a.pacing = { notBefore: () => until, holdUntil: () => undefined };
+      expect((await a.next({ host: 'paced.example' })).length).toBe(1);
+      await a.close(); // gives the host up, with one URL still queued (the in-flight one is released by the crawler)
+      const held: [string, number][] = [];
+      b.pacing = { notBefore: () => 0, holdUntil: (h, t) => void held.push([h, t]) };
+      expect(await b.waitForWork(never)).toBe(true);
+      expect((await b.next({ host: 'paced.example', limit: 5 })).length).toBeGreaterThan(0);
+      expect(held).toEqual([['paced.example', until]]);
+    } finally {
+      await b.close();
+    }
+  });
+
   it('fences a worker whose lease was taken: its writes change nothing and its links go to the new holder', async () => {
     const name = newName();
     const a = await worker(name);

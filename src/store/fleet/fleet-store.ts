@@ -41,7 +41,7 @@ import type {
   StoreSupports,
   VerifyReport,
 } from '../seen-store.js';
-import { peekPartition, takePartition, type HeldPartition } from './partition.js';
+import { paceKey, peekPartition, takePartition, type HeldPartition } from './partition.js';
 import { FleetRegistry, type InboxEntry } from './registry.js';
 
 export interface FleetOptions {
@@ -61,9 +61,19 @@ export interface OpenFleetStoreOptions extends StoreOptions {
   readonly fleet?: FleetOptions;
 }
 
+/** The crawler's per-host pacing, which a host carries from one holder to the next. */
+export interface FleetPacing {
+  /** When the next request to `host` may start (epoch ms). */
+  notBefore(host: string): number;
+  /** No request to `host` before `time`. */
+  holdUntil(host: string, time: number): void;
+}
+
 /** What the crawler asks of a fleet store besides `SeenStore` (crawl.ts). */
 export interface FleetMember {
   readonly fleet: true;
+  /** The crawler's pacing: a host given up leaves its next start time for its next holder. */
+  pacing: FleetPacing | undefined;
   /** Take hosts with work (up to `maxHosts`), admit their inboxes, give up hosts with none left. */
   refill(): Promise<void>;
   /** Wait until this worker holds a host with queued URLs (true) or the whole fleet is done (false). */
@@ -102,6 +112,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 
 export class FleetStore implements SeenStore, FleetMember {
   readonly fleet = true as const;
+  pacing: FleetPacing | undefined;
   // atomic per host (one slot per partition), not across hosts
   readonly supports: StoreSupports = { durable: true, atomicBatch: false };
   readonly location: string;
@@ -262,15 +273,26 @@ export class FleetStore implements SeenStore, FleetMember {
   async next(options: NextOptions = {}): Promise<FrontierEntry[]> {
     if (options.host !== undefined) {
       const p = this.live(hostTag(options.host));
-      return p === undefined ? [] : ((await this.onHeld(p, (e) => e.next(options))) ?? []);
+      return p === undefined ? [] : this.handOut(p, (await this.onHeld(p, (e) => e.next(options))) ?? []);
     }
     const out: FrontierEntry[] = [];
     const limit = options.limit ?? 1;
     for (const p of [...this.held.values()]) {
       if (out.length >= limit) break;
-      out.push(...((await this.onHeld(p, (e) => e.next({ ...options, limit: limit - out.length }))) ?? []));
+      out.push(...this.handOut(p, (await this.onHeld(p, (e) => e.next({ ...options, limit: limit - out.length }))) ?? []));
     }
     return out;
+  }
+
+  /** Entries of `p` handed to the crawler: their hosts noted, and paced as the last holder left them. */
+  private handOut(p: HeldPartition, entries: FrontierEntry[]): FrontierEntry[] {
+    for (const e of entries) {
+      if (!p.hosts.has(e.host)) {
+        p.hosts.add(e.host);
+        if (p.notBefore > Date.now()) this.pacing?.holdUntil(e.host, p.notBefore);
+      }
+    }
+    return entries;
   }
 
   async release(urls: readonly string[]): Promise<void> {
@@ -423,6 +445,11 @@ export class FleetStore implements SeenStore, FleetMember {
   private async giveUp(p: HeldPartition, hasWork: boolean): Promise<void> {
     this.held.delete(p.tag);
     await p.engine.close().catch(() => undefined);
+    // the next holder starts no request before this one's pacing allows (--delay-ms, Crawl-delay)
+    const pacing = this.pacing;
+    const notBefore = Math.max(p.notBefore, ...[...p.hosts].map((h) => pacing?.notBefore(h) ?? 0));
+    const wait = notBefore - Date.now();
+    if (wait > 0) await this.cluster.set(paceKey(this.o.name, p.tag), String(notBefore), 'PX', Math.ceil(wait) + 1000);
     await this.registry.givingUp(p.tag, hasWork || (await this.registry.inboxLength(p.tag)) > 0);
     await p.lease.release();
   }

@@ -16,6 +16,8 @@ import type { StoreOptions } from '../seen-store.js';
 
 export const leaseKey = (name: string, tag: string): string => `${name}{${tag}}lease`;
 export const inboxKey = (name: string, tag: string): string => `${name}{${tag}}inbox`;
+/** When the host's next request may start (epoch ms), left by the worker that gave the host up. */
+export const paceKey = (name: string, tag: string): string => `${name}{${tag}}pace`;
 
 /** A partition this worker holds: its lease and its engine. */
 export interface HeldPartition {
@@ -24,6 +26,10 @@ export interface HeldPartition {
   readonly engine: StoreEngine;
   /** Set once a write failed because the lease was lost: the partition is given up. */
   lost: boolean;
+  /** The frontier's hosts (`host[:port]`) handed out from this partition. */
+  readonly hosts: Set<string>;
+  /** No request to the host before this (epoch ms): the pace its last holder left. */
+  notBefore: number;
 }
 
 /**
@@ -36,7 +42,8 @@ export async function takePartition(cluster: Cluster, name: string, location: st
   try {
     const kv = await RedisKv.open(cluster, name, `${location}/${tag}`, lease, async () => undefined, { tag, fence: { key: lease.name, token: lease.token } });
     const engine = await StoreEngine.open(kv, { durable: true, atomicBatch: true }, options, tag);
-    return { tag, lease, engine, lost: false };
+    const pace = Number((await cluster.get(paceKey(name, tag))) ?? 0);
+    return { tag, lease, engine, lost: false, hosts: new Set(), notBefore: pace };
   } catch (error) {
     await lease.release();
     throw error;
