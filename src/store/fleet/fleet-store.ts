@@ -530,8 +530,12 @@ export class FleetStore implements SeenStore, FleetMember {
     return this.eachPartition((e) => e.aliases());
   }
 
-  rules(): AsyncIterable<RuleRecord> {
-    return this.eachPartition((e) => e.rules());
+  /** Every partition's rules, read from their rule hashes (no partition is opened: the crawl's report reads them at its end). */
+  async *rules(): AsyncIterable<RuleRecord> {
+    for (const tag of await this.registry.hosts()) {
+      const records = (await this.cluster.hvals(`${this.o.name}{${tag}}r`)).map((v) => JSON.parse(v) as RuleRecord);
+      yield* records.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    }
   }
 
   async verify(): Promise<VerifyReport> {
