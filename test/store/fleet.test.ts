@@ -64,6 +64,25 @@ describe('fleet store', () => {
     }
   });
 
+  it('never puts a password in clear into an inbox, and redacts it as the partitions do', async () => {
+    const name = newName();
+    const a = await worker(name);
+    const b = await worker(name);
+    try {
+      await a.admit(['http://alice:s3cret@pw.example/x'], { source: 'http://bob:hunter2@pw.example/' });
+      const lines = await raw.lrange(`${name}{${hostTag('pw.example')}}inbox`, 0, -1);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).not.toMatch(/s3cret|hunter2/);
+      expect(lines[0]).toMatch(/alice:~hmac-[0-9a-f]{16}@/);
+      expect(await b.waitForWork(never)).toBe(true);
+      // the same URL given to the holder directly is the same entry: seen
+      expect((await b.admit(['http://alice:s3cret@pw.example/x']))[0]!.reason).toBe('seen');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
   it('gives a host to one worker at a time, and back to the fleet when its holder closes', async () => {
     const name = newName();
     const a = await worker(name);

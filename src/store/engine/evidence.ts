@@ -39,7 +39,7 @@ export async function recordRedirect(s: EngineState, q: WriteQueue, learner: Rul
   const before = await getUrl(s.kv, txn, f.key);
   const depth = before?.d ?? 0;
   // a fleet partition queues only its own host's URLs: the fleet hands the target to its host
-  const here = s.o.partition === undefined || hostTag(hostOf(t.rec)) === s.o.partition;
+  const here = s.o.partition === undefined || hostTag(hostOf(t.rec)) === s.o.partition.tag;
   if (t.key !== f.key && s.o.enqueueRedirectTargets && here && inScope(s, t.rec, depth)) {
     await admitOne(s, txn, t.rec, t.key, depth, before?.src, now);
   }

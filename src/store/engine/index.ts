@@ -72,9 +72,9 @@ export class StoreEngine implements SeenStore {
 
   /**
    * Open an engine on `kv`: check the format, load counters and rules, rebuild the front, reconcile.
-   * `partition` is the host tag of a fleet partition (options.ts `partition`).
+   * `partition`: a fleet partition's host tag and the fleet's salt (options.ts `partition`).
    */
-  static async open(kv: Kv, supports: StoreSupports, options: StoreOptions = {}, partition?: string): Promise<StoreEngine> {
+  static async open(kv: Kv, supports: StoreSupports, options: StoreOptions = {}, partition?: ResolvedOptions['partition']): Promise<StoreEngine> {
     try {
       const engine = new StoreEngine(kv, supports, { ...resolveStoreOptions(options), partition });
       await load(engine.s, engine.q);

@@ -78,7 +78,7 @@ export interface LearningPolicy {
   /** Fetch a URL that cannot exist per host (and directory) to learn its not-found answer. */
   readonly probeNotFound: boolean;
   /** A fleet partition's host tag (options.ts): only redirects within it are evidence. */
-  readonly partition?: string | undefined;
+  readonly partition?: { readonly tag: string } | undefined;
 }
 
 /** A URL the learner asks the crawler to fetch. */
@@ -223,7 +223,7 @@ export class RuleLearner {
     const host = hostOf(from.rec);
     const q = from.rec.query !== undefined;
     // a fleet partition holds one host: another host's rules and their checks are not in it
-    const otherPartition = this.policy.partition !== undefined && hostTag(hostOf(to.rec)) !== this.policy.partition;
+    const otherPartition = this.policy.partition !== undefined && hostTag(hostOf(to.rec)) !== this.policy.partition.tag;
     if (merge && explained !== undefined && !otherPartition) {
       for (const spec of explained) {
         const obs: Observation = { v: 'for', how: 'redirect', source: from.key, to: to.key, status, t: now };

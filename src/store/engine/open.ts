@@ -34,7 +34,7 @@ export async function load(s: EngineState, q: WriteQueue): Promise<void> {
     for await (const _ of s.kv.keys('url', { limit: 1 })) {
       throw new StoreError('ERR_STORE_CORRUPT', s.location, { detail: 'URL entries without a meta/format record' });
     }
-    s.salt = newSalt();
+    s.salt = s.o.partition?.salt ?? newSalt();
     const now = new Date().toISOString();
     // read-only on an empty database: an empty store that writes nothing (not even its meta)
     if (!s.o.readOnly) await s.kv.write(

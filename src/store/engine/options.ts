@@ -30,8 +30,9 @@ export interface ResolvedOptions {
    * Set for one host's partition of a fleet store (fleet/partition.ts): the tag of the host it
    * holds. Another host's state is not in it, so a redirect to another host is neither queued here
    * nor learned from (the fleet hands the target to its host); `undefined` for a whole store.
+   * `salt`: the fleet's, so a password is redacted alike in every partition and in the inboxes.
    */
-  readonly partition: string | undefined;
+  readonly partition: { readonly tag: string; readonly salt: string } | undefined;
 }
 
 /** Validate options once; conflicts are rejected up front (TypeError: programmer misuse). */

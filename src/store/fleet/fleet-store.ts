@@ -14,7 +14,8 @@
  * partition). See docs/scale-out.md.
  */
 import type { Cluster } from 'ioredis';
-import { identifyInto, UrlIdentity, isUrlError } from '../../normalize/index.js';
+import { identifyInto, isUrlError, normalizeRecord, recompose, UrlIdentity } from '../../normalize/index.js';
+import { redactPassword } from '../userinfo.js';
 import { StoreError } from '../errors.js';
 import type { Explanation } from '../engine/explain.js';
 import { statsOf } from '../engine/lookup.js';
@@ -129,6 +130,7 @@ export class FleetStore implements SeenStore, FleetMember {
     private readonly options: StoreOptions,
     private readonly o: Required<Omit<FleetOptions, 'sync' | 'name'>> & { name: string },
     location: string,
+    private readonly salt: string,
   ) {
     this.location = location;
   }
@@ -145,8 +147,8 @@ export class FleetStore implements SeenStore, FleetMember {
     try {
       await clusterReady(cluster, location);
       const registry = new FleetRegistry(cluster, o.name);
-      await registry.claimLayout(location);
-      return new FleetStore(cluster, registry, storeOptions, o, location);
+      const salt = await registry.claimLayout(location);
+      return new FleetStore(cluster, registry, storeOptions, o, location, salt);
     } catch (e) {
       cluster.disconnect();
       throw redisError(e, location);
@@ -171,6 +173,22 @@ export class FleetStore implements SeenStore, FleetMember {
   /** The partition tag of `url`, or the `UrlError` that refuses it. */
   private tagOf(url: string): string {
     return hostTag(identifyInto(url, this.scratch, this.options.normalize).hostPort);
+  }
+
+  /**
+   * `url` as an inbox may hold it: a userinfo password redacted with the fleet's salt (the store
+   * never keeps one in clear, userinfo.ts), as every partition redacts it, so it keys alike.
+   */
+  private redacted(url: string): string {
+    if (url.indexOf('@') === -1) return url;
+    try {
+      const rec = normalizeRecord(url, this.options.normalize);
+      const red = redactPassword(rec, this.salt);
+      return red === rec ? url : recompose(red);
+    } catch {
+      // unreachable for a URL that was routed (identified alike); never a password in clear anyway
+      return url.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/?#@]*@/, '$1');
+    }
   }
 
   private live(tag: string): HeldPartition | undefined {
@@ -208,11 +226,14 @@ export class FleetStore implements SeenStore, FleetMember {
 
   private async admitRouted(urls: readonly string[], depth: number, source: string | undefined): Promise<AdmitResult[]> {
     const out = new Array<AdmitResult>(urls.length);
+    const keys = new Array<string>(urls.length);
     const groups = new Map<string, number[]>();
     for (let i = 0; i < urls.length; i++) {
       let tag: string;
       try {
-        tag = this.tagOf(urls[i]!);
+        const id = identifyInto(urls[i]!, this.scratch, this.options.normalize);
+        tag = hostTag(id.hostPort);
+        keys[i] = id.key;
       } catch (e) {
         if (!isUrlError(e)) throw e;
         out[i] = { url: urls[i]!, key: undefined, identityKey: undefined, admitted: false, reason: `invalid:${e.code}` };
@@ -222,6 +243,7 @@ export class FleetStore implements SeenStore, FleetMember {
       if (g === undefined) groups.set(tag, (g = []));
       g.push(i);
     }
+    const sends: Promise<void>[] = [];
     for (const [tag, at] of groups) {
       const p = this.live(tag);
       const results = p === undefined ? undefined : await this.onHeld(p, (e) => e.admit(at.map((i) => urls[i]!), { depth, source }));
@@ -229,15 +251,11 @@ export class FleetStore implements SeenStore, FleetMember {
         for (let j = 0; j < at.length; j++) out[at[j]!] = results[j]!;
         continue;
       }
-      await this.registry.send(
-        tag,
-        at.map((i) => ({ u: urls[i]!, d: depth, ...(source === undefined ? {} : { s: source }) })),
-      );
-      for (const i of at) {
-        const identityKey = identifyInto(urls[i]!, this.scratch, this.options.normalize).key;
-        out[i] = { url: urls[i]!, key: identityKey, identityKey, admitted: false, reason: 'forwarded' };
-      }
+      // judged by the host's holder; the key here is the URL's own (RFC rungs), as for `seen`
+      sends.push(this.registry.send(tag, at.map((i) => ({ u: this.redacted(urls[i]!), d: depth, ...(source === undefined ? {} : { s: this.redacted(source) }) }))));
+      for (const i of at) out[i] = { url: urls[i]!, key: keys[i], identityKey: keys[i], admitted: false, reason: 'forwarded' };
     }
+    await Promise.all(sends);
     return out;
   }
 
@@ -262,7 +280,7 @@ export class FleetStore implements SeenStore, FleetMember {
     if (toTag === p.tag) return; // queued by the partition itself
     // at the depth of the page that redirected, as the partition queues a target on its own host
     const depth = (await p.engine.depthOf(from)) ?? 0;
-    await this.registry.send(toTag, [{ u: to, d: depth }]);
+    await this.registry.send(toTag, [{ u: this.redacted(to), d: depth }]);
   }
 
   async recordFetch(url: string, response: FetchRecord): Promise<void> {
@@ -323,7 +341,7 @@ export class FleetStore implements SeenStore, FleetMember {
   private async reading<T>(tag: string, f: (e: StoreEngine) => Promise<T>): Promise<T> {
     const p = this.live(tag);
     if (p !== undefined) return f(p.engine);
-    const e = await peekPartition(this.cluster, this.o.name, this.location, tag, this.options);
+    const e = await peekPartition(this.cluster, this.o.name, this.location, tag, this.salt, this.options);
     try {
       return await f(e);
     } finally {
@@ -381,7 +399,7 @@ export class FleetStore implements SeenStore, FleetMember {
     for (const [tag, group] of groups) {
       const p = this.live(tag);
       const done = p === undefined ? undefined : await this.onHeld(p, async (e) => (await e.prune(group), true));
-      if (done === undefined) await this.registry.send(tag, group.map((e) => ({ u: e.url, d: e.depth ?? 0, p: e.reason })));
+      if (done === undefined) await this.registry.send(tag, group.map((e) => ({ u: this.redacted(e.url), d: e.depth ?? 0, p: e.reason })));
     }
   }
 
@@ -408,7 +426,7 @@ export class FleetStore implements SeenStore, FleetMember {
     for (const tag of await this.registry.readySample(4 * this.o.maxHosts)) {
       if (this.held.size >= this.o.maxHosts) break;
       if (this.held.has(tag)) continue;
-      const p = await takePartition(this.cluster, this.o.name, this.location, tag, this.o.leaseMs, this.options);
+      const p = await takePartition(this.cluster, this.o.name, this.location, tag, this.salt, this.o.leaseMs, this.options);
       if (p === undefined) continue;
       this.held.set(tag, p);
       await this.registry.taken(tag);
@@ -513,7 +531,7 @@ export class FleetStore implements SeenStore, FleetMember {
         yield* f(p.engine);
         continue;
       }
-      const e = await peekPartition(this.cluster, this.o.name, this.location, tag, this.options);
+      const e = await peekPartition(this.cluster, this.o.name, this.location, tag, this.salt, this.options);
       try {
         yield* f(e);
       } finally {

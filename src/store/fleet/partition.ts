@@ -36,12 +36,20 @@ export interface HeldPartition {
  * Take `tag`'s lease if nobody holds it and open its partition; `undefined` when another worker
  * holds it. The lease is released again when the open fails.
  */
-export async function takePartition(cluster: Cluster, name: string, location: string, tag: string, ttlMs: number, options: StoreOptions): Promise<HeldPartition | undefined> {
+export async function takePartition(
+  cluster: Cluster,
+  name: string,
+  location: string,
+  tag: string,
+  salt: string,
+  ttlMs: number,
+  options: StoreOptions,
+): Promise<HeldPartition | undefined> {
   const lease = new ClusterLock(cluster, leaseKey(name, tag), ttlMs, location);
   if (!(await lease.tryAcquire())) return undefined;
   try {
     const kv = await RedisKv.open(cluster, name, `${location}/${tag}`, lease, async () => undefined, { tag, fence: { key: lease.name, token: lease.token } });
-    const engine = await StoreEngine.open(kv, { durable: true, atomicBatch: true }, options, tag);
+    const engine = await StoreEngine.open(kv, { durable: true, atomicBatch: true }, options, { tag, salt });
     const pace = Number((await cluster.get(paceKey(name, tag))) ?? 0);
     return { tag, lease, engine, lost: false, hosts: new Set(), notBefore: pace };
   } catch (error) {
@@ -54,7 +62,7 @@ export async function takePartition(cluster: Cluster, name: string, location: st
  * Open `tag`'s partition to read it, without its lease (`stats`, `export`, `canonical` of a host
  * another worker holds): each read is consistent on its own, not with the next one.
  */
-export async function peekPartition(cluster: Cluster, name: string, location: string, tag: string, options: StoreOptions): Promise<StoreEngine> {
+export async function peekPartition(cluster: Cluster, name: string, location: string, tag: string, salt: string, options: StoreOptions): Promise<StoreEngine> {
   const kv = await RedisKv.open(cluster, name, `${location}/${tag}`, undefined, async () => undefined, { tag });
-  return StoreEngine.open(kv, { durable: true, atomicBatch: true }, { ...options, readOnly: true }, tag);
+  return StoreEngine.open(kv, { durable: true, atomicBatch: true }, { ...options, readOnly: true }, { tag, salt });
 }

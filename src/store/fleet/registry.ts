@@ -14,6 +14,7 @@
  */
 import type { Cluster } from 'ioredis';
 import { StoreError } from '../errors.js';
+import { newSalt } from '../userinfo.js';
 import { inboxKey, leaseKey } from './partition.js';
 
 /** What an inbox line holds: a link to admit (or, with `p`, to record as pruned for that reason). */
@@ -42,13 +43,18 @@ export class FleetRegistry {
    * Mark the store as a fleet store, or check that it is one: a store written by one process
    * (`openRedisStore`, its meta under `{g}`) is not opened as a fleet, nor the other way round.
    */
-  async claimLayout(location: string): Promise<void> {
-    const marker = this.key('fleet');
-    await this.cluster.hsetnx(marker, 'layout', '1');
-    await this.cluster.hsetnx(marker, 'created', new Date().toISOString());
+  async claimLayout(location: string): Promise<string> {
     if ((await this.cluster.exists(this.key('m'))) === 1) {
       throw new StoreError('ERR_STORE_INCOMPATIBLE', location, { detail: `${this.name} is a single-writer Redis store (openRedisStore, --redis without a fleet), not a fleet store` });
     }
+    const marker = this.key('fleet');
+    await this.cluster.hsetnx(marker, 'layout', '1');
+    await this.cluster.hsetnx(marker, 'created', new Date().toISOString());
+    // the fleet's password salt (userinfo.ts): one for every partition and the inboxes
+    await this.cluster.hsetnx(marker, 'salt', newSalt());
+    const salt = await this.cluster.hget(marker, 'salt');
+    if (salt === null) throw new StoreError('ERR_STORE_CORRUPT', location, { detail: `${marker} has no salt` });
+    return salt;
   }
 
   /** True when `name` holds a fleet store. */
