@@ -213,6 +213,8 @@ export class FleetStore implements SeenStore, FleetMember {
     try {
       return await f(p.engine);
     } catch (error) {
+      // given up meanwhile (refill closed it between the lookup and the call): as if not held
+      if (this.held.get(p.tag) !== p) return undefined;
       if (!this.isLeaseLost(error, p)) throw error;
       await this.lose(p);
       return undefined;
