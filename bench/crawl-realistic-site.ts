@@ -12,7 +12,7 @@
 
 import { cpus } from 'node:os';
 import { normalize, parseUriReference, recompose, type PresetName } from '../src/normalize/index.js';
-import { openStore, type CanonicalResult } from '../src/store/index.js';
+import { openStore, type CanonicalResult, type SeenStore } from '../src/store/index.js';
 import { apply, applies, hostOf, parseRuleId } from '../src/store/rules.js';
 import { crawlWithUrldedup, crawlWithWget, type ClientRun } from './crawl-real-site.js';
 import { startRealisticSite, type RealisticSite, type Truth } from './realistic-site.js';
@@ -43,9 +43,9 @@ export interface RealisticRun extends ClientRun {
 const describe = (t: Truth): string => (t.kind === 'document' ? t.id : `(${t.why})`);
 
 /** Ask the store after a crawl where it puts every link URL of the site, and compare with the truth. */
-export async function findFalseMerges(site: RealisticSite, store: string): Promise<FalseMerge[]> {
+export async function findFalseMerges(site: RealisticSite, store: string | SeenStore): Promise<FalseMerge[]> {
   const urls = [...site.links].filter(([, t]) => t.kind === 'document').map(([u]) => u);
-  const db = await openStore(store, { readOnly: true });
+  const db = typeof store === 'string' ? await openStore(store, { readOnly: true }) : store;
   const out: FalseMerge[] = [];
   try {
     for (let i = 0; i < urls.length; i += 500) {
@@ -63,12 +63,12 @@ export async function findFalseMerges(site: RealisticSite, store: string): Promi
       });
     }
   } finally {
-    await db.close();
+    if (typeof store === 'string') await db.close();
   }
   return out;
 }
 
-function score(run: ClientRun, merges?: readonly FalseMerge[]): RealisticRun {
+export function score(run: ClientRun, merges?: readonly FalseMerge[]): RealisticRun {
   const missed = new Set(run.documentsMissed);
   const merged = new Set((merges ?? []).map((m) => m.document));
   return {

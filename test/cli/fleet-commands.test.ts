@@ -58,12 +58,13 @@ describe('crawl --redis', () => {
     const crawled = await runCli(['crawl', ...seeds, ...on, '--allow-private', '--report', 'json', '--log-level', 'error']);
     expect(crawled.stderr).toBe('');
     expect(crawled.code).toBe(0);
-    const report = JSON.parse(crawled.stdout) as { pagesFetched: number; stopReason: string };
+    const report = JSON.parse(crawled.stdout) as { pagesFetched: number; stoppedBecause: string };
     // on each host `/` and /0 to /4 (documents: /0 is linked from the other host) and /5 (404); every request once
     expect(requests.filter((r) => !r.endsWith('/robots.txt')).sort()).toEqual(
       ['a', 'b'].flatMap((h) => ['/', '/0', '/1', '/2', '/3', '/4', '/5'].map((p) => `${h}.localhost${p}`)).sort(),
     );
     expect(report.pagesFetched).toBe(14);
+    expect(report.stoppedBecause).toBe('done');
 
     const stats = await runCli(['stats', ...on, '--json']);
     expect(stats.code).toBe(0);

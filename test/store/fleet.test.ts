@@ -83,6 +83,26 @@ describe('fleet store', () => {
     }
   });
 
+  it('queues a URL only in its own host: a redirect or an alias to another host sends it there', async () => {
+    const name = newName();
+    const a = await worker(name);
+    try {
+      await a.admit(['http://www.moved.example/p']);
+      expect(await a.waitForWork(never)).toBe(true);
+      const [e] = await a.next({ host: 'www.moved.example' });
+      await a.recordRedirect(e!.url, 'http://moved.example/p', 301);
+      // the www URL again: an alias onto the other host's URL, which goes to that host
+      const [r] = await a.admit(['http://www.moved.example/p']);
+      expect(r).toMatchObject({ admitted: false, reason: 'forwarded', key: 'example,moved)http:///p' });
+      expect((await a.stats()).frontier.hosts).toEqual({});
+      expect(await a.waitForWork(never)).toBe(true);
+      const urls = (await a.next({ host: 'moved.example', limit: 5 })).map((x) => x.url);
+      expect(urls).toEqual(['http://moved.example/p']);
+    } finally {
+      await a.close();
+    }
+  });
+
   it('gives a host to one worker at a time, and back to the fleet when its holder closes', async () => {
     const name = newName();
     const a = await worker(name);

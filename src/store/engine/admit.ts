@@ -8,9 +8,10 @@
  * The inputs that go on are kept in columns (`Items`), not one object each: the hot path allocates
  * little per URL.
  */
-import { defaultLimits, fingerprintInto, fingerprintWords, parseUri, UrlError, type UriRecord, type UrlErrorCode } from '../../normalize/index.js';
+import { defaultLimits, fingerprintInto, fingerprintWords, parseUri, recompose, UrlError, type UriRecord, type UrlErrorCode } from '../../normalize/index.js';
 import { identifyInto, UrlIdentity } from '../../normalize/identify.js';
 import { decodeJson, encodeUrlEntry, type AdmitReason, type AliasEntry, type UrlEntry } from '../keys.js';
+import { hostTag } from '../host-tag.js';
 import { hostOf } from '../rules.js';
 import type { AdmitResult } from '../seen-store.js';
 import { getUrl, type Txn } from './batch.js';
@@ -318,6 +319,11 @@ function decide(s: EngineState, txn: Txn, urls: readonly string[], items: Items,
         continue;
       }
       const rec = key === mj.transformedKey && mj.transformedRecord !== undefined ? mj.transformedRecord : recordOfKey(key);
+      if (elsewhere(s, rec)) {
+        // a fleet partition queues only its host's URLs: the fleet sends this one to its host
+        results[i] = { url, key, identityKey: k0, admitted: false, reason: 'forwarded', via };
+        continue;
+      }
       queueNew(txn, key, hostOf(rec), depth, now, src, items.canonicalW1[j]!, items.canonicalW2[j]!, undefined, undefined, deliver);
       admitted = true;
     }
@@ -330,6 +336,11 @@ function decide(s: EngineState, txn: Txn, urls: readonly string[], items: Items,
     const r = results[dup[q + 1]!]!;
     results[i] = { url: urls[i]!, key: r.key, identityKey: r.identityKey, admitted: false, reason: 'duplicate-in-batch' };
   }
+}
+
+/** In a fleet partition (options.ts `partition`): `rec`'s host is another partition's. */
+function elsewhere(s: EngineState, rec: UriRecord): boolean {
+  return s.o.partition !== undefined && hostTag(hostOf(rec)) !== s.o.partition.tag;
 }
 
 /** The first URLs each rule rewrites that are fetched as themselves too. */
@@ -399,7 +410,10 @@ export async function admitOne(s: EngineState, txn: Txn, rec: UriRecord, k0: str
   const { key, via, t } = await canonicalize(s, txn, rec, k0, exclude);
   let admitted = false;
   const target = await getUrl(s.kv, txn, key);
-  if (target === undefined) {
+  const krec = key === k0 ? rec : key === t.key ? t.rec : recordOfKey(key);
+  if (target === undefined && elsewhere(s, krec)) {
+    s.outbox.push({ url: recompose(krec), depth, ...(src === undefined ? {} : { src }) });
+  } else if (target === undefined) {
     const entry: UrlEntry = { s: 'queued', d: depth, t: now };
     if (src !== undefined) entry.src = src;
     setUrl(s, txn, key, undefined, entry, key === k0 ? rec : key === t.key ? t.rec : undefined);

@@ -230,6 +230,11 @@ export class StoreEngine implements SeenStore {
     return lookup.canonicalMany(this.s, urls);
   }
 
+  /** In a fleet partition: the URLs for other hosts' partitions its calls found (state.ts `outbox`), once. */
+  takeOutbox(): { readonly url: string; readonly depth: number; readonly src?: string }[] {
+    return this.s.outbox.splice(0);
+  }
+
   /** The depth `url`'s entry was queued at, `undefined` when it has none (a fleet's forwarded redirect target). */
   async depthOf(url: string): Promise<number | undefined> {
     return lookup.depthOf(this.s, url);

@@ -117,6 +117,11 @@ export class EngineState {
   urlWrites = 0;
   frontier: Frontier;
   readonly rules = new LiveRules();
+  /**
+   * In a fleet partition: URLs another host's partition must queue (a redirect target, a give-back
+   * mapped by an alias onto another host), taken by the fleet after each call (`takeOutbox`).
+   */
+  readonly outbox: { readonly url: string; readonly depth: number; readonly src?: string }[] = [];
   /** URLs each rule rewrote in this process: which of them are fetched as themselves too (admit.ts). */
   readonly rewrites = new Map<string, number>();
 

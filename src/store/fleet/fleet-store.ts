@@ -14,7 +14,7 @@
  * partition). See docs/scale-out.md.
  */
 import type { Cluster } from 'ioredis';
-import { identifyInto, isUrlError, normalizeRecord, recompose, UrlIdentity } from '../../normalize/index.js';
+import { identifyInto, isUrlError, normalizeRecord, recompose, urlFromKey, UrlIdentity } from '../../normalize/index.js';
 import { redactPassword } from '../userinfo.js';
 import { StoreError } from '../errors.js';
 import type { Explanation } from '../engine/explain.js';
@@ -211,7 +211,9 @@ export class FleetStore implements SeenStore, FleetMember {
   /** Run `f` on the held partition `p`; a lost lease gives the partition up and yields `undefined`. */
   private async onHeld<T>(p: HeldPartition, f: (e: StoreEngine) => Promise<T>): Promise<T | undefined> {
     try {
-      return await f(p.engine);
+      const value = await f(p.engine);
+      await this.flushOutbox(p);
+      return value;
     } catch (error) {
       // given up meanwhile (refill closed it between the lookup and the call): as if not held
       if (this.held.get(p.tag) !== p) return undefined;
@@ -219,6 +221,30 @@ export class FleetStore implements SeenStore, FleetMember {
       await this.lose(p);
       return undefined;
     }
+  }
+
+  /** What `p`'s last calls left for other hosts (state.ts `outbox`): to their inboxes. */
+  private async flushOutbox(p: HeldPartition): Promise<void> {
+    const out = p.engine.takeOutbox();
+    if (out.length > 0) await this.forward(out.map((o) => ({ url: o.url, depth: o.depth, ...(o.src === undefined ? {} : { source: urlFromKey(o.src) }) })));
+  }
+
+  /** Send each URL to its host's inbox (for a host this worker holds too: its holder admits the inbox). */
+  private async forward(items: readonly { url: string; depth: number; source?: string }[]): Promise<void> {
+    const byTag = new Map<string, InboxEntry[]>();
+    for (const it of items) {
+      let tag: string;
+      try {
+        tag = this.tagOf(it.url);
+      } catch (e) {
+        if (isUrlError(e)) continue;
+        throw e;
+      }
+      let g = byTag.get(tag);
+      if (g === undefined) byTag.set(tag, (g = []));
+      g.push({ u: this.redacted(it.url), d: it.depth, ...(it.source === undefined ? {} : { s: this.redacted(it.source) }) });
+    }
+    await Promise.all([...byTag].map(([tag, entries]) => this.registry.send(tag, entries)));
   }
 
   admit(urls: readonly string[], options: AdmitOptions = {}): Promise<AdmitResult[]> {
@@ -251,6 +277,9 @@ export class FleetStore implements SeenStore, FleetMember {
       const results = p === undefined ? undefined : await this.onHeld(p, (e) => e.admit(at.map((i) => urls[i]!), { depth, source }));
       if (results !== undefined) {
         for (let j = 0; j < at.length; j++) out[at[j]!] = results[j]!;
+        // mapped by the partition onto another host's URL (an alias across hosts): sent there
+        const away = results.filter((r) => r.reason === 'forwarded' && r.key !== undefined);
+        if (away.length > 0) sends.push(this.forward(away.map((r) => ({ url: urlFromKey(r.key!), depth, ...(source === undefined ? {} : { source }) }))));
         continue;
       }
       // judged by the host's holder; the key here is the URL's own (RFC rungs), as for `seen`
@@ -268,31 +297,36 @@ export class FleetStore implements SeenStore, FleetMember {
   async recordRedirect(from: string, to: string, status: number): Promise<void> {
     const p = this.live(this.tagOf(from));
     if (p === undefined) return; // lost: the new holder fetches `from` again
-    const done = await this.onHeld(p, async (e) => {
-      await e.recordRedirect(from, to, status);
-      return true;
-    });
-    if (done === undefined || this.options.enqueueRedirectTargets === false) return;
-    let toTag: string;
+    let toTag: string | undefined;
     try {
       toTag = this.tagOf(to);
     } catch {
-      return;
+      toTag = undefined; // the partition refuses it with its UrlError
     }
-    if (toTag === p.tag) return; // queued by the partition itself
-    // at the depth of the page that redirected, as the partition queues a target on its own host
-    const depth = (await p.engine.depthOf(from)) ?? 0;
-    await this.registry.send(toTag, [{ u: this.redacted(to), d: depth }]);
+    if (toTag !== undefined && toTag !== p.tag && this.options.enqueueRedirectTargets !== false) {
+      // sent before the redirect is recorded: a crash between the two fetches `from` again
+      // rather than losing the target; at the depth of the page that redirected
+      const depth = (await p.engine.depthOf(from)) ?? 0;
+      await this.forward([{ url: to, depth }]);
+    }
+    await this.onHeld(p, (e) => e.recordRedirect(from, to, status));
   }
 
   async recordFetch(url: string, response: FetchRecord): Promise<void> {
-    const p = this.live(this.tagOf(url));
+    const tag = this.tagOf(url);
+    const fin = response.finalUrl;
+    if (fin !== undefined && this.tagOf(fin) !== tag) {
+      // redirects followed onto another host (the crawler follows only its own origin): the
+      // answer is that host's to record; here, a redirect that says nothing of equivalence
+      return this.recordRedirect(url, fin, 302);
+    }
+    const p = this.live(tag);
     if (p !== undefined) await this.onHeld(p, (e) => e.recordFetch(url, response));
   }
 
   async next(options: NextOptions = {}): Promise<FrontierEntry[]> {
     if (options.host !== undefined) {
-      const p = this.live(hostTag(options.host));
+      const p = await this.holderOf(options.host);
       return p === undefined ? [] : this.handOut(p, (await this.onHeld(p, (e) => e.next(options))) ?? []);
     }
     const out: FrontierEntry[] = [];
@@ -302,6 +336,14 @@ export class FleetStore implements SeenStore, FleetMember {
       out.push(...this.handOut(p, (await this.onHeld(p, (e) => e.next({ ...options, limit: limit - out.length }))) ?? []));
     }
     return out;
+  }
+
+  /** The held partition whose frontier has `host` (`host[:port]`, as `stats().frontier.hosts` names it). */
+  private async holderOf(host: string): Promise<HeldPartition | undefined> {
+    const p = this.live(hostTag(host));
+    if (p !== undefined) return p;
+    for (const q of this.held.values()) if (this.live(q.tag) !== undefined && (await q.engine.stats()).frontier.hosts[host] !== undefined) return q;
+    return undefined;
   }
 
   /** Entries of `p` handed to the crawler: their hosts noted, and paced as the last holder left them. */
