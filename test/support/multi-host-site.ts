@@ -6,7 +6,10 @@
  *
  * Each host has a home page `/` and pages `/p1 … /p<M-1>`:
  * - a spanning tree from the home page reaches most pages of the host (one parent link each, so a
- *   lost page's links stay lost and nothing masks it);
+ *   lost page's links stay lost and nothing masks it); a page's parent is any earlier page, so the
+ *   tree is shallow and each host's frontier wide, as on real sites (a parent among the last ten
+ *   pages made a deep, narrow tree: a worker holding three hosts then found one or two pages
+ *   ready among them and waited on the site's link structure, not on its answers);
  * - about one page in eight is an *orphan*: linked only from pages of other hosts, so it is found
  *   only when a link crosses workers (a fleet routes it through the host's inbox);
  * - a few extra links per page, within the host and across hosts, most of them to pages already
@@ -34,6 +37,8 @@ export interface MultiHostSiteOptions {
   readonly latencyMs?: number;
   /** The PRNG seed of the pages and links. @default 1 */
   readonly seed?: number;
+  /** Share of the extra links that go to another host; 0 also makes no orphans. @default 0.3 */
+  readonly crossHostLinks?: number;
 }
 
 export interface SiteRequest {
@@ -73,7 +78,7 @@ interface Page {
 }
 
 /** The pages of host `h` (index 0 is the home page `/`) of a site of `hosts` hosts. */
-function generatePages(seed: number, hosts: number, perHost: number, port: number): Page[][] {
+function generatePages(seed: number, hosts: number, perHost: number, port: number, cross: number): Page[][] {
   const rnd = seededRandom(seed);
   const site: Page[][] = Array.from({ length: hosts }, () => Array.from({ length: perHost }, () => ({ links: [] as string[] })));
   const pathOf = (j: number): string => (j === 0 ? '/' : `/p${j}`);
@@ -105,13 +110,13 @@ function generatePages(seed: number, hosts: number, perHost: number, port: numbe
   };
   for (let h = 0; h < hosts; h++) {
     for (let j = 1; j < perHost; j++) {
-      if (hosts > 1 && rnd.next() < 0.125) {
+      if (hosts > 1 && cross > 0 && rnd.next() < 0.125) {
         // an orphan: its one parent is on another host
         let other = rnd.int(0, hosts - 2);
         if (other >= h) other++;
         site[other]![rnd.int(0, perHost - 1)]!.links.push(href(other, h, j));
       } else {
-        site[h]![rnd.int(Math.max(0, j - 10), j - 1)]!.links.push(href(h, h, j));
+        site[h]![rnd.int(0, j - 1)]!.links.push(href(h, h, j));
       }
     }
   }
@@ -119,7 +124,7 @@ function generatePages(seed: number, hosts: number, perHost: number, port: numbe
     for (let j = 0; j < perHost; j++) {
       const extra = rnd.int(1, 4);
       for (let k = 0; k < extra; k++) {
-        const to = hosts > 1 && rnd.next() < 0.3 ? rnd.int(0, hosts - 1) : h;
+        const to = hosts > 1 && rnd.next() < cross ? rnd.int(0, hosts - 1) : h;
         site[h]![j]!.links.push(href(h, to, rnd.next() < 0.8 ? rnd.int(0, Math.min(j + 5, perHost - 1)) : rnd.int(0, perHost - 1)));
       }
     }
@@ -212,7 +217,7 @@ export async function startMultiHostSite(options: MultiHostSiteOptions = {}): Pr
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  pages = generatePages(seed, hostCount, perHost, port);
+  pages = generatePages(seed, hostCount, perHost, port, options.crossHostLinks ?? 0.3);
   const documents = new Set<string>();
   for (const h of hosts) for (let j = 0; j < perHost; j++) documents.add(`${h}${j === 0 ? '/' : `/p${j}`}`);
   return {
