@@ -16,6 +16,11 @@
 // 3 hosts each) and enough pages per host that hosts rarely run dry mid-crawl. pages/s is counted
 // by the server, documents answered between the first request and the last answer (process
 // start-up and the fleet's end-of-work check apart); the wall column is spawn to last exit.
+// Whether waiting bounded the workers is measured, not assumed: /proc/PID/schedstat gives the time
+// each worker ran on a CPU and the time it was runnable but waited for one (a machine shared with
+// other work starves them: then the fleet's speed-up says nothing about the fleet). "longest idle"
+// is the longest time with no request in flight on the whole site (a stall of the fleet would
+// show there, for instance a host left under an expired lease).
 
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -47,17 +52,23 @@ interface Run {
   readonly summary: SiteCrawlSummary;
   readonly wallSeconds: number;
   readonly mostInFlightPerHost: number;
-  /** CPU (user + sys) of the workers, summed: undefined off Linux. */
+  /** Time the workers ran on a CPU, summed: undefined off Linux. */
   readonly cpuSeconds: number | undefined;
+  /** Time the workers were runnable but waited for a CPU (run queue), summed. */
+  readonly runQueueSeconds: number | undefined;
 }
 
-/** CPU seconds (user + sys) of process `pid` so far, from /proc (Linux; clock ticks of 1/100 s). */
-function cpuOf(pid: number | undefined): number | undefined {
+interface Sched {
+  readonly run: number;
+  readonly wait: number;
+}
+
+/** Seconds process `pid` ran on a CPU and waited for one so far (/proc/PID/schedstat, Linux). */
+function schedOf(pid: number | undefined): Sched | undefined {
   if (pid === undefined) return undefined;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / 100;
+    const [run, wait] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+    return { run: run! / 1e9, wait: wait! / 1e9 };
   } catch {
     return undefined;
   }
@@ -89,9 +100,9 @@ async function crawlWith(site: MultiHostSite, c: Config, subject: string, n: num
   const t = performance.now();
   const workers: CrawlWorker[] = [];
   // each worker's CPU, sampled until it exits (its last sample is at most 100 ms short)
-  const cpu = new Map<CrawlWorker, number | undefined>();
+  const cpu = new Map<CrawlWorker, Sched | undefined>();
   const sampler = setInterval(() => {
-    for (const w of workers) if (w.child.exitCode === null) cpu.set(w, cpuOf(w.child.pid) ?? cpu.get(w));
+    for (const w of workers) if (w.child.exitCode === null) cpu.set(w, schedOf(w.child.pid) ?? cpu.get(w));
   }, 100);
   try {
     for (let i = 0; i < n; i++) workers.push(startCrawlWorker(CLI, `${subject} #${i}`, flags));
@@ -103,12 +114,14 @@ async function crawlWith(site: MultiHostSite, c: Config, subject: string, n: num
     clearInterval(sampler);
     for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
   }
-  const cpus = workers.map((w) => cpu.get(w));
-  const cpuSeconds = cpus.every((x) => x !== undefined) ? cpus.reduce((a, b) => a! + b!, 0) : undefined;
+  const sched = workers.map((w) => cpu.get(w));
+  const known = sched.every((x) => x !== undefined);
+  const cpuSeconds = known ? sched.reduce((a, b) => a + b!.run, 0) : undefined;
+  const runQueueSeconds = known ? sched.reduce((a, b) => a + b!.wait, 0) : undefined;
   const wallSeconds = (performance.now() - t) / 1000;
   const summary = summarizeCrawl(site, site.requests);
   if (summary.missing.length > 0) process.stderr.write(`${subject}: ${summary.missing.length} documents missed: ${summary.missing.slice(0, 10).join(' ')}\n`);
-  return { subject, workers: n, summary, wallSeconds, mostInFlightPerHost: Math.max(...Object.values(site.maxInFlight())), cpuSeconds };
+  return { subject, workers: n, summary, wallSeconds, mostInFlightPerHost: Math.max(...Object.values(site.maxInFlight())), cpuSeconds, runQueueSeconds };
 }
 
 async function fleetRun(site: MultiHostSite, c: Config, n: number): Promise<Run> {
@@ -134,8 +147,9 @@ function cpuPerPage(runs: readonly Run[]): string {
   return xs.length === 0 ? 'n/a' : median(xs).toFixed(1);
 }
 
-function cpuBusy(runs: readonly Run[]): string {
-  const xs = runs.filter((r) => r.cpuSeconds !== undefined).map((r) => r.cpuSeconds! / (r.workers * r.wallSeconds));
+/** The median share of the workers' wall time spent on (`cpuSeconds`) or waiting for (`runQueueSeconds`) a CPU. */
+function share(runs: readonly Run[], of: 'cpuSeconds' | 'runQueueSeconds'): string {
+  const xs = runs.filter((r) => r[of] !== undefined).map((r) => r[of]! / (r.workers * r.wallSeconds));
   return xs.length === 0 ? 'n/a' : `${Math.round(median(xs) * 100)} %`;
 }
 
@@ -192,20 +206,20 @@ async function main(): Promise<void> {
       `a worker waits, it does not compute: its ceiling is ${c.concurrency} in flight / ${c.latencyMs} ms = ${ceiling} pages/s, and k workers need ` +
       `k × ${busyHosts} hosts with work at once (${c.hosts} hosts here), so k workers can reach k × ${ceiling} pages/s on ${cpus().length} cores\n\n`,
   );
-  process.stdout.write('| crawler | workers | pages/s (server) | vs 1 fleet worker | of the waiting ceiling | requests per document | repeated fetches | robots.txt | most in flight per host | worker CPU ms per page | worker CPU busy | seconds (server) | seconds (wall) |\n');
-  process.stdout.write('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n');
+  process.stdout.write('| crawler | workers | pages/s (server) | vs 1 fleet worker | of the waiting ceiling | requests per document | repeated fetches | robots.txt | most in flight per host | worker CPU ms per page | worker on a CPU | worker waiting for a CPU | longest idle s | seconds (server) | seconds (wall) |\n');
+  process.stdout.write('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n');
   for (const runs of rows) {
     const r0 = runs[0]!;
     const pps = median(runs.map((r) => r.summary.pagesPerSecond));
     const vs = base === undefined ? '' : `${(pps / base).toFixed(2)}×`;
     process.stdout.write(
-      `| ${r0.subject} | ${r0.workers} | ${pps.toFixed(1)} | ${vs} | ${Math.round((pps / (r0.workers * ceiling)) * 100)} % | ${median(runs.map((r) => r.summary.requestsPerDocument)).toFixed(3)} | ${Math.max(...runs.map((r) => r.summary.repeatedFetches))} | ${median(runs.map((r) => r.summary.robotsRequests))} | ${Math.max(...runs.map((r) => r.mostInFlightPerHost))} | ${cpuPerPage(runs)} | ${cpuBusy(runs)} | ${median(runs.map((r) => r.summary.seconds)).toFixed(2)} | ${median(runs.map((r) => r.wallSeconds)).toFixed(2)} |\n`,
+      `| ${r0.subject} | ${r0.workers} | ${pps.toFixed(1)} | ${vs} | ${Math.round((pps / (r0.workers * ceiling)) * 100)} % | ${median(runs.map((r) => r.summary.requestsPerDocument)).toFixed(3)} | ${Math.max(...runs.map((r) => r.summary.repeatedFetches))} | ${median(runs.map((r) => r.summary.robotsRequests))} | ${Math.max(...runs.map((r) => r.mostInFlightPerHost))} | ${cpuPerPage(runs)} | ${share(runs, 'cpuSeconds')} | ${share(runs, 'runQueueSeconds')} | ${Math.max(...runs.map((r) => r.summary.longestIdleSeconds)).toFixed(2)} | ${median(runs.map((r) => r.summary.seconds)).toFixed(2)} | ${median(runs.map((r) => r.wallSeconds)).toFixed(2)} |\n`,
     );
   }
-  process.stdout.write(`\nload average at the end ${loadavg()[0]!.toFixed(2)}; worker CPU busy = the workers' CPU (user + sys, from /proc) / (workers × wall seconds): what is not busy is waiting\n`);
+  process.stdout.write(`\nload average at the end ${loadavg()[0]!.toFixed(2)}; "on a CPU" and "waiting for a CPU" are shares of the workers' wall time (/proc/PID/schedstat): the rest they waited for answers, Redis or work; waiting for a CPU means the machine, not the fleet, bound them\n`);
   if (c.runs > 1) {
     process.stdout.write('\npages/s of each run:\n');
-    for (const runs of rows) process.stdout.write(`- ${runs[0]!.subject}: ${runs.map((r) => r.summary.pagesPerSecond).join(', ')}\n`);
+    for (const runs of rows) process.stdout.write(`- ${runs[0]!.subject}: ${runs.map((r) => `${r.summary.pagesPerSecond} (longest idle ${r.summary.longestIdleSeconds} s)`).join(', ')}\n`);
   }
 }
 

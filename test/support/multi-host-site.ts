@@ -259,6 +259,8 @@ export interface SiteCrawlSummary {
   /** Documents answered per second, between the first request and the last answer. */
   readonly pagesPerSecond: number;
   readonly seconds: number;
+  /** The longest time in that window with no request in flight on the whole site (a stall). */
+  readonly longestIdleSeconds: number;
 }
 
 export function summarizeCrawl(site: Pick<MultiHostSite, 'documents' | 'hosts'>, requests: readonly SiteRequest[]): SiteCrawlSummary {
@@ -291,6 +293,13 @@ export function summarizeCrawl(site: Pick<MultiHostSite, 'documents' | 'hosts'>,
     }
   }
   const seconds = requests.length === 0 ? 0 : (last - first) / 1000;
+  // sweep the requests by start: a gap is a start after every earlier request had ended
+  let idle = 0;
+  let reach = -Infinity;
+  for (const r of [...requests].sort((a, b) => a.start - b.start)) {
+    if (reach !== -Infinity && r.start > reach) idle = Math.max(idle, r.start - reach);
+    reach = Math.max(reach, r.end ?? r.start);
+  }
   const round = (x: number, d = 1000): number => Math.round(x * d) / d;
   return {
     requests: requests.length,
@@ -304,5 +313,6 @@ export function summarizeCrawl(site: Pick<MultiHostSite, 'documents' | 'hosts'>,
     pageRequestsPerDocument: round((requests.length - robots) / site.documents.size),
     pagesPerSecond: seconds > 0 ? round(pageAnswers / seconds, 10) : 0,
     seconds: round(seconds, 100),
+    longestIdleSeconds: round(idle / 1000, 100),
   };
 }
