@@ -123,6 +123,8 @@ export class FleetStore implements SeenStore, FleetMember {
   private counters: { at: number; value: Map<string, number> } | undefined;
   private closed = false;
   private lastRefill = 0;
+  /** When `refill` last looked for expired leases (`reap`). */
+  private reapedAt = 0;
 
   private constructor(
     private readonly cluster: Cluster,
@@ -467,6 +469,12 @@ export class FleetStore implements SeenStore, FleetMember {
       if (s.frontier.size === 0 && (await this.registry.inboxLength(p.tag)) === 0) await this.giveUp(p, false);
     }
     if (this.held.size >= this.o.maxHosts) return;
+    // a killed worker's hosts go back to `ready` at lease expiry, not only once some worker is idle
+    // (a busy fleet would leave them, their queued URLs with them, to the end of the crawl)
+    if (now - this.reapedAt >= Math.max(this.o.pollMs, this.o.leaseMs / 3)) {
+      this.reapedAt = now;
+      await this.registry.reap();
+    }
     for (const tag of await this.registry.readySample(4 * this.o.maxHosts)) {
       if (this.held.size >= this.o.maxHosts) break;
       if (this.held.has(tag)) continue;
