@@ -248,7 +248,9 @@ interface Result {
   /** Process CPU (all threads: JS, LevelDB writes and compaction) per URL in the timed loop. */
   cpuUsPerUrl?: number;
   /** Redis subjects: INFO used_memory growth per new key, and the url hashes' MEMORY USAGE per new key. */
-  redisBytesPerUrl?: { all: number; url: number };
+  redisBytesPerUrl?: { all: number; url: number; frontier: number };
+  /** Redis subjects: the masters' CPU (INFO used_cpu_user + used_cpu_sys, summed) per URL of the admit phase. */
+  redisCpuUsPerUrl?: number;
   note: string;
 }
 
@@ -474,6 +476,16 @@ async function runSet(source: Source, a: Args): Promise<Result> {
   };
 }
 
+/** CPU time the masters used so far, µs (INFO cpu), summed. */
+async function mastersCpuUs(cluster: ReturnType<typeof connectCluster>): Promise<number> {
+  let total = 0;
+  for (const m of cluster.nodes('master')) {
+    const info = await m.info('cpu');
+    for (const f of ['used_cpu_user', 'used_cpu_sys']) total += Number(new RegExp(`^${f}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0) * 1e6;
+  }
+  return total;
+}
+
 /** The store on a Redis Cluster of `masters` masters started for this run (and stopped after it). */
 async function runRedis(source: Source, a: Args, masters: 1 | 3): Promise<Result> {
   const dir = mkdtempSync(join(tmpdir(), 'urldedup-bench-redis-'));
@@ -489,6 +501,7 @@ async function runRedis(source: Source, a: Args, masters: 1 | 3): Promise<Result
     const before = await usedMemory(cluster);
     const options = { presets: a.presets, ...(a.cacheSize === undefined ? {} : { cacheSize: a.cacheSize }), ...(a.bloomBits === undefined ? {} : { bloomBitsPerKey: a.bloomBits }), redis: { name: 'bench' } };
     const store = await openRedisStore(seeds, options);
+    const redisCpu0 = await mastersCpuUs(cluster);
     let ns = 0n;
     let admitted = 0;
     const running = new Set<Promise<void>>();
@@ -516,6 +529,7 @@ async function runRedis(source: Source, a: Args, masters: 1 | 3): Promise<Result
     await Promise.all(running);
     ns -= genNs;
     const cpu = process.cpuUsage(cpu0);
+    const redisCpuUsPerUrl = ((await mastersCpuUs(cluster)) - redisCpu0) / a.urls;
     const cpuUsPerUrl = (cpu.user + cpu.system - Number(genAllNs) / 1000) / a.urls;
     const sample = lookupSample(source, a);
     const t1 = process.hrtime.bigint();
@@ -527,8 +541,10 @@ async function runRedis(source: Source, a: Args, masters: 1 | 3): Promise<Result
     await store.close();
     const after = await usedMemory(cluster);
     let urlBytes = 0;
+    let frontierBytes = 0;
     for await (const k of scanStoreKeys(cluster, 'bench')) {
-      if (k.endsWith('}u')) urlBytes += Number(await cluster.call('MEMORY', 'USAGE', k, 'SAMPLES', '0'));
+      if (/\}u(:|$)/.test(k)) urlBytes += Number(await cluster.call('MEMORY', 'USAGE', k, 'SAMPLES', '0'));
+      else if (/\}f(:o)?$/.test(k)) frontierBytes += Number(await cluster.call('MEMORY', 'USAGE', k, 'SAMPLES', '0'));
     }
     const seconds = Number(ns) / 1e9;
     return {
@@ -542,7 +558,8 @@ async function runRedis(source: Source, a: Args, masters: 1 | 3): Promise<Result
       peakRssMiB: peak,
       diskMiB: folderBytes(dir) / 2 ** 20,
       cpuUsPerUrl,
-      redisBytesPerUrl: { all: (after - before) / admitted, url: urlBytes / admitted },
+      redisBytesPerUrl: { all: (after - before) / admitted, url: urlBytes / admitted, frontier: frontierBytes / admitted },
+      redisCpuUsPerUrl,
       note: `openRedisStore on ${masters} master${masters === 1 ? '' : 's'} (loopback, AOF appendfsync ${a.redisFsync}); admit() timed whole, ${a.inflight} in flight; lookups = canonical(), 256 at a time; on disk = the AOF files`,
     };
   } finally {
