@@ -13,6 +13,10 @@
 //     --subject S     store | redis-1 | redis-3 | leveldb | set | keys | all (default all; each runs
 //                     in its own process, so peak RSS is its own)
 //     --redis-fsync F the Redis subjects' appendfsync: everysec (default) | always | no
+//     --clients N     Redis subjects: N client processes, each admitting its own stream (seed + i)
+//                     into its own store (bench-<i>) on the one cluster, all at once; URLs/s is
+//                     all their URLs over the time from the first start to the last end (default 1:
+//                     this process, with the lookups)
 //     --semi-space M  run every subject's process with node --max-semi-space-size=M (MiB; default:
 //                     Node's own, 16 on 64-bit). Admit keeps about 1 KB per URL alive while its batch
 //                     is written, so with the default young generation ~40 % of what it allocates
@@ -42,7 +46,7 @@
 //            new key (and the url hashes alone, by MEMORY USAGE)
 // Benchmarks print; they assert nothing.
 
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,10 +78,13 @@ interface Args {
   json: boolean;
   semiSpaceMiB: number | undefined;
   redisFsync: 'everysec' | 'always' | 'no';
+  clients: number;
+  /** Set in the client processes of `--clients`: the cluster and the store name to admit into. */
+  redisClient: { seeds: string; name: string } | undefined;
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const a: Args = { urls: 1_000_000, batch: 1000, lookups: 200_000, inflight: 4, writeBufferMiB: undefined, compression: undefined, cacheSize: undefined, bloomBits: undefined, subject: 'all', presets: [], seed: 0x75726c64, json: false, semiSpaceMiB: undefined, redisFsync: 'everysec' };
+  const a: Args = { urls: 1_000_000, batch: 1000, lookups: 200_000, inflight: 4, writeBufferMiB: undefined, compression: undefined, cacheSize: undefined, bloomBits: undefined, subject: 'all', presets: [], seed: 0x75726c64, json: false, semiSpaceMiB: undefined, redisFsync: 'everysec', clients: 1, redisClient: undefined };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = (): string => {
@@ -97,6 +104,11 @@ function parseArgs(argv: readonly string[]): Args {
     else if (flag === '--redis-fsync') a.redisFsync = value() as Args['redisFsync'];
     else if (flag === '--presets') a.presets = value().split(',').filter(Boolean) as PresetName[];
     else if (flag === '--seed') a.seed = Number(value());
+    else if (flag === '--clients') a.clients = Number(value());
+    else if (flag === '--redis-client') {
+      const [seeds, name] = value().split(' ');
+      a.redisClient = { seeds: seeds!, name: name! };
+    }
     else if (flag === '--json') a.json = true;
     else if (flag === '--semi-space') a.semiSpaceMiB = Number(value());
     else throw new Error(`unknown option ${flag} (see the header of bench/store.bench.ts)`);
@@ -476,6 +488,69 @@ async function runSet(source: Source, a: Args): Promise<Result> {
   };
 }
 
+/** One of `--clients`' processes: admit its stream into its store; the admit phase's wall-clock span. */
+async function runRedisClient(source: Source, a: Args, target: { seeds: string; name: string }): Promise<Result> {
+  const store = await openRedisStore(target.seeds, { presets: a.presets, redis: { name: target.name } });
+  const gen = stream(source, a.urls, a.batch, a.seed);
+  const batches = [...gen];
+  const running = new Set<Promise<void>>();
+  let admitted = 0;
+  const start = performance.timeOrigin + performance.now();
+  const cpu0 = process.cpuUsage();
+  for (const batch of batches) {
+    const p: Promise<void> = store.admit(batch).then((results) => {
+      for (const r of results) if (r.admitted) admitted++;
+      running.delete(p);
+    });
+    running.add(p);
+    if (running.size >= a.inflight) await Promise.race(running);
+  }
+  await Promise.all(running);
+  const end = performance.timeOrigin + performance.now();
+  const cpu = process.cpuUsage(cpu0);
+  await store.close();
+  const seconds = (end - start) / 1000;
+  return { subject: 'redis-1', urls: a.urls, seconds, urlsPerSecond: a.urls / seconds, newKeys: admitted, lookups: 0, lookupsPerSecond: NaN, peakRssMiB: peakRssMiB(), diskMiB: undefined, cpuUsPerUrl: (cpu.user + cpu.system) / a.urls, note: `${start} ${end}` };
+}
+
+/** `--clients N`: N client processes at once on the cluster `seeds`, each its own store and stream. */
+async function runRedisClients(a: Args, masters: 1 | 3, cluster: ReturnType<typeof connectCluster>, seeds: string, before: number, dir: string): Promise<Result> {
+  const script = fileURLToPath(import.meta.url);
+  const args = process.argv.slice(2).filter((x, i, all) => !['--json', '--subject', '--clients', '--seed'].includes(x) && !['--subject', '--clients', '--seed'].includes(all[i - 1]!));
+  const cpu0 = await mastersCpuUs(cluster);
+  const results = await Promise.all(
+    Array.from({ length: a.clients }, (_, i) =>
+      new Promise<Result>((resolve, reject) => {
+        const child = spawn(process.execPath, [script, ...args, '--subject', 'redis-1', '--seed', String(a.seed + i), '--redis-client', `${seeds} bench-${i}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!) as Result) : reject(new Error(`client ${i} exit ${code}`))));
+      }),
+    ),
+  );
+  const redisCpuUs = (await mastersCpuUs(cluster)) - cpu0;
+  const spans = results.map((r) => r.note.split(' ').map(Number) as [number, number]);
+  const seconds = (Math.max(...spans.map((s) => s[1])) - Math.min(...spans.map((s) => s[0]))) / 1000;
+  const urls = a.urls * a.clients;
+  const admitted = results.reduce((n, r) => n + r.newKeys, 0);
+  const after = await usedMemory(cluster);
+  return {
+    subject: masters === 1 ? 'redis-1' : 'redis-3',
+    urls,
+    seconds,
+    urlsPerSecond: urls / seconds,
+    newKeys: admitted,
+    lookups: 0,
+    lookupsPerSecond: NaN,
+    peakRssMiB: Math.max(...results.map((r) => r.peakRssMiB)),
+    diskMiB: folderBytes(dir) / 2 ** 20,
+    cpuUsPerUrl: results.reduce((n, r) => n + (r.cpuUsPerUrl ?? 0) * r.urls, 0) / urls,
+    redisBytesPerUrl: { all: (after - before) / admitted, url: NaN, frontier: NaN },
+    redisCpuUsPerUrl: redisCpuUs / urls,
+    note: `${a.clients} client processes on ${masters} master${masters === 1 ? '' : 's'}, each its own store and stream (seeds ${a.seed}…${a.seed + a.clients - 1}), ${a.inflight} admit() in flight each; URLs/s over the span from the first start to the last end; no lookups`,
+  };
+}
+
 /** CPU time the masters used so far, µs (INFO cpu), summed. */
 async function mastersCpuUs(cluster: ReturnType<typeof connectCluster>): Promise<number> {
   let total = 0;
@@ -499,6 +574,7 @@ async function runRedis(source: Source, a: Args, masters: 1 | 3): Promise<Result
   try {
     await clusterReady(cluster, seeds);
     const before = await usedMemory(cluster);
+    if (a.clients > 1) return await runRedisClients(a, masters, cluster, seeds, before, dir);
     const options = { presets: a.presets, ...(a.cacheSize === undefined ? {} : { cacheSize: a.cacheSize }), ...(a.bloomBits === undefined ? {} : { bloomBitsPerKey: a.bloomBits }), redis: { name: 'bench' } };
     const store = await openRedisStore(seeds, options);
     const redisCpu0 = await mastersCpuUs(cluster);
@@ -616,6 +692,7 @@ function table(results: readonly Result[], a: Args, source: Source): string {
 
 async function runOne(subject: SubjectName, a: Args): Promise<Result> {
   const source = corpusSource();
+  if (a.redisClient !== undefined) return runRedisClient(source, a, a.redisClient);
   switch (subject) {
     case 'store':
       return runStore(source, a);
