@@ -128,7 +128,7 @@ local function ustate(base)
     local v = redis.call('HGET', base .. ':0', '')
     local n, c = 1, 0
     if v then
-      local a, b = string.match(v, '^(%d+) (%d+)$')
+      local a, b = string.match(v, '^(%d+) (-?%d+)$')
       n, c = tonumber(a), tonumber(b)
     end
     s = { n = n, c = c, x = redis.call('EXISTS', base .. ':x') == 1, dirty = false }
