@@ -46,7 +46,7 @@
 //            new key (and the url hashes alone, by MEMORY USAGE)
 // Benchmarks print; they assert nothing.
 
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,12 +58,13 @@ import { clusterReady, connectCluster, scanStoreKeys, usedMemory } from '../src/
 import { openRedisStore } from '../src/store/redis-store.js';
 import type { PresetName } from '../src/normalize/index.js';
 import { environment, findRepoRoot } from './harness.js';
+import { mastersCpuUs, runRedisClient, runRedisClients } from './store-redis.js';
 import { mulberry32 } from './mulberry32.js';
 
 type SubjectName = 'store' | 'redis-1' | 'redis-3' | 'leveldb' | 'leveldb+key' | 'set' | 'keys';
 const SUBJECTS: readonly SubjectName[] = ['store', 'redis-1', 'redis-3', 'leveldb', 'leveldb+key', 'set', 'keys'];
 
-interface Args {
+export interface Args {
   urls: number;
   batch: number;
   lookups: number;
@@ -156,7 +157,7 @@ function flat(s: string): string {
   return s;
 }
 
-interface Source {
+export interface Source {
   readonly description: string;
   /** Lines of each group (one identity key per group). */
   readonly groups: readonly (readonly string[])[];
@@ -195,7 +196,7 @@ function corpusSource(): Source {
 }
 
 /** The stream, batch by batch: deterministic for a seed. */
-function* stream(source: Source, total: number, batch: number, seed: number): Generator<string[]> {
+export function* stream(source: Source, total: number, batch: number, seed: number): Generator<string[]> {
   const rnd = mulberry32(seed);
   const G = source.groups.length;
   let fresh = 0;
@@ -235,7 +236,7 @@ function keysOf(urls: readonly string[]): string[] {
 
 // ---- subjects ---------------------------------------------------------------------------------
 
-interface Result {
+export interface Result {
   subject: SubjectName;
   urls: number;
   seconds: number;
@@ -266,7 +267,7 @@ interface Result {
   note: string;
 }
 
-function folderBytes(dir: string): number {
+export function folderBytes(dir: string): number {
   let n = 0;
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
@@ -292,7 +293,7 @@ function rssSplitMiB(): { anon: number; file: number } | undefined {
   return anon === undefined || file === undefined ? undefined : { anon, file };
 }
 
-function peakRssMiB(): number {
+export function peakRssMiB(): number {
   return process.resourceUsage().maxRSS / 1024;
 }
 
@@ -488,79 +489,6 @@ async function runSet(source: Source, a: Args): Promise<Result> {
   };
 }
 
-/** One of `--clients`' processes: admit its stream into its store; the admit phase's wall-clock span. */
-async function runRedisClient(source: Source, a: Args, target: { seeds: string; name: string }): Promise<Result> {
-  const store = await openRedisStore(target.seeds, { presets: a.presets, redis: { name: target.name } });
-  const gen = stream(source, a.urls, a.batch, a.seed);
-  const batches = [...gen];
-  const running = new Set<Promise<void>>();
-  let admitted = 0;
-  const start = performance.timeOrigin + performance.now();
-  const cpu0 = process.cpuUsage();
-  for (const batch of batches) {
-    const p: Promise<void> = store.admit(batch).then((results) => {
-      for (const r of results) if (r.admitted) admitted++;
-      running.delete(p);
-    });
-    running.add(p);
-    if (running.size >= a.inflight) await Promise.race(running);
-  }
-  await Promise.all(running);
-  const end = performance.timeOrigin + performance.now();
-  const cpu = process.cpuUsage(cpu0);
-  await store.close();
-  const seconds = (end - start) / 1000;
-  return { subject: 'redis-1', urls: a.urls, seconds, urlsPerSecond: a.urls / seconds, newKeys: admitted, lookups: 0, lookupsPerSecond: NaN, peakRssMiB: peakRssMiB(), diskMiB: undefined, cpuUsPerUrl: (cpu.user + cpu.system) / a.urls, note: `${start} ${end}` };
-}
-
-/** `--clients N`: N client processes at once on the cluster `seeds`, each its own store and stream. */
-async function runRedisClients(a: Args, masters: 1 | 3, cluster: ReturnType<typeof connectCluster>, seeds: string, before: number, dir: string): Promise<Result> {
-  const script = fileURLToPath(import.meta.url);
-  const args = process.argv.slice(2).filter((x, i, all) => !['--json', '--subject', '--clients', '--seed'].includes(x) && !['--subject', '--clients', '--seed'].includes(all[i - 1]!));
-  const cpu0 = await mastersCpuUs(cluster);
-  const results = await Promise.all(
-    Array.from({ length: a.clients }, (_, i) =>
-      new Promise<Result>((resolve, reject) => {
-        const child = spawn(process.execPath, [script, ...args, '--subject', 'redis-1', '--seed', String(a.seed + i), '--redis-client', `${seeds} bench-${i}`], { stdio: ['ignore', 'pipe', 'inherit'] });
-        let out = '';
-        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-        child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!) as Result) : reject(new Error(`client ${i} exit ${code}`))));
-      }),
-    ),
-  );
-  const redisCpuUs = (await mastersCpuUs(cluster)) - cpu0;
-  const spans = results.map((r) => r.note.split(' ').map(Number) as [number, number]);
-  const seconds = (Math.max(...spans.map((s) => s[1])) - Math.min(...spans.map((s) => s[0]))) / 1000;
-  const urls = a.urls * a.clients;
-  const admitted = results.reduce((n, r) => n + r.newKeys, 0);
-  const after = await usedMemory(cluster);
-  return {
-    subject: masters === 1 ? 'redis-1' : 'redis-3',
-    urls,
-    seconds,
-    urlsPerSecond: urls / seconds,
-    newKeys: admitted,
-    lookups: 0,
-    lookupsPerSecond: NaN,
-    peakRssMiB: Math.max(...results.map((r) => r.peakRssMiB)),
-    diskMiB: folderBytes(dir) / 2 ** 20,
-    cpuUsPerUrl: results.reduce((n, r) => n + (r.cpuUsPerUrl ?? 0) * r.urls, 0) / urls,
-    redisBytesPerUrl: { all: (after - before) / admitted, url: NaN, frontier: NaN },
-    redisCpuUsPerUrl: redisCpuUs / urls,
-    note: `${a.clients} client processes on ${masters} master${masters === 1 ? '' : 's'}, each its own store and stream (seeds ${a.seed}…${a.seed + a.clients - 1}), ${a.inflight} admit() in flight each; URLs/s over the span from the first start to the last end; no lookups`,
-  };
-}
-
-/** CPU time the masters used so far, µs (INFO cpu), summed. */
-async function mastersCpuUs(cluster: ReturnType<typeof connectCluster>): Promise<number> {
-  let total = 0;
-  for (const m of cluster.nodes('master')) {
-    const info = await m.info('cpu');
-    for (const f of ['used_cpu_user', 'used_cpu_sys']) total += Number(new RegExp(`^${f}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0) * 1e6;
-  }
-  return total;
-}
-
 /** The store on a Redis Cluster of `masters` masters started for this run (and stopped after it). */
 async function runRedis(source: Source, a: Args, masters: 1 | 3): Promise<Result> {
   const dir = mkdtempSync(join(tmpdir(), 'urldedup-bench-redis-'));
@@ -574,7 +502,7 @@ async function runRedis(source: Source, a: Args, masters: 1 | 3): Promise<Result
   try {
     await clusterReady(cluster, seeds);
     const before = await usedMemory(cluster);
-    if (a.clients > 1) return await runRedisClients(a, masters, cluster, seeds, before, dir);
+    if (a.clients > 1) return await runRedisClients(a, masters, cluster, seeds, before, dir, { script: fileURLToPath(import.meta.url), folderBytes });
     const options = { presets: a.presets, ...(a.cacheSize === undefined ? {} : { cacheSize: a.cacheSize }), ...(a.bloomBits === undefined ? {} : { bloomBitsPerKey: a.bloomBits }), redis: { name: 'bench' } };
     const store = await openRedisStore(seeds, options);
     const redisCpu0 = await mastersCpuUs(cluster);
@@ -675,7 +603,7 @@ function table(results: readonly Result[], a: Args, source: Source): string {
     '',
     `Stream: ${source.description}; seed ${a.seed}. Environment: ${Object.entries(env).map(([k, v]) => `${k} ${v}`).join(', ')}; ${a.semiSpaceMiB === undefined ? "Node's default young generation" : `node --max-semi-space-size=${a.semiSpaceMiB} for every subject`}.`,
     '',
-    '| subject | URLs/s | CPU µs/URL | new keys | time | lookups/s | peak RSS (admit phase) | on disk | Redis B/URL (url hashes) | note |',
+    '| subject | URLs/s | CPU µs/URL | new keys | time | lookups/s | peak RSS (admit phase) | on disk | Redis B/URL (url keys) | note |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const r of results) {
@@ -692,7 +620,7 @@ function table(results: readonly Result[], a: Args, source: Source): string {
 
 async function runOne(subject: SubjectName, a: Args): Promise<Result> {
   const source = corpusSource();
-  if (a.redisClient !== undefined) return runRedisClient(source, a, a.redisClient);
+  if (a.redisClient !== undefined) return runRedisClient(source, a, a.redisClient, { stream, peakRssMiB });
   switch (subject) {
     case 'store':
       return runStore(source, a);
