@@ -12,6 +12,8 @@
  *     <name>{<tag>}u:<b>       url bucket b: field = the key without its `head)`, value = its value
  *     <name>{<tag>}u:x         url entries too long for a bucket
  *
+ * Url values and frontier blocks are stored shorter than the engine's text (values.ts).
+ *
  * `code` is the space's short name (u url, a alias, v aliasrev, r rule, e evidence, f frontier,
  * p pruned, c counter, m meta). `tag` is `h` + the host in key order (`sortHost`, no port), found in
  * each space's key layout (keys.ts):
