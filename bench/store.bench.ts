@@ -13,6 +13,10 @@
 //     --subject S     store | redis-1 | redis-3 | leveldb | set | keys | all (default all; each runs
 //                     in its own process, so peak RSS is its own)
 //     --redis-fsync F the Redis subjects' appendfsync: everysec (default) | always | no
+//     --clients N     Redis subjects: N client processes, each admitting its own stream (seed + i)
+//                     into its own store (bench-<i>) on the one cluster, all at once; URLs/s is
+//                     all their URLs over the time from the first start to the last end (default 1:
+//                     this process, with the lookups)
 //     --semi-space M  run every subject's process with node --max-semi-space-size=M (MiB; default:
 //                     Node's own, 16 on 64-bit). Admit keeps about 1 KB per URL alive while its batch
 //                     is written, so with the default young generation ~40 % of what it allocates
@@ -54,12 +58,13 @@ import { clusterReady, connectCluster, scanStoreKeys, usedMemory } from '../src/
 import { openRedisStore } from '../src/store/redis-store.js';
 import type { PresetName } from '../src/normalize/index.js';
 import { environment, findRepoRoot } from './harness.js';
+import { mastersCpuUs, runRedisClient, runRedisClients } from './store-redis.js';
 import { mulberry32 } from './mulberry32.js';
 
 type SubjectName = 'store' | 'redis-1' | 'redis-3' | 'leveldb' | 'leveldb+key' | 'set' | 'keys';
 const SUBJECTS: readonly SubjectName[] = ['store', 'redis-1', 'redis-3', 'leveldb', 'leveldb+key', 'set', 'keys'];
 
-interface Args {
+export interface Args {
   urls: number;
   batch: number;
   lookups: number;
@@ -74,10 +79,13 @@ interface Args {
   json: boolean;
   semiSpaceMiB: number | undefined;
   redisFsync: 'everysec' | 'always' | 'no';
+  clients: number;
+  /** Set in the client processes of `--clients`: the cluster and the store name to admit into. */
+  redisClient: { seeds: string; name: string } | undefined;
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const a: Args = { urls: 1_000_000, batch: 1000, lookups: 200_000, inflight: 4, writeBufferMiB: undefined, compression: undefined, cacheSize: undefined, bloomBits: undefined, subject: 'all', presets: [], seed: 0x75726c64, json: false, semiSpaceMiB: undefined, redisFsync: 'everysec' };
+  const a: Args = { urls: 1_000_000, batch: 1000, lookups: 200_000, inflight: 4, writeBufferMiB: undefined, compression: undefined, cacheSize: undefined, bloomBits: undefined, subject: 'all', presets: [], seed: 0x75726c64, json: false, semiSpaceMiB: undefined, redisFsync: 'everysec', clients: 1, redisClient: undefined };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = (): string => {
@@ -97,6 +105,11 @@ function parseArgs(argv: readonly string[]): Args {
     else if (flag === '--redis-fsync') a.redisFsync = value() as Args['redisFsync'];
     else if (flag === '--presets') a.presets = value().split(',').filter(Boolean) as PresetName[];
     else if (flag === '--seed') a.seed = Number(value());
+    else if (flag === '--clients') a.clients = Number(value());
+    else if (flag === '--redis-client') {
+      const [seeds, name] = value().split(' ');
+      a.redisClient = { seeds: seeds!, name: name! };
+    }
     else if (flag === '--json') a.json = true;
     else if (flag === '--semi-space') a.semiSpaceMiB = Number(value());
     else throw new Error(`unknown option ${flag} (see the header of bench/store.bench.ts)`);
@@ -144,7 +157,7 @@ function flat(s: string): string {
   return s;
 }
 
-interface Source {
+export interface Source {
   readonly description: string;
   /** Lines of each group (one identity key per group). */
   readonly groups: readonly (readonly string[])[];
@@ -183,7 +196,7 @@ function corpusSource(): Source {
 }
 
 /** The stream, batch by batch: deterministic for a seed. */
-function* stream(source: Source, total: number, batch: number, seed: number): Generator<string[]> {
+export function* stream(source: Source, total: number, batch: number, seed: number): Generator<string[]> {
   const rnd = mulberry32(seed);
   const G = source.groups.length;
   let fresh = 0;
@@ -223,7 +236,7 @@ function keysOf(urls: readonly string[]): string[] {
 
 // ---- subjects ---------------------------------------------------------------------------------
 
-interface Result {
+export interface Result {
   subject: SubjectName;
   urls: number;
   seconds: number;
@@ -248,11 +261,13 @@ interface Result {
   /** Process CPU (all threads: JS, LevelDB writes and compaction) per URL in the timed loop. */
   cpuUsPerUrl?: number;
   /** Redis subjects: INFO used_memory growth per new key, and the url hashes' MEMORY USAGE per new key. */
-  redisBytesPerUrl?: { all: number; url: number };
+  redisBytesPerUrl?: { all: number; url: number; frontier: number };
+  /** Redis subjects: the masters' CPU (INFO used_cpu_user + used_cpu_sys, summed) per URL of the admit phase. */
+  redisCpuUsPerUrl?: number;
   note: string;
 }
 
-function folderBytes(dir: string): number {
+export function folderBytes(dir: string): number {
   let n = 0;
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
@@ -278,7 +293,7 @@ function rssSplitMiB(): { anon: number; file: number } | undefined {
   return anon === undefined || file === undefined ? undefined : { anon, file };
 }
 
-function peakRssMiB(): number {
+export function peakRssMiB(): number {
   return process.resourceUsage().maxRSS / 1024;
 }
 
@@ -487,8 +502,10 @@ async function runRedis(source: Source, a: Args, masters: 1 | 3): Promise<Result
   try {
     await clusterReady(cluster, seeds);
     const before = await usedMemory(cluster);
+    if (a.clients > 1) return await runRedisClients(a, masters, cluster, seeds, before, dir, { script: fileURLToPath(import.meta.url), folderBytes });
     const options = { presets: a.presets, ...(a.cacheSize === undefined ? {} : { cacheSize: a.cacheSize }), ...(a.bloomBits === undefined ? {} : { bloomBitsPerKey: a.bloomBits }), redis: { name: 'bench' } };
     const store = await openRedisStore(seeds, options);
+    const redisCpu0 = await mastersCpuUs(cluster);
     let ns = 0n;
     let admitted = 0;
     const running = new Set<Promise<void>>();
@@ -516,6 +533,7 @@ async function runRedis(source: Source, a: Args, masters: 1 | 3): Promise<Result
     await Promise.all(running);
     ns -= genNs;
     const cpu = process.cpuUsage(cpu0);
+    const redisCpuUsPerUrl = ((await mastersCpuUs(cluster)) - redisCpu0) / a.urls;
     const cpuUsPerUrl = (cpu.user + cpu.system - Number(genAllNs) / 1000) / a.urls;
     const sample = lookupSample(source, a);
     const t1 = process.hrtime.bigint();
@@ -527,8 +545,10 @@ async function runRedis(source: Source, a: Args, masters: 1 | 3): Promise<Result
     await store.close();
     const after = await usedMemory(cluster);
     let urlBytes = 0;
+    let frontierBytes = 0;
     for await (const k of scanStoreKeys(cluster, 'bench')) {
-      if (k.endsWith('}u')) urlBytes += Number(await cluster.call('MEMORY', 'USAGE', k, 'SAMPLES', '0'));
+      if (/\}u(:|$)/.test(k)) urlBytes += Number(await cluster.call('MEMORY', 'USAGE', k, 'SAMPLES', '0'));
+      else if (/\}f(:o)?$/.test(k)) frontierBytes += Number(await cluster.call('MEMORY', 'USAGE', k, 'SAMPLES', '0'));
     }
     const seconds = Number(ns) / 1e9;
     return {
@@ -542,7 +562,8 @@ async function runRedis(source: Source, a: Args, masters: 1 | 3): Promise<Result
       peakRssMiB: peak,
       diskMiB: folderBytes(dir) / 2 ** 20,
       cpuUsPerUrl,
-      redisBytesPerUrl: { all: (after - before) / admitted, url: urlBytes / admitted },
+      redisBytesPerUrl: { all: (after - before) / admitted, url: urlBytes / admitted, frontier: frontierBytes / admitted },
+      redisCpuUsPerUrl,
       note: `openRedisStore on ${masters} master${masters === 1 ? '' : 's'} (loopback, AOF appendfsync ${a.redisFsync}); admit() timed whole, ${a.inflight} in flight; lookups = canonical(), 256 at a time; on disk = the AOF files`,
     };
   } finally {
@@ -582,7 +603,7 @@ function table(results: readonly Result[], a: Args, source: Source): string {
     '',
     `Stream: ${source.description}; seed ${a.seed}. Environment: ${Object.entries(env).map(([k, v]) => `${k} ${v}`).join(', ')}; ${a.semiSpaceMiB === undefined ? "Node's default young generation" : `node --max-semi-space-size=${a.semiSpaceMiB} for every subject`}.`,
     '',
-    '| subject | URLs/s | CPU µs/URL | new keys | time | lookups/s | peak RSS (admit phase) | on disk | Redis B/URL (url hashes) | note |',
+    '| subject | URLs/s | CPU µs/URL | new keys | time | lookups/s | peak RSS (admit phase) | on disk | Redis B/URL (url keys) | note |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const r of results) {
@@ -599,6 +620,7 @@ function table(results: readonly Result[], a: Args, source: Source): string {
 
 async function runOne(subject: SubjectName, a: Args): Promise<Result> {
   const source = corpusSource();
+  if (a.redisClient !== undefined) return runRedisClient(source, a, a.redisClient, { stream, peakRssMiB });
   switch (subject) {
     case 'store':
       return runStore(source, a);

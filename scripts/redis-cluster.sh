@@ -5,7 +5,8 @@
 #   scripts/redis-cluster.sh stop DIR PORT...    stop them (SIGTERM, then SIGKILL after 10 s)
 #
 # Environment: APPENDFSYNC (everysec | always | no; default everysec) is each node's AOF fsync policy
-# (see docs/scale-out.md for what an acknowledged write survives in each), REDIS_SERVER and
+# (see docs/scale-out.md for what an acknowledged write survives in each), HASH_MAX_LISTPACK_VALUE
+# (default 256) each node's hash-max-listpack-value, REDIS_SERVER and
 # REDIS_CLI name the binaries (default: from PATH). Prints the seed list (redis://127.0.0.1:PORT,...).
 # Three or more ports: `redis-cli --cluster create --cluster-replicas 0`; one or two: the slots are
 # assigned by hand (redis-cli refuses to create a cluster of fewer than three masters).
@@ -13,6 +14,9 @@ set -euo pipefail
 SERVER="${REDIS_SERVER:-redis-server}"
 CLI="${REDIS_CLI:-redis-cli}"
 FSYNC="${APPENDFSYNC:-everysec}"
+# A hash keeps the compact listpack encoding while each field and value is at most this many bytes
+# (Redis's default is 64): 256 lets the store's url buckets hold most URLs (docs/scale-out.md, "Memory").
+LISTPACK_VALUE="${HASH_MAX_LISTPACK_VALUE:-256}"
 
 usage() { echo "usage: $0 start|stop DIR PORT..." >&2; exit 2; }
 [ $# -ge 3 ] || usage
@@ -28,7 +32,8 @@ start() {
     "$SERVER" --port "$p" --bind 127.0.0.1 --daemonize yes \
       --dir "$dir/$p" --pidfile "$dir/$p/redis.pid" --logfile "$dir/$p/redis.log" \
       --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 3000 --cluster-announce-ip 127.0.0.1 \
-      --appendonly yes --appendfsync "$FSYNC" --save '' >/dev/null
+      --appendonly yes --appendfsync "$FSYNC" --save '' \
+      --hash-max-listpack-value "$LISTPACK_VALUE" >/dev/null
   done
   for p in "${ports[@]}"; do
     for _ in $(seq 100); do "$CLI" -p "$p" ping >/dev/null 2>&1 && break; sleep 0.05; done

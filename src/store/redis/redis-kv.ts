@@ -3,11 +3,16 @@
  * reasons, rule learning and give-back as on LevelDB.
  *
  * ## Key layout
- * Each (space, host) pair is one Redis hash, and for every space except `url` also one sorted set
- * of the same keys (score 0, so ZRANGEBYLEX orders them bytewise, as LevelDB does):
+ * Each (space, host) pair but url is one Redis hash and one sorted set of the same keys (score 0,
+ * so ZRANGEBYLEX orders them bytewise, as LevelDB does); the url space of a host is a set of small
+ * hashes, its buckets (url-buckets.ts):
  *
  *     <name>{<tag>}<code>      hash: field = the store key, value = its value
- *     <name>{<tag>}<code>:o    sorted set: the store keys (every space but url)
+ *     <name>{<tag>}<code>:o    sorted set: the store keys
+ *     <name>{<tag>}u:<b>       url bucket b: field = the key without its `head)`, value = its value
+ *     <name>{<tag>}u:x         url entries too long for a bucket
+ *
+ * Url values and frontier blocks are stored shorter than the engine's text (values.ts).
  *
  * `code` is the space's short name (u url, a alias, v aliasrev, r rule, e evidence, f frontier,
  * p pruned, c counter, m meta). `tag` is `h` + the host in key order (`sortHost`, no port), found in
@@ -31,10 +36,12 @@
  * in one tag and is read from it alone; any other range (a whole space, all URLs a preset pruned)
  * is merged across the space's tags in key order.
  *
- * The url space has no sorted set (it is most of the data: about 80 bytes a URL saved). Its
- * ordered reads (only whole-space scans at open, `verify`, exports) sort each host's hash: the url
- * keys of one tag all start with `head)`, and `)` never occurs in a head, so the tags' key ranges
- * are disjoint and ordered by `head)`: the tags are read one after another in that order.
+ * The url space has no sorted set (it is most of the data). Its ordered reads (whole-space scans
+ * at open, `verify`, exports, retries paged by key) sort each host's entries: the url keys of one
+ * tag all start with `head)`, and `)` never occurs in a head, so the tags' key ranges are disjoint
+ * and ordered by `head)`: the tags are read one after another in that order, those whose keys all
+ * lie outside the range skipped. A store written before the buckets (one url hash `<name>{<tag>}u`
+ * per host, whole keys) is converted by its first writer's open (`migrate`).
  *
  * The tags of each space are found at open (SCAN of every master for `<name>{*`) and kept in memory
  * by the single writer; nothing on the write path touches a key outside the host's slot.
@@ -72,6 +79,9 @@ import { SEP, SPACES, type Space } from '../keys.js';
 import type { Kv, KvOp, KvRange } from '../kv.js';
 import { StoreError } from '../errors.js';
 import { redisError, scanStoreKeys, tagSlot, type ClusterLock } from './cluster.js';
+import { CursorHeap } from './cursor-heap.js';
+import { decodeValue, encodeValue } from './values.js';
+import { bucketLimits, fieldHash, tagKeyPrefix, URL_LUA, URL_OP_LUA, URL_PAGE, urlField, urlKey, type BucketLimits } from './url-buckets.js';
 
 export const SPACE_CODES: Readonly<Record<Space, string>> = {
   meta: 'm',
@@ -157,26 +167,42 @@ function rangeTag(space: Space, range: KvRange): string | undefined {
 
 // One run applies the ops of every host the master serves: allow-cross-slot-keys (Redis ≥ 7.0).
 // The cluster refuses a call whose declared keys span slots (CROSSSLOT), so KEYS[1] is one of them,
-// for routing, and ARGV[1] is the count of key names that follow in ARGV, every one served by the
-// master the first routes the call to.
-const WRITE = `#!lua flags=allow-cross-slot-keys
+// for routing. ARGV: the count of key names, the lease token (FENCED_WRITE), LOAD and VMAX (the
+// url buckets' limits, url-buckets.ts), the key names (every one served by the master the call is
+// routed to), then the ops, 5 arguments each: p/d (put, del), the hash's and the sorted set's
+// index in the names (0: none), field, value; or P/D for a url op: the tag's bucket base name's
+// index, the field's hash, field, value.
+const WRITE_BODY = `${URL_LUA}
 local nk = tonumber(ARGV[1])
+local LOAD = tonumber(ARGV[3])
+local VMAX = tonumber(ARGV[4])
 local n = #ARGV
-local i = nk + 2
+local i = nk + 5
 while i <= n do
-  local h = ARGV[1 + tonumber(ARGV[i + 1])]
-  local z = tonumber(ARGV[i + 2])
+  local kind = ARGV[i]
   local f = ARGV[i + 3]
-  if ARGV[i] == 'p' then
-    redis.call('HSET', h, f, ARGV[i + 4])
-    if z > 0 then redis.call('ZADD', ARGV[1 + z], 0, f) end
+  if kind == 'P' or kind == 'D' then
+    local base = ARGV[4 + tonumber(ARGV[i + 1])]
+    local h = tonumber(ARGV[i + 2])
+${URL_OP_LUA}
   else
-    redis.call('HDEL', h, f)
-    if z > 0 then redis.call('ZREM', ARGV[1 + z], f) end
+    local hk = ARGV[4 + tonumber(ARGV[i + 1])]
+    local z = tonumber(ARGV[i + 2])
+    if kind == 'p' then
+      redis.call('HSET', hk, f, ARGV[i + 4])
+      if z > 0 then redis.call('ZADD', ARGV[4 + z], 0, f) end
+    else
+      redis.call('HDEL', hk, f)
+      if z > 0 then redis.call('ZREM', ARGV[4 + z], f) end
+    end
   end
   i = i + 5
 end
-return (n - nk - 1) / 5`;
+uflush()
+return (n - nk - 4) / 5`;
+
+const WRITE = `#!lua flags=allow-cross-slot-keys
+${WRITE_BODY}`;
 
 /**
  * WRITE for a fleet partition (fleet/partition.ts): the same ops, applied only while the host's
@@ -186,30 +212,29 @@ return (n - nk - 1) / 5`;
  */
 const FENCED_WRITE = `#!lua
 if redis.call('GET', KEYS[1]) ~= ARGV[2] then return redis.error_reply('LEASELOST the host lease is not held') end
-local nk = tonumber(ARGV[1])
-local n = #ARGV
-local i = nk + 3
-while i <= n do
-  local h = ARGV[2 + tonumber(ARGV[i + 1])]
-  local z = tonumber(ARGV[i + 2])
-  local f = ARGV[i + 3]
-  if ARGV[i] == 'p' then
-    redis.call('HSET', h, f, ARGV[i + 4])
-    if z > 0 then redis.call('ZADD', ARGV[2 + z], 0, f) end
-  else
-    redis.call('HDEL', h, f)
-    if z > 0 then redis.call('ZREM', ARGV[2 + z], f) end
-  end
-  i = i + 5
-end
-return (n - nk - 2) / 5`;
+${WRITE_BODY}`;
 
-/** HGET of each (hash index, field) pair after the key names (as WRITE); false (nil) for a missing field. */
+/**
+ * Reads by key, after the key names (as WRITE): triples (name index, field, hash). With hash '' an
+ * HGET of that hash; else a url read: the name is the tag's bucket base, the hash picks the bucket.
+ * false (nil) for a missing field.
+ */
 const GET = `#!lua flags=no-writes,allow-cross-slot-keys
+${URL_LUA}
 local nk = tonumber(ARGV[1])
 local out = {}
-for i = nk + 2, #ARGV, 2 do
-  out[#out + 1] = redis.call('HGET', ARGV[1 + tonumber(ARGV[i])], ARGV[i + 1])
+for i = nk + 2, #ARGV, 3 do
+  local key = ARGV[1 + tonumber(ARGV[i])]
+  local f = ARGV[i + 1]
+  local v
+  if ARGV[i + 2] == '' then
+    v = redis.call('HGET', key, f)
+  else
+    local s = ustate(key)
+    v = redis.call('HGET', key .. ':' .. ubucket(s.n, tonumber(ARGV[i + 2])), f)
+    if not v and s.x then v = redis.call('HGET', key .. ':x', f) end
+  end
+  out[#out + 1] = v
 end
 return out`;
 
@@ -235,9 +260,12 @@ interface ScriptedCluster {
   udFencedWrite(numKeys: number, ...args: string[]): Promise<number>;
   udGet(numKeys: number, ...args: string[]): Promise<(string | null)[]>;
   udRange(zset: string, hash: string, min: string, max: string, limit: string, reverse: string): Promise<string[]>;
+  udUrlPage(first: string, base: string, from: string, count: string): Promise<string[]>;
 }
 
 const PAGE = 256;
+/** Url buckets per read of a tag's entries (about 48 entries each). */
+const URL_PAGE_BUCKETS = 64;
 
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -250,47 +278,14 @@ function inRange(k: string, r: KvRange): boolean {
   return true;
 }
 
-/** A min-heap (or max-heap) of cursors by their current key. */
-class CursorHeap<T extends { key: string }> {
-  private readonly items: T[] = [];
-  constructor(private readonly sign: 1 | -1) {}
-  get size(): number {
-    return this.items.length;
-  }
-  private less(a: T, b: T): boolean {
-    return this.sign * cmp(a.key, b.key) < 0;
-  }
-  push(x: T): void {
-    const a = this.items;
-    a.push(x);
-    let i = a.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!this.less(a[i]!, a[p]!)) break;
-      [a[i], a[p]] = [a[p]!, a[i]!];
-      i = p;
-    }
-  }
-  pop(): T | undefined {
-    const a = this.items;
-    const top = a[0];
-    const last = a.pop();
-    if (a.length > 0 && last !== undefined) {
-      a[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < a.length && this.less(a[l]!, a[m]!)) m = l;
-        if (r < a.length && this.less(a[r]!, a[m]!)) m = r;
-        if (m === i) break;
-        [a[i], a[m]] = [a[m]!, a[i]!];
-        i = m;
-      }
-    }
-    return top;
-  }
+/** True when no key that starts with `prefix` lies in `r` (false when there is no prefix). */
+function outsideRange(prefix: string | undefined, r: KvRange): boolean {
+  if (prefix === undefined) return false;
+  const successor = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+  if (r.lt !== undefined && r.lt <= prefix) return true;
+  if (r.gte !== undefined && r.gte >= successor) return true;
+  if (r.gt !== undefined && r.gt >= successor) return true;
+  return false;
 }
 
 /**
@@ -311,6 +306,7 @@ export class RedisKv implements Kv {
   private readonly scripted: ScriptedCluster;
   private readonly slotOfTag = new Map<string, number>();
   private closed = false;
+  private limits: BucketLimits = { load: 48, valueMax: 64 };
 
   private constructor(
     private readonly cluster: Cluster,
@@ -325,6 +321,7 @@ export class RedisKv implements Kv {
     cluster.defineCommand('udFencedWrite', { lua: FENCED_WRITE });
     cluster.defineCommand('udGet', { lua: GET });
     cluster.defineCommand('udRange', { numberOfKeys: 2, lua: RANGE });
+    cluster.defineCommand('udUrlPage', { numberOfKeys: 1, lua: URL_PAGE });
     this.scripted = cluster as unknown as ScriptedCluster;
   }
 
@@ -338,25 +335,65 @@ export class RedisKv implements Kv {
     partition?: KvPartition,
   ): Promise<RedisKv> {
     const kv = new RedisKv(cluster, name, location, lock, onClose, partition);
-    if (partition !== undefined) return kv;
+    const old: string[] = [];
     try {
-      for await (const k of scanStoreKeys(cluster, name)) {
-        const open = name.length;
-        const close = k.indexOf('}', open);
-        if (k.charCodeAt(open) !== 0x7b || close === -1) continue;
-        const tag = k.slice(open + 1, close);
-        const code = k.slice(close + 1).replace(/:o$/, '');
-        const space = CODE_SPACES.get(code);
-        if (space !== undefined) kv.tags.get(space)!.add(tag);
+      kv.limits = await bucketLimits(cluster);
+      if (partition !== undefined) {
+        if ((await cluster.exists(`${name}{${partition.tag}}u`)) === 1) old.push(partition.tag);
+      } else {
+        for await (const k of scanStoreKeys(cluster, name)) {
+          const open = name.length;
+          const close = k.indexOf('}', open);
+          if (k.charCodeAt(open) !== 0x7b || close === -1) continue;
+          const tag = k.slice(open + 1, close);
+          const code = k.slice(close + 1);
+          if (code === 'u') old.push(tag);
+          const space = CODE_SPACES.get(code.startsWith('u:') ? 'u' : code.replace(/:o$/, ''));
+          if (space !== undefined) kv.tags.get(space)!.add(tag);
+        }
       }
     } catch (e) {
       throw redisError(e, location);
     }
+    if (old.length > 0) await kv.migrate(old, lock !== undefined || partition?.fence !== undefined);
     return kv;
+  }
+
+  /**
+   * Move the url hashes of the layout before the buckets (`<name>{<tag>}u`, field = the whole key)
+   * into the buckets, then delete them. Only a writer converts (it holds the lock or the lease); a
+   * reader of such a store is refused. A conversion cut short leaves the old hash, and the next
+   * open starts it again: its puts are idempotent.
+   */
+  private async migrate(tags: readonly string[], writer: boolean): Promise<void> {
+    if (!writer) {
+      throw new StoreError('ERR_STORE_INCOMPATIBLE', this.location, { detail: 'its url entries are in the layout of before the url buckets: open it once as its writer to convert them' });
+    }
+    for (const tag of tags) {
+      const old = `${this.name}{${tag}}u`;
+      try {
+        let cursor = '0';
+        do {
+          const [next, flat] = await this.cluster.hscan(old, cursor, 'COUNT', 500);
+          cursor = next;
+          const ops: KvOp[] = [];
+          for (let i = 0; i < flat.length; i += 2) ops.push({ space: 'url', key: flat[i]!, value: flat[i + 1]! });
+          if (ops.length > 0) await this.write(ops, { sync: false });
+        } while (cursor !== '0');
+        await this.cluster.del(old);
+      } catch (e) {
+        throw redisError(e, this.location);
+      }
+    }
   }
 
   private hashKey(space: Space, tag: string): string {
     return `${this.name}{${tag}}${SPACE_CODES[space]}`;
+  }
+
+  /** The name of a tag's url buckets without their `:<b>` (url-buckets.ts). */
+  private urlBase(tag: string): string {
+    return `${this.name}{${tag}}u`;
   }
 
   private zsetKey(space: Space, tag: string): string {
@@ -398,13 +435,17 @@ export class RedisKv implements Kv {
       const node = this.nodeOf(tag);
       let g = groups.get(node);
       if (g === undefined) groups.set(node, (g = { keys: [], index: new Map(), args: [], at: [] }));
-      const h = this.hashKey(space, tag);
+      const url = space === 'url';
+      const h = url ? this.urlBase(tag) : this.hashKey(space, tag);
       let hi = g.index.get(h);
       if (hi === undefined) {
         g.keys.push(h);
         g.index.set(h, (hi = g.keys.length));
       }
-      g.args.push(String(hi), k);
+      if (url) {
+        const f = urlField(tag, k);
+        g.args.push(String(hi), f, String(fieldHash(f)));
+      } else g.args.push(String(hi), k, '');
       g.at.push(i);
     }
     const out = new Array<string | undefined>(keys.length);
@@ -412,7 +453,11 @@ export class RedisKv implements Kv {
       await Promise.all(
         [...groups.values()].map(async (g) => {
           const values = await this.scripted.udGet(1, g.keys[0]!, String(g.keys.length), ...g.keys, ...g.args);
-          for (let j = 0; j < values.length; j++) out[g.at[j]!] = values[j] ?? undefined;
+          for (let j = 0; j < values.length; j++) {
+            const v = values[j];
+            const [space, k] = keys[g.at[j]!]!;
+            out[g.at[j]!] = v === null || v === undefined ? undefined : decodeValue(space, k, v);
+          }
         }),
       );
     } catch (e) {
@@ -440,10 +485,14 @@ export class RedisKv implements Kv {
     const tags = one !== undefined ? [one] : [...this.tags.get(space)!];
     let n = 0;
     if (space === 'url') {
-      // disjoint per tag, ordered by `head)` (see the layout above)
-      const order = tags.map((t) => ({ t, p: t.slice(1) + ')' })).sort((a, b) => cmp(a.p, b.p) * (range.reverse === true ? -1 : 1));
+      // disjoint per tag, ordered by `head)` (see the layout above); a tag whose keys all lie
+      // outside the range is not read (a paged whole-space scan asks for the rest after a key)
+      const order = tags
+        .map((t) => ({ t, p: t.slice(1) + ')' }))
+        .filter(({ t }) => this.partition !== undefined || !outsideRange(tagKeyPrefix(t), range))
+        .sort((a, b) => cmp(a.p, b.p) * (range.reverse === true ? -1 : 1));
       for (const { t } of order) {
-        for (const e of await this.hashEntries(space, t, range)) {
+        for (const e of await this.urlEntries(t, range)) {
           yield e;
           if (++n >= limit) return;
         }
@@ -492,7 +541,7 @@ export class RedisKv implements Kv {
     for (;;) {
       const page = Math.min(PAGE, left);
       const flat = await this.scripted.udRange(z, h, min, max, String(page), reverse ? '1' : '0');
-      for (let i = 0; i < flat.length; i += 2) yield [flat[i]!, flat[i + 1]!];
+      for (let i = 0; i < flat.length; i += 2) yield [flat[i]!, decodeValue(space, flat[i]!, flat[i + 1]!)];
       left -= flat.length / 2;
       if (flat.length / 2 < page || left <= 0) return;
       const last = flat[flat.length - 2]!;
@@ -501,16 +550,21 @@ export class RedisKv implements Kv {
     }
   }
 
-  /** One tag's url entries in `range`, sorted (HSCAN: the hash has no sorted set). */
-  private async hashEntries(space: Space, tag: string, range: KvRange): Promise<[string, string][]> {
-    const h = this.hashKey(space, tag);
-    const out: [string, string][] = [];
-    let cursor = '0';
-    do {
-      const [next, flat] = await this.cluster.hscan(h, cursor, 'COUNT', 1000);
-      cursor = next;
-      for (let i = 0; i < flat.length; i += 2) if (inRange(flat[i]!, range)) out.push([flat[i]!, flat[i + 1]!]);
-    } while (cursor !== '0');
+  /** One tag's url entries in `range`, sorted: its buckets read a page at a time (url-buckets.ts). */
+  private async urlEntries(tag: string, range: KvRange): Promise<[string, string][]> {
+    const base = this.urlBase(tag);
+    const seen = new Map<string, string>();
+    let n = 1;
+    for (let from = 0; from < n; from += URL_PAGE_BUCKETS) {
+      const flat = await this.scripted.udUrlPage(`${base}:0`, base, String(from), String(URL_PAGE_BUCKETS));
+      n = Number(flat[0]);
+      // a split between two pages moves entries to a bucket after n: read again, not lost
+      for (let i = 1; i < flat.length; i += 2) {
+        const k = urlKey(tag, flat[i]!);
+        if (inRange(k, range)) seen.set(k, decodeValue('url', k, flat[i + 1]!));
+      }
+    }
+    const out = [...seen];
     out.sort((a, b) => cmp(a[0], b[0]) * (range.reverse === true ? -1 : 1));
     return out;
   }
@@ -540,18 +594,26 @@ export class RedisKv implements Kv {
       const node = this.nodeOf(tag);
       let g = groups.get(node);
       if (g === undefined) groups.set(node, (g = { keys: [], index: new Map(), args: [] }));
-      const hi = slot(g, this.hashKey(op.space, tag));
-      const zi = op.space === 'url' ? 0 : slot(g, this.zsetKey(op.space, tag));
-      g.args.push(op.value === undefined ? 'd' : 'p', String(hi), String(zi), op.key, op.value ?? '');
+      if (op.space === 'url') {
+        const f = urlField(tag, op.key);
+        const v = op.value === undefined ? '' : encodeValue('url', op.key, op.value);
+        g.args.push(op.value === undefined ? 'D' : 'P', String(slot(g, this.urlBase(tag))), String(fieldHash(f)), f, v);
+      } else {
+        const hi = slot(g, this.hashKey(op.space, tag));
+        const zi = slot(g, this.zsetKey(op.space, tag));
+        g.args.push(op.value === undefined ? 'd' : 'p', String(hi), String(zi), op.key, op.value === undefined ? '' : encodeValue(op.space, op.key, op.value));
+      }
       if (op.value !== undefined) this.tags.get(op.space)!.add(tag);
     }
     const fence = this.partition?.fence;
+    const load = String(this.limits.load);
+    const vmax = String(this.limits.valueMax);
     try {
       await Promise.all(
         [...groups.values()].map((g) =>
           fence === undefined
-            ? this.scripted.udWrite(1, g.keys[0]!, String(g.keys.length), ...g.keys, ...g.args)
-            : this.scripted.udFencedWrite(1, fence.key, String(g.keys.length), fence.token, ...g.keys, ...g.args),
+            ? this.scripted.udWrite(1, g.keys[0]!, String(g.keys.length), '', load, vmax, ...g.keys, ...g.args)
+            : this.scripted.udFencedWrite(1, fence.key, String(g.keys.length), fence.token, load, vmax, ...g.keys, ...g.args),
         ),
       );
     } catch (e) {
