@@ -98,6 +98,8 @@ export function isFleetMember(store: unknown): store is SeenStore & FleetMember 
 
 const INBOX_PAGE = 2000;
 const STATS_TTL_MS = 1000;
+/** How long a worker keeps a host with nothing queued while it is busy with others. */
+const EMPTY_GRACE_MS = 1000;
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -451,13 +453,15 @@ export class FleetStore implements SeenStore, FleetMember {
 
   // ---- hosts ----------------------------------------------------------------------------------
 
-  async refill(): Promise<void> {
+  async refill(idle = false): Promise<void> {
     if (this.closed) return;
     // the crawler asks on every pump: a few Redis calls per held host, so at most every pollMs
     const now = Date.now();
     if (this.held.size > 0 && now - this.lastRefill < this.o.pollMs) return;
     this.lastRefill = now;
-    // give up what has no work left, admit what others sent to what is held
+    // admit what others sent to what is held; give up what has had no work for a while (at once
+    // when idle: a host given up at its first empty moment is taken back at the next link to it,
+    // its partition opened and its robots.txt read again)
     for (const p of [...this.held.values()]) {
       if (p.lost || p.lease.lost !== undefined) {
         await this.lose(p);
@@ -465,8 +469,12 @@ export class FleetStore implements SeenStore, FleetMember {
       }
       await this.drainInbox(p);
       if (!this.held.has(p.tag)) continue;
-      const s = await p.engine.stats();
-      if (s.frontier.size === 0 && (await this.registry.inboxLength(p.tag)) === 0) await this.giveUp(p, false);
+      if ((await p.engine.stats()).frontier.size > 0) {
+        p.emptySince = undefined;
+        continue;
+      }
+      p.emptySince ??= now;
+      if (idle || now - p.emptySince >= EMPTY_GRACE_MS) await this.giveUp(p, (await this.registry.inboxLength(p.tag)) > 0);
     }
     if (this.held.size >= this.o.maxHosts) return;
     // a killed worker's hosts go back to `ready` at lease expiry, not only once some worker is idle
@@ -489,6 +497,8 @@ export class FleetStore implements SeenStore, FleetMember {
 
   /** Admit `p`'s inbox, page by page; a line is dropped from the inbox only once admitted. */
   private async drainInbox(p: HeldPartition): Promise<void> {
+    let any = p.fresh;
+    p.fresh = false;
     for (;;) {
       const lines = await this.registry.peekInbox(p.tag, INBOX_PAGE);
       if (lines.length === 0) break;
@@ -505,10 +515,12 @@ export class FleetStore implements SeenStore, FleetMember {
         return true;
       });
       if (ok === undefined) return;
+      any = true;
       await this.registry.dropInbox(p.tag, lines.length);
       if (lines.length < INBOX_PAGE) break;
     }
-    await this.registry.drained(p.tag);
+    // off `ready` once drained (a sender puts it back with its next line)
+    if (any) await this.registry.drained(p.tag);
   }
 
   /** Close `p`'s partition and give its lease up (back to `ready` when it still has work). */
@@ -527,7 +539,7 @@ export class FleetStore implements SeenStore, FleetMember {
   async waitForWork(signal: AbortSignal): Promise<boolean> {
     while (!signal.aborted && !this.closed) {
       this.lastRefill = 0;
-      await this.refill();
+      await this.refill(true);
       for (const p of this.held.values()) if ((await p.engine.stats()).frontier.size > 0) return true;
       // `leased` before `ready` (registry.ts): a holder adds its host to `ready` before leaving `leased`
       const others = (await this.registry.reap()).filter((t) => !this.held.has(t));

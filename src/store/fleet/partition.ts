@@ -30,6 +30,10 @@ export interface HeldPartition {
   readonly hosts: Set<string>;
   /** No request to the host before this (epoch ms): the pace its last holder left. */
   notBefore: number;
+  /** Since when its frontier has been empty (fleet-store.ts `refill`). */
+  emptySince: number | undefined;
+  /** Taken and not yet drained: its inbox's first drain takes it off `ready` whatever it finds. */
+  fresh: boolean;
 }
 
 /**
@@ -51,7 +55,7 @@ export async function takePartition(
     const kv = await RedisKv.open(cluster, name, `${location}/${tag}`, lease, async () => undefined, { tag, fence: { key: lease.name, token: lease.token } });
     const engine = await StoreEngine.open(kv, { durable: true, atomicBatch: true }, options, { tag, salt });
     const pace = Number((await cluster.get(paceKey(name, tag))) ?? 0);
-    return { tag, lease, engine, lost: false, hosts: new Set(), notBefore: pace };
+    return { tag, lease, engine, lost: false, hosts: new Set(), notBefore: pace, emptySince: undefined, fresh: true };
   } catch (error) {
     await lease.release();
     throw error;
