@@ -243,6 +243,44 @@ export function originForm(u: URL): string {
   return href.charCodeAt(end - 1) === 0x3f /* ? */ ? u.pathname + '?' : u.pathname;
 }
 
+/**
+ * The total deadline of one fetch (`ERR_DEADLINE`), and the signal that aborts its requests at the
+ * deadline or with the caller's signal: one timer and one controller per fetch, dropped when the
+ * fetch ends (`AbortSignal.timeout` and `AbortSignal.any` cost a weak timer and a signal each).
+ */
+class Deadline {
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private readonly follow: (() => void) | undefined;
+  /** The deadline passed (the signal is then aborted with a `TimeoutError`). */
+  aborted = false;
+
+  constructor(
+    ms: number,
+    private readonly outer: AbortSignal | undefined,
+  ) {
+    this.timer = setTimeout(() => {
+      this.aborted = true;
+      this.controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    }, ms);
+    this.timer.unref();
+    if (outer?.aborted === true) this.controller.abort(outer.reason);
+    else if (outer !== undefined) {
+      this.follow = () => this.controller.abort(outer.reason);
+      outer.addEventListener('abort', this.follow, { once: true });
+    }
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    if (this.follow !== undefined) this.outer!.removeEventListener('abort', this.follow);
+  }
+}
+
 export class Fetcher {
   readonly guard: NetworkGuard;
   readonly options: Omit<Required<FetchOptions>, 'guard'>;
@@ -268,10 +306,18 @@ export class Fetcher {
 
   /** Fetch `url`, following redirects as `request.onRedirect` allows. Never throws for a network or HTTP problem. */
   async fetch(url: string, request: FetchRequest = {}): Promise<FetchResult> {
+    const deadline = new Deadline(this.options.deadlineMs, request.signal);
+    try {
+      return await this.fetchWithin(url, request, deadline);
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  private async fetchWithin(url: string, request: FetchRequest, deadline: Deadline): Promise<FetchResult> {
     const started = performance.now();
     const o = this.options;
-    const deadline = AbortSignal.timeout(o.deadlineMs);
-    const signal = request.signal === undefined ? deadline : AbortSignal.any([deadline, request.signal]);
+    const signal = deadline.signal;
     const maxRedirects = request.maxRedirects ?? o.maxRedirects;
     const hops: RedirectHop[] = [];
     const visited = new Set<string>([stripFragment(url)]);
@@ -368,7 +414,7 @@ export class Fetcher {
     res: Awaited<ReturnType<Agent['request']>>,
     finalUrl: string,
     request: FetchRequest,
-    ctx: { url: string; hops: RedirectHop[]; requests: number; started: number; deadline: AbortSignal; signal: AbortSignal },
+    ctx: { url: string; hops: RedirectHop[]; requests: number; started: number; deadline: Deadline; signal: AbortSignal },
   ): Promise<FetchResult> {
     const o = this.options;
     const status = res.statusCode;
@@ -528,7 +574,7 @@ export class Fetcher {
 
   private bodyFailure(
     error: unknown,
-    ctx: { deadline: AbortSignal; signal: AbortSignal },
+    ctx: { deadline: Deadline; signal: AbortSignal },
     failed: (code: CrawlErrorCode, message: string) => FetchResult,
   ): FetchResult {
     if (error instanceof BodyError) return failed(error.code, error.message);
