@@ -13,7 +13,10 @@
  *   `maxBrotliWindowBits` on the window a br stream makes its decoder hold.
  *
  * The decoded body streams to a sink chosen from the response head (the link extractor for HTML),
- * and is hashed as it goes (SHA-256, truncated), so a page is never held in memory unless asked for.
+ * and is hashed as it goes (SHA-256, truncated), so a page is never held in memory unless asked for;
+ * the exception is a body with one gzip or deflate coding and at most `ONE_CALL_WIRE_BYTES` on the
+ * wire, which is received whole and decoded in one call (most pages: a stream chain per response
+ * cost more than the decoding).
  */
 import { createHash } from 'node:crypto';
 import { pipeline, Readable } from 'node:stream';
