@@ -15,8 +15,9 @@
  * The decoded body streams to a sink chosen from the response head (the link extractor for HTML),
  * and is hashed as it goes (SHA-256, truncated), so a page is never held in memory unless asked for;
  * the exception is a body with one gzip or deflate coding and at most `ONE_CALL_WIRE_BYTES` on the
- * wire, which is received whole and decoded in one call (most pages: a stream chain per response
- * cost more than the decoding).
+ * wire, which is received whole and decoded in one call, its decoded bytes (at most
+ * `maxDecodedBytes`) held at once too (most pages: a stream chain per response cost more than the
+ * decoding).
  */
 import { createHash } from 'node:crypto';
 import { pipeline, Readable } from 'node:stream';

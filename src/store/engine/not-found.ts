@@ -28,6 +28,9 @@ interface Signature {
 /** A probe's name: no server has it. */
 export const PROBE_SEGMENT = 'urldedup-not-found-';
 
+/** Hosts whose not-found entries are kept at most (the oldest read is let go first). */
+const CACHED_HOSTS = 4096;
+
 /** A host's first not-found entries (`PROBES_PER_HOST` at most, in key order): [key, value]. */
 type HostEntries = readonly (readonly [string, string])[];
 
@@ -61,7 +64,9 @@ export class NotFoundCache {
     if (known !== undefined) return known;
     const writes = this.writes;
     const entries = await load();
-    if (writes === this.writes) this.hosts.set(host, entries);
+    if (writes !== this.writes) return entries;
+    if (this.hosts.size >= CACHED_HOSTS) this.hosts.delete(this.hosts.keys().next().value!);
+    this.hosts.set(host, entries);
     return entries;
   }
 }
