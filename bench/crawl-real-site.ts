@@ -13,10 +13,14 @@
 // urldedup crawls in a child process (the server stays in this one), so the child's
 // process.cpuUsage() over the crawl is the crawler's own CPU: user + sys, divided by the links
 // found, is the "µs per link" column. `--runs N` repeats each urldedup run N times (medians and
-// spread printed); `--cpu-prof DIR` writes a V8 CPU profile of each crawl child into DIR.
+// spread printed); `--cpu-prof DIR` writes a V8 CPU profile of each crawl child into DIR. On Linux
+// the CPU is also split between the main thread (JavaScript, what a CPU profile shows) and the
+// process's other threads (V8's optimizing compiler and GC helpers, libuv's pool: LevelDB, zlib),
+// from /proc. `--warm` crawls once into a scratch store in the same child before the measured
+// crawl: the crawl's cost without V8's warm-up, for comparison (the figure of record is cold).
 
 import { fork, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,6 +61,8 @@ export interface CrawlCpu {
   readonly linksFound: number;
   readonly cpuSeconds: number;
   readonly microsPerLink: number;
+  /** Of `cpuSeconds`, the main thread's (Linux only, 10 ms resolution). */
+  readonly mainThreadSeconds?: number;
 }
 
 /** Summarize the requests of one client run against the site's documents. */
@@ -86,6 +92,8 @@ interface ChildJob {
   readonly port: number;
   readonly presets: readonly PresetName[];
   readonly concurrency: number;
+  /** Crawl once into a scratch store first (not measured). */
+  readonly warm?: boolean;
 }
 
 function crawlOptions(job: ChildJob): Parameters<typeof runCrawl>[0] {
@@ -102,12 +110,34 @@ function crawlOptions(job: ChildJob): Parameters<typeof runCrawl>[0] {
   };
 }
 
+/** The main thread's CPU (user + sys) in µs from /proc (clock ticks of 10 ms); undefined elsewhere. */
+function mainThreadMicros(): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The child's side: one crawl, its report and its CPU (user + sys) sent to the parent. */
 async function crawlChild(job: ChildJob): Promise<void> {
+  if (job.warm === true) {
+    const scratch = mkdtempSync(join(tmpdir(), 'urldedup-warm-'));
+    try {
+      await runCrawl(crawlOptions({ ...job, store: scratch }));
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  }
+  const mainBefore = mainThreadMicros();
   const before = process.cpuUsage();
   const report = await runCrawl(crawlOptions(job));
   const used = process.cpuUsage(before);
-  process.send!({ report, cpuMicros: used.user + used.system });
+  const mainAfter = mainThreadMicros();
+  const mainMicros = mainBefore === undefined || mainAfter === undefined ? undefined : mainAfter - mainBefore;
+  process.send!({ report, cpuMicros: used.user + used.system, mainMicros });
 }
 
 /** Run one crawl in a child process; the child's CPU over the crawl is the crawler's own. */
@@ -115,7 +145,7 @@ function crawlInChild(job: ChildJob, profileDir: string | undefined): Promise<{ 
   const execArgv = profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir];
   const child = fork(fileURLToPath(import.meta.url), ['--crawl-child', JSON.stringify(job)], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
-    let got: { report: CrawlReport; cpuMicros: number } | undefined;
+    let got: { report: CrawlReport; cpuMicros: number; mainMicros?: number } | undefined;
     child.on('message', (m) => (got = m as typeof got));
     child.on('error', reject);
     child.on('exit', (code) => {
@@ -123,7 +153,12 @@ function crawlInChild(job: ChildJob, profileDir: string | undefined): Promise<{ 
       const found = got.report.links.found;
       resolve({
         report: got.report,
-        cpu: { linksFound: found, cpuSeconds: got.cpuMicros / 1e6, microsPerLink: found > 0 ? got.cpuMicros / found : 0 },
+        cpu: {
+          linksFound: found,
+          cpuSeconds: got.cpuMicros / 1e6,
+          microsPerLink: found > 0 ? got.cpuMicros / found : 0,
+          ...(got.mainMicros === undefined ? {} : { mainThreadSeconds: got.mainMicros / 1e6 }),
+        },
       });
     });
   });
@@ -135,6 +170,8 @@ export interface CrawlMeasure {
   readonly child?: boolean;
   /** With `child`: write a V8 CPU profile of it here. */
   readonly profileDir?: string;
+  /** With `child`: crawl once into a scratch store first, in the same process (not measured). */
+  readonly warm?: boolean;
   /** Given the store's folder after the crawl, before it is removed. */
   readonly inspect?: (store: string) => Promise<void>;
 }
@@ -153,7 +190,7 @@ export async function crawlWithUrldedup(
   const from = site.requests.length;
   const t = performance.now();
   try {
-    const job: ChildJob = { store: dir, seeds: site.seeds ?? [site.url], port: site.port, presets, concurrency };
+    const job: ChildJob = { store: dir, seeds: site.seeds ?? [site.url], port: site.port, presets, concurrency, ...(measure.warm === true ? { warm: true } : {}) };
     const name = presets.length === 0 ? 'urldedup' : `urldedup --preset ${presets.join(',')}`;
     if (measure.child === true) {
       const { report, cpu } = await crawlInChild(job, measure.profileDir);
@@ -202,7 +239,7 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const rounds = Math.max(1, Number(argValue(args, '--runs') ?? 1));
   const profileDir = argValue(args, '--cpu-prof');
-  const measure = { child: true, ...(profileDir === undefined ? {} : { profileDir }) };
+  const measure = { child: true, ...(profileDir === undefined ? {} : { profileDir }), ...(args.includes('--warm') ? { warm: true } : {}) };
   const site = await startAliasSite();
   const runs: ClientRun[] = [];
   const cpu: Record<string, CrawlCpu[]> = {};
@@ -220,14 +257,16 @@ async function main(): Promise<void> {
   }
   const cpuRows = Object.entries(cpu).map(([client, xs]) => {
     const us = xs.map((x) => x.microsPerLink);
+    const main = xs.flatMap((x) => (x.mainThreadSeconds === undefined ? [] : [x.mainThreadSeconds]));
     return {
-      client,
+      client: args.includes('--warm') ? `${client} (warm process)` : client,
       runs: xs.length,
       linksFound: xs[0]!.linksFound,
       cpuSeconds: median(xs.map((x) => x.cpuSeconds)),
       microsPerLink: median(us),
       microsPerLinkMin: Math.min(...us),
       microsPerLinkMax: Math.max(...us),
+      ...(main.length === xs.length ? { mainThreadSeconds: median(main), otherThreadsSeconds: median(xs.map((x, i) => x.cpuSeconds - main[i]!)) } : {}),
     };
   });
   if (args.includes('--json')) {
@@ -245,11 +284,12 @@ async function main(): Promise<void> {
       `| ${r.client} | ${r.requests} | ${r.documentsReached} / ${site.documents.length} | ${r.requestsPerDocument} | ${r.extraFetches} | ${r.disallowedFetched} | ${r.seconds} |\n`,
     );
   }
-  process.stdout.write('\n| crawler (CPU of the crawl process) | runs | links found | CPU s (median) | µs per link (median) | µs per link (min–max) |\n');
-  process.stdout.write('|---|---:|---:|---:|---:|---:|\n');
+  process.stdout.write('\n| crawler (CPU of the crawl process) | runs | links found | CPU s (median) | main thread / other threads s (medians) | µs per link (median) | µs per link (min–max) |\n');
+  process.stdout.write('|---|---:|---:|---:|---:|---:|---:|\n');
   for (const c of cpuRows) {
+    const split = c.mainThreadSeconds === undefined ? '—' : `${c.mainThreadSeconds.toFixed(2)} / ${c.otherThreadsSeconds!.toFixed(2)}`;
     process.stdout.write(
-      `| ${c.client} | ${c.runs} | ${c.linksFound} | ${c.cpuSeconds.toFixed(2)} | ${c.microsPerLink.toFixed(2)} | ${c.microsPerLinkMin.toFixed(2)}–${c.microsPerLinkMax.toFixed(2)} |\n`,
+      `| ${c.client} | ${c.runs} | ${c.linksFound} | ${c.cpuSeconds.toFixed(2)} | ${split} | ${c.microsPerLink.toFixed(2)} | ${c.microsPerLinkMin.toFixed(2)}–${c.microsPerLinkMax.toFixed(2)} |\n`,
     );
   }
   for (const r of runs) {

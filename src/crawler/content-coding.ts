@@ -14,7 +14,7 @@
  * `brotliWindowGuard` reads that declaration from the first byte of each br layer and refuses a
  * window larger than the caller's limit before the decoder sees a byte.
  */
-import { constants, createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
+import { constants, createBrotliDecompress, createGunzip, createInflate, createInflateRaw, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import { Transform } from 'node:stream';
 
 export type ContentCoding = 'gzip' | 'deflate' | 'br';
@@ -64,6 +64,17 @@ export function createDecoder(coding: ContentCoding, raw = false): Transform {
     case 'br':
       return createBrotliDecompress({ finishFlush: constants.BROTLI_OPERATION_FLUSH });
   }
+}
+
+/**
+ * Undo one gzip or deflate coding of a whole body in one call, with the streaming decoder's
+ * end-of-stream rule (a sync flush: a truncated stream decodes as far as it goes). Throws when the
+ * body does not decode, or when it decodes to more than `maxOutputLength` bytes.
+ */
+export function decodeWhole(coding: 'gzip' | 'deflate', raw: boolean, body: Buffer, maxOutputLength: number): Buffer {
+  const options = { finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength };
+  if (coding === 'gzip') return gunzipSync(body, options);
+  return raw ? inflateRawSync(body, options) : inflateSync(body, options);
 }
 
 /**

@@ -1,5 +1,6 @@
 /**
- * Link extraction from HTML with htmlparser2's streaming tokenizer: the body is parsed chunk by
+ * Link extraction from HTML with htmlparser2's streaming tokenizer (html-tags.ts: the start tags
+ * and text htmlparser2's parser reports, without its element stack): the body is parsed chunk by
  * chunk as it arrives, never held whole.
  *
  * Links (HTML Living Standard): `a[href]`, `area[href]`, `link[href]` with a rel that creates a
@@ -23,10 +24,10 @@
  * dropped) and `maxHrefBytes` of raw reference text kept until the end.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { Parser } from 'htmlparser2';
 import { TextDecoder } from 'node:util';
 import { parseWhatwg, serializeWhatwg, type WhatwgUrl } from '../normalize/index.js';
 import type { BodySink } from './fetch.js';
+import { HtmlTags } from './html-tags.js';
 
 export type LinkKind = 'a' | 'area' | 'link' | 'iframe' | 'frame' | 'refresh';
 
@@ -87,6 +88,14 @@ export interface ExtractResult {
 /** Link types that create hyperlinks on `link` (HTML §4.6.7, its table), `canonical` (RFC 6596), and `previous` (a common synonym of `prev`). */
 const LINK_RELS = new Set(['alternate', 'author', 'canonical', 'help', 'license', 'next', 'prev', 'previous', 'privacy-policy', 'search', 'terms-of-service']);
 const NOT_PAGES = new Set(['stylesheet', 'icon', 'preload', 'prefetch', 'modulepreload', 'dns-prefetch', 'preconnect', 'manifest']);
+/** The elements whose attributes `onOpenTag` reads. */
+const LINK_TAGS: ReadonlySet<string> = new Set(['a', 'area', 'link', 'iframe', 'frame', 'base', 'meta']);
+/** Text is hashed in pieces of about this many characters (one `update` per text node costs more than the hashing). */
+const TEXT_HASH_PIECE = 16 * 1024;
+
+function isHighSurrogate(c: number): boolean {
+  return c >= 0xd800 && c <= 0xdbff;
+}
 
 function isAsciiWhitespace(c: number): boolean {
   return c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d || c === 0x20;
@@ -150,7 +159,7 @@ interface RawRef {
 /** A streaming extractor: write the body's bytes, then `end()` for the links. */
 export class LinkExtractor implements BodySink {
   private readonly o: Required<ExtractOptions>;
-  private readonly parser: Parser;
+  private readonly parser: HtmlTags;
   private readonly decoder: TextDecoder;
   private readonly refs: RawRef[] = [];
   private readonly seenRaw = new Set<string>();
@@ -164,6 +173,10 @@ export class LinkExtractor implements BodySink {
   private droppedRaw = 0;
   private ended: ExtractResult | undefined;
   private readonly text: Hash = createHash('sha256');
+  /** Text not yet given to `text`: its pieces, their length, and whether the last ends in a high surrogate. */
+  private readonly textPieces: string[] = [];
+  private textPending = 0;
+  private textEndsHigh = false;
 
   constructor(
     /** The document's URL (after redirects): the fallback base URL. */
@@ -178,10 +191,27 @@ export class LinkExtractor implements BodySink {
       decoder = new TextDecoder('utf-8');
     }
     this.decoder = decoder;
-    this.parser = new Parser(
-      { onopentag: (name, attribs) => this.onOpenTag(name, attribs), ontext: (t) => void this.text.update(t) },
-      { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
-    );
+    this.parser = new HtmlTags(LINK_TAGS, { startTag: (name, attribs) => this.onOpenTag(name, attribs), text: (t) => this.addText(t) });
+  }
+
+  /**
+   * The text hash is of the text's UTF-8, one piece after another: pieces are joined before
+   * hashing, except where the join would pair two lone surrogates that were hashed apart (each as
+   * U+FFFD).
+   */
+  private addText(t: string): void {
+    if (t.length === 0) return;
+    if (this.textEndsHigh || this.textPending + t.length > TEXT_HASH_PIECE) this.flushText();
+    this.textPieces.push(t);
+    this.textPending += t.length;
+    this.textEndsHigh = isHighSurrogate(t.charCodeAt(t.length - 1));
+  }
+
+  private flushText(): void {
+    if (this.textPieces.length > 0) this.text.update(this.textPieces.join(''));
+    this.textPieces.length = 0;
+    this.textPending = 0;
+    this.textEndsHigh = false;
   }
 
   private add(raw: string | undefined, kind: LinkKind): void {
@@ -285,6 +315,11 @@ export class LinkExtractor implements BodySink {
     return record === undefined ? undefined : serializeWhatwg(record);
   }
 
+  private textDigest(): string {
+    this.flushText();
+    return this.text.digest('hex').slice(0, 32);
+  }
+
   private resolveAll(): ExtractResult {
     // §2.4.1 frozen base URL: the base href parsed against the fallback base URL; failure (or a
     // data:/javascript: base, which browsers refuse) leaves the fallback base URL
@@ -340,7 +375,7 @@ export class LinkExtractor implements BodySink {
       otherScheme,
       invalid,
       dropped,
-      textHash: this.text.digest('hex').slice(0, 32),
+      textHash: this.textDigest(),
     };
   }
 }

@@ -13,13 +13,17 @@
  *   `maxBrotliWindowBits` on the window a br stream makes its decoder hold.
  *
  * The decoded body streams to a sink chosen from the response head (the link extractor for HTML),
- * and is hashed as it goes (SHA-256, truncated), so a page is never held in memory unless asked for.
+ * and is hashed as it goes (SHA-256, truncated), so a page is never held in memory unless asked for;
+ * the exception is a body with one gzip or deflate coding and at most `ONE_CALL_WIRE_BYTES` on the
+ * wire, which is received whole and decoded in one call, its decoded bytes (at most
+ * `maxDecodedBytes`) held at once too (most pages: a stream chain per response cost more than the
+ * decoding).
  */
 import { createHash } from 'node:crypto';
 import { pipeline, Readable } from 'node:stream';
 import { Agent } from 'undici';
 import { resolve, UrlError } from '../normalize/index.js';
-import { brotliWindowGuard, createDecoder, looksLikeZlib, parseContentEncoding, type ContentCoding } from './content-coding.js';
+import { brotliWindowGuard, createDecoder, decodeWhole, looksLikeZlib, parseContentEncoding, type ContentCoding } from './content-coding.js';
 import { FetchError, type CrawlErrorCode } from './errors.js';
 import { NetworkGuard, type GuardOptions } from './guard.js';
 import { USER_AGENT } from './user-agent.js';
@@ -151,6 +155,10 @@ export interface FetchResult {
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** A compressed body up to this size is received whole and decoded in one call (see readBody). */
+const ONE_CALL_WIRE_BYTES = 256 * 1024;
+/** A body decoded in one call goes to the sink in pieces of this size, as a stream's would. */
+const SINK_PIECE_BYTES = 64 * 1024;
 /** Bytes of a redirect's body read before its connection is given up. */
 const REDIRECT_BODY_DUMP = 64 * 1024;
 
@@ -239,6 +247,44 @@ export function originForm(u: URL): string {
   return href.charCodeAt(end - 1) === 0x3f /* ? */ ? u.pathname + '?' : u.pathname;
 }
 
+/**
+ * The total deadline of one fetch (`ERR_DEADLINE`), and the signal that aborts its requests at the
+ * deadline or with the caller's signal: one timer and one controller per fetch, dropped when the
+ * fetch ends (`AbortSignal.timeout` and `AbortSignal.any` cost a weak timer and a signal each).
+ */
+class Deadline {
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private readonly follow: (() => void) | undefined;
+  /** The deadline passed (the signal is then aborted with a `TimeoutError`). */
+  aborted = false;
+
+  constructor(
+    ms: number,
+    private readonly outer: AbortSignal | undefined,
+  ) {
+    this.timer = setTimeout(() => {
+      this.aborted = true;
+      this.controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    }, ms);
+    this.timer.unref();
+    if (outer?.aborted === true) this.controller.abort(outer.reason);
+    else if (outer !== undefined) {
+      this.follow = () => this.controller.abort(outer.reason);
+      outer.addEventListener('abort', this.follow, { once: true });
+    }
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    if (this.follow !== undefined) this.outer!.removeEventListener('abort', this.follow);
+  }
+}
+
 export class Fetcher {
   readonly guard: NetworkGuard;
   readonly options: Omit<Required<FetchOptions>, 'guard'>;
@@ -264,10 +310,18 @@ export class Fetcher {
 
   /** Fetch `url`, following redirects as `request.onRedirect` allows. Never throws for a network or HTTP problem. */
   async fetch(url: string, request: FetchRequest = {}): Promise<FetchResult> {
+    const deadline = new Deadline(this.options.deadlineMs, request.signal);
+    try {
+      return await this.fetchWithin(url, request, deadline);
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  private async fetchWithin(url: string, request: FetchRequest, deadline: Deadline): Promise<FetchResult> {
     const started = performance.now();
     const o = this.options;
-    const deadline = AbortSignal.timeout(o.deadlineMs);
-    const signal = request.signal === undefined ? deadline : AbortSignal.any([deadline, request.signal]);
+    const signal = deadline.signal;
     const maxRedirects = request.maxRedirects ?? o.maxRedirects;
     const hops: RedirectHop[] = [];
     const visited = new Set<string>([stripFragment(url)]);
@@ -364,7 +418,7 @@ export class Fetcher {
     res: Awaited<ReturnType<Agent['request']>>,
     finalUrl: string,
     request: FetchRequest,
-    ctx: { url: string; hops: RedirectHop[]; requests: number; started: number; deadline: AbortSignal; signal: AbortSignal },
+    ctx: { url: string; hops: RedirectHop[]; requests: number; started: number; deadline: Deadline; signal: AbortSignal },
   ): Promise<FetchResult> {
     const o = this.options;
     const status = res.statusCode;
@@ -426,7 +480,7 @@ export class Fetcher {
       }
     }
 
-    let decoded: AsyncIterable<Buffer>;
+    let decoded: Iterable<Buffer> | AsyncIterable<Buffer>;
     let stages: Readable | undefined;
     if (codings.length === 0 || !decodable) {
       decoded = wire();
@@ -442,18 +496,56 @@ export class Fetcher {
         return this.bodyFailure(error, ctx, failed);
       }
       const firstChunk: Buffer = first.done === true ? Buffer.alloc(0) : first.value;
-      const refuseWindow = (bits: number): Error =>
-        new BodyError('ERR_BODY_TOO_LARGE', `brotli window of 2^${bits} bytes (most 2^${o.maxBrotliWindowBits}: maxBrotliWindowBits)`);
-      const decoders = undo.flatMap((c: ContentCoding, i) => {
-        const decoder = createDecoder(c, i === 0 && c === 'deflate' && !looksLikeZlib(firstChunk));
-        return c === 'br' ? [brotliWindowGuard(o.maxBrotliWindowBits, refuseWindow), decoder] : [decoder];
-      });
-      async function* replay(): AsyncGenerator<Buffer> {
-        if (firstChunk.length > 0) yield firstChunk;
-        if (first.done !== true) yield* source;
+      const raw = undo[0] === 'deflate' && !looksLikeZlib(firstChunk);
+      // One gzip or deflate coding and a small body (the common page): received whole, then
+      // decoded in one call, without a chain of stream stages per response. Anything else (a body
+      // over ONE_CALL_WIRE_BYTES, a wire error, a body that fails to decode or decodes past the
+      // cap) takes the streaming decoders over the same bytes, which decide as they always have.
+      const held: Buffer[] = first.done === true ? [] : [firstChunk];
+      let sourceDone = first.done === true;
+      let wireError: { error: unknown } | undefined;
+      const coding = undo[0]!;
+      const oneCall = undo.length === 1 && coding !== 'br' && maxDecoded >= 1;
+      if (oneCall) {
+        let heldBytes = firstChunk.length;
+        try {
+          while (!sourceDone && heldBytes <= ONE_CALL_WIRE_BYTES) {
+            const next = await source.next();
+            if (next.done === true) sourceDone = true;
+            else {
+              held.push(next.value);
+              heldBytes += next.value.length;
+            }
+          }
+        } catch (error) {
+          wireError = { error };
+        }
       }
-      stages = pipeline([Readable.from(replay(), { objectMode: false }), ...decoders], () => undefined) as unknown as Readable;
-      decoded = stages;
+      let whole: Buffer | undefined;
+      if (oneCall && sourceDone && wireError === undefined) {
+        try {
+          whole = decodeWhole(coding as 'gzip' | 'deflate', raw, held.length === 1 ? held[0]! : Buffer.concat(held), maxDecoded);
+        } catch {
+          // the streaming decoders below give this body's error (or its bytes up to the cap)
+        }
+      }
+      if (whole !== undefined) {
+        decoded = slices(whole);
+      } else {
+        const refuseWindow = (bits: number): Error =>
+          new BodyError('ERR_BODY_TOO_LARGE', `brotli window of 2^${bits} bytes (most 2^${o.maxBrotliWindowBits}: maxBrotliWindowBits)`);
+        const decoders = undo.flatMap((c: ContentCoding, i) => {
+          const decoder = createDecoder(c, i === 0 && raw);
+          return c === 'br' ? [brotliWindowGuard(o.maxBrotliWindowBits, refuseWindow), decoder] : [decoder];
+        });
+        async function* replay(): AsyncGenerator<Buffer> {
+          for (const chunk of held) if (chunk.length > 0) yield chunk;
+          if (wireError !== undefined) throw wireError.error;
+          if (!sourceDone) yield* source;
+        }
+        stages = pipeline([Readable.from(replay(), { objectMode: false }), ...decoders], () => undefined) as unknown as Readable;
+        decoded = stages;
+      }
     }
 
     try {
@@ -486,7 +578,7 @@ export class Fetcher {
 
   private bodyFailure(
     error: unknown,
-    ctx: { deadline: AbortSignal; signal: AbortSignal },
+    ctx: { deadline: Deadline; signal: AbortSignal },
     failed: (code: CrawlErrorCode, message: string) => FetchResult,
   ): FetchResult {
     if (error instanceof BodyError) return failed(error.code, error.message);
@@ -505,6 +597,11 @@ export class Fetcher {
   async destroy(): Promise<void> {
     await this.agent.destroy();
   }
+}
+
+/** `whole` in pieces of at most SINK_PIECE_BYTES (views, not copies). */
+function* slices(whole: Buffer): Generator<Buffer> {
+  for (let at = 0; at < whole.length; at += SINK_PIECE_BYTES) yield whole.subarray(at, at + SINK_PIECE_BYTES);
 }
 
 /** Give up a response body: destroyed, its abort error swallowed (nobody reads it any more). */

@@ -52,7 +52,7 @@ import {
 } from '../rules.js';
 import { getEvidence, getUrl, putEvidence, type Txn } from './batch.js';
 import { contentPairs, type ContentPair } from './content-pairs.js';
-import { NotFoundSignatures } from './not-found.js';
+import { NotFoundSignatures, type NotFoundCache } from './not-found.js';
 import type { LiveRules } from './state.js';
 import { recordOfKey } from './url-state.js';
 
@@ -66,6 +66,8 @@ export interface LearnedUrl {
 export interface LearnerReads {
   readonly kv: Pick<Kv, 'get' | 'entries'>;
   readonly rules: LiveRules;
+  /** The not-found entries as read, kept while no written batch changes them (the engine's). */
+  readonly notFound?: NotFoundCache;
 }
 
 /** The options that shape learning (the store's `ResolvedOptions` has them). */
@@ -142,7 +144,7 @@ export class RuleLearner {
     private readonly policy: LearningPolicy,
   ) {
     this.limits = { threshold: policy.ruleThreshold, maxSupport: policy.maxEvidencePerRule };
-    this.notFound = new NotFoundSignatures(reads.kv);
+    this.notFound = new NotFoundSignatures(reads.kv, reads.notFound);
   }
 
   /** The live (candidate or active) rules of `host`, this batch's changes included. */

@@ -10,8 +10,8 @@
  */
 import { createHash } from 'node:crypto';
 import { keyFromRecord } from '../../normalize/index.js';
-import { decodeJson, encodeJson, evidenceKeys, prefixRange } from '../keys.js';
-import type { Kv } from '../kv.js';
+import { decodeJson, encodeJson, evidenceKeys, prefixRange, SEP } from '../keys.js';
+import type { Kv, KvOp } from '../kv.js';
 import { dirOf } from '../rule-scope.js';
 import { hostOf, isDocumentStatus } from '../rules.js';
 import { getEvidence, putEvidence, type Txn } from './batch.js';
@@ -28,17 +28,73 @@ interface Signature {
 /** A probe's name: no server has it. */
 export const PROBE_SEGMENT = 'urldedup-not-found-';
 
+/** Hosts whose not-found entries are kept at most (the oldest read is let go first). */
+const CACHED_HOSTS = 4096;
+
+/** A host's first not-found entries (`PROBES_PER_HOST` at most, in key order): [key, value]. */
+type HostEntries = readonly (readonly [string, string])[];
+
+/**
+ * Each host's not-found entries as last read, so that a fetch does not open a database iterator
+ * to learn that its host has none or the same few: kept until a written batch changes one of
+ * the host's entries (the engine's `applyWritten` calls `written`), never filled by a read that
+ * such a write overtook.
+ */
+export class NotFoundCache {
+  private readonly hosts = new Map<string, HostEntries>();
+  /** Written batches that changed a not-found entry. */
+  private writes = 0;
+
+  /** The operations of a written batch. */
+  written(ops: readonly KvOp[]): void {
+    for (const op of ops) {
+      if (op.space !== 'evidence' || !op.key.startsWith(NOT_FOUND_KEY)) continue;
+      this.hosts.delete(op.key.slice(NOT_FOUND_KEY.length, op.key.indexOf(SEP, NOT_FOUND_KEY.length)));
+      this.writes++;
+    }
+  }
+
+  clear(): void {
+    this.hosts.clear();
+    this.writes++;
+  }
+
+  async read(host: string, load: () => Promise<HostEntries>): Promise<HostEntries> {
+    const known = this.hosts.get(host);
+    if (known !== undefined) return known;
+    const writes = this.writes;
+    const entries = await load();
+    if (writes !== this.writes) return entries;
+    if (this.hosts.size >= CACHED_HOSTS) this.hosts.delete(this.hosts.keys().next().value!);
+    this.hosts.set(host, entries);
+    return entries;
+  }
+}
+
+const NOT_FOUND_KEY = evidenceKeys.notFoundPrefix('').slice(0, -SEP.length);
+
 export class NotFoundSignatures {
-  constructor(private readonly kv: Pick<Kv, 'get' | 'entries'>) {}
+  constructor(
+    private readonly kv: Pick<Kv, 'get' | 'entries'>,
+    private readonly cache?: NotFoundCache,
+  ) {}
+
+  /** `host`'s first not-found entries in the database. */
+  private entriesOf(host: string): Promise<HostEntries> {
+    const load = async (): Promise<HostEntries> => {
+      const out: (readonly [string, string])[] = [];
+      for await (const e of this.kv.entries('evidence', { ...prefixRange(evidenceKeys.notFoundPrefix(host)), limit: PROBES_PER_HOST })) out.push(e);
+      return out;
+    };
+    return this.cache === undefined ? load() : this.cache.read(host, load);
+  }
 
   /** Ask once for a probe in `dir` of `u`'s host (at most `PROBES_PER_HOST` per host). */
   async ask(txn: Txn, u: LearnedUrl, dir: string, checks: CheckRequest[]): Promise<void> {
     const host = hostOf(u.rec);
     const k = evidenceKeys.notFound(host, dir);
     if ((await getEvidence(this.kv, txn, k)) !== undefined) return;
-    let n = 0;
-    for await (const _ of this.kv.entries('evidence', { ...prefixRange(evidenceKeys.notFoundPrefix(host)), limit: PROBES_PER_HOST })) n++;
-    if (n >= PROBES_PER_HOST) return;
+    if ((await this.entriesOf(host)).length >= PROBES_PER_HOST) return;
     putEvidence(txn, k, '');
     // a name no server has, the same for one host and directory in every store (reproducible runs)
     const name = createHash('sha256').update(`${host}\u0000${dir}`).digest('hex').slice(0, 16);
@@ -57,7 +113,7 @@ export class NotFoundSignatures {
   /** True when `hash` is the body a probe got in a directory that holds `path`. */
   async matches(_txn: Txn, host: string, path: string, hash: string): Promise<boolean> {
     const prefix = evidenceKeys.notFoundPrefix(host);
-    for await (const [k, v] of this.kv.entries('evidence', { ...prefixRange(prefix), limit: PROBES_PER_HOST })) {
+    for (const [k, v] of await this.entriesOf(host)) {
       if (v === '') continue;
       const dir = k.slice(prefix.length);
       if (path.startsWith(dir) && decodeJson<Signature>(v).c === hash) return true;

@@ -183,6 +183,7 @@ export async function rebuildDerived(s: EngineState): Promise<RebuildReport> {
   // built from the keys a repair left (it may have dropped some, or brought back older ones)
   await buildFronts(s);
   s.cache.clear();
+  s.notFound.clear();
   s.urlWrites++;
   return { counters: counterWrites, blocks, placed: unplaced.length, indexEntries };
 }

@@ -15,6 +15,7 @@ import { counterNames } from '../keys.js';
 import type { Kv } from '../kv.js';
 import { compareForApply, parseRuleId, type ActiveRule, type RuleRecord } from '../rules.js';
 import type { Txn } from './batch.js';
+import { NotFoundCache } from './not-found.js';
 import { customNormalizeOptions, type ResolvedOptions } from './options.js';
 import { summaryOf } from './url-state.js';
 
@@ -124,6 +125,8 @@ export class EngineState {
   readonly outbox: { readonly url: string; readonly depth: number; readonly src?: string }[] = [];
   /** URLs each rule rewrote in this process: which of them are fetched as themselves too (admit.ts). */
   readonly rewrites = new Map<string, number>();
+  /** Each host's not-found entries as read (not-found.ts), until a written batch changes them. */
+  readonly notFound = new NotFoundCache();
 
   constructor(kv: Kv, options: ResolvedOptions) {
     this.kv = kv;
@@ -203,6 +206,7 @@ export class EngineState {
     for (const [block, n] of txn.blockLive) this.frontier.setLive(block, n);
     for (const k of txn.landed) this.frontier.land(k);
     for (const rule of txn.rules.values()) this.rules.remember(rule);
+    this.notFound.written(txn.ops);
   }
 
   /** A write failed: back to what was written (the batches built on it are refused by the queue). */
