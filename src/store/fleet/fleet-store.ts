@@ -460,8 +460,9 @@ export class FleetStore implements SeenStore, FleetMember {
     if (this.held.size > 0 && now - this.lastRefill < this.o.pollMs) return;
     this.lastRefill = now;
     // admit what others sent to what is held; give up what has had no work for a while (at once
-    // when idle: a host given up at its first empty moment is taken back at the next link to it,
-    // its partition opened and its robots.txt read again)
+    // when idle or when other hosts wait: a host given up at its first empty moment is taken back
+    // at the next link to it, its partition opened and its robots.txt read again)
+    let waiting: boolean | undefined;
     for (const p of [...this.held.values()]) {
       if (p.lost || p.lease.lost !== undefined) {
         await this.lose(p);
@@ -474,7 +475,9 @@ export class FleetStore implements SeenStore, FleetMember {
         continue;
       }
       p.emptySince ??= now;
-      if (idle || now - p.emptySince >= EMPTY_GRACE_MS) await this.giveUp(p, (await this.registry.inboxLength(p.tag)) > 0);
+      // kept only while no other host waits for a holder: a slot for a host with work comes first
+      waiting ??= (await this.registry.readyCount()) > 0;
+      if (idle || waiting || now - p.emptySince >= EMPTY_GRACE_MS) await this.giveUp(p, (await this.registry.inboxLength(p.tag)) > 0);
     }
     if (this.held.size >= this.o.maxHosts) return;
     // a killed worker's hosts go back to `ready` at lease expiry, not only once some worker is idle
