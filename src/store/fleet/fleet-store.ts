@@ -235,20 +235,28 @@ export class FleetStore implements SeenStore, FleetMember {
 
   /** Send each URL to its host's inbox (for a host this worker holds too: its holder admits the inbox). */
   private async forward(items: readonly { url: string; depth: number; source?: string }[]): Promise<void> {
-    const byTag = new Map<string, InboxEntry[]>();
+    const byTag = this.byTag(items, (it) => it.url);
+    await Promise.all(
+      [...byTag].map(([tag, group]) => this.registry.send(tag, group.map((it) => ({ u: this.redacted(it.url), d: it.depth, ...(it.source === undefined ? {} : { s: this.redacted(it.source) }) })))),
+    );
+  }
+
+  /** `items` grouped by the partition tag of `urlOf(item)`; an item the store cannot key is left out (its partition would refuse it). */
+  private byTag<T>(items: readonly T[], urlOf: (item: T) => string): Map<string, T[]> {
+    const groups = new Map<string, T[]>();
     for (const it of items) {
       let tag: string;
       try {
-        tag = this.tagOf(it.url);
+        tag = this.tagOf(urlOf(it));
       } catch (e) {
         if (isUrlError(e)) continue;
         throw e;
       }
-      let g = byTag.get(tag);
-      if (g === undefined) byTag.set(tag, (g = []));
-      g.push({ u: this.redacted(it.url), d: it.depth, ...(it.source === undefined ? {} : { s: this.redacted(it.source) }) });
+      let g = groups.get(tag);
+      if (g === undefined) groups.set(tag, (g = []));
+      g.push(it);
     }
-    await Promise.all([...byTag].map(([tag, entries]) => this.registry.send(tag, entries)));
+    return groups;
   }
 
   admit(urls: readonly string[], options: AdmitOptions = {}): Promise<AdmitResult[]> {
@@ -362,27 +370,10 @@ export class FleetStore implements SeenStore, FleetMember {
   }
 
   async release(urls: readonly string[]): Promise<void> {
-    for (const [tag, group] of this.groupByTag(urls)) {
+    for (const [tag, group] of this.byTag(urls, (u) => u)) {
       const p = this.live(tag);
       if (p !== undefined) await this.onHeld(p, (e) => e.release(group));
     }
-  }
-
-  private groupByTag(urls: readonly string[]): Map<string, string[]> {
-    const groups = new Map<string, string[]>();
-    for (const u of urls) {
-      let tag: string;
-      try {
-        tag = this.tagOf(u);
-      } catch (e) {
-        if (isUrlError(e)) continue;
-        throw e;
-      }
-      let g = groups.get(tag);
-      if (g === undefined) groups.set(tag, (g = []));
-      g.push(u);
-    }
-    return groups;
   }
 
   /** Read `tag`'s partition: the held engine, or a read-only open of it. */
@@ -431,19 +422,7 @@ export class FleetStore implements SeenStore, FleetMember {
   }
 
   async prune(entries: readonly PruneEntry[]): Promise<void> {
-    const groups = new Map<string, PruneEntry[]>();
-    for (const e of entries) {
-      let tag: string;
-      try {
-        tag = this.tagOf(e.url);
-      } catch (err) {
-        if (isUrlError(err)) continue;
-        throw err;
-      }
-      let g = groups.get(tag);
-      if (g === undefined) groups.set(tag, (g = []));
-      g.push(e);
-    }
+    const groups = this.byTag(entries, (e) => e.url);
     for (const [tag, group] of groups) {
       const p = this.live(tag);
       const done = p === undefined ? undefined : await this.onHeld(p, async (e) => (await e.prune(group), true));
