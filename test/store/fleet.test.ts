@@ -240,6 +240,14 @@ describe('fleet store', () => {
     }
   });
 
+  it('refuses sync always on masters that do not fsync every write, as the single-writer store does', async () => {
+    await raw.exists('x'); // connected: the slot map names the masters
+    const v = (await raw.nodes('master')[0]!.config('GET', 'appendfsync')) as string[];
+    const attempt = openFleetStore(cluster.seeds, { fleet: { name: newName(), sync: 'always' } });
+    if (v[1] === 'always') await (await attempt).close();
+    else await expect(attempt).rejects.toMatchObject({ code: 'ERR_STORE_IO', message: expect.stringContaining('appendfsync always') });
+  });
+
   it('is not opened as a single-writer store, nor a single-writer store as a fleet', async () => {
     const fleetName = newName();
     const f = await worker(fleetName);

@@ -21,7 +21,7 @@ import type { Explanation } from '../engine/explain.js';
 import { statsOf } from '../engine/lookup.js';
 import type { StoreEngine } from '../engine/index.js';
 import { hostTag } from '../host-tag.js';
-import { clusterReady, connectCluster, redisError, resolveRedisOptions, type RedisSeeds, type RedisStoreOptions } from '../redis/cluster.js';
+import { checkDurability, clusterReady, connectCluster, redisError, resolveRedisOptions, type RedisSeeds, type RedisStoreOptions } from '../redis/cluster.js';
 import type { RuleRecord } from '../rules.js';
 import type {
   AdmitOptions,
@@ -150,6 +150,7 @@ export class FleetStore implements SeenStore, FleetMember {
     const location = `redis-fleet:${o.name}@${typeof seeds === 'string' ? seeds : seeds.join(',')}`;
     try {
       await clusterReady(cluster, location);
+      await checkDurability(cluster, r.sync, location);
       const registry = new FleetRegistry(cluster, o.name);
       const salt = await registry.claimLayout(location);
       return new FleetStore(cluster, registry, storeOptions, o, location, salt);
