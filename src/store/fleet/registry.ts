@@ -124,14 +124,18 @@ export class FleetRegistry {
    */
   async reap(): Promise<string[]> {
     const leased = await this.cluster.smembers(this.key('leased'));
+    const held = await Promise.all(leased.map((tag) => this.cluster.exists(leaseKey(this.name, tag))));
     const live: string[] = [];
-    for (const tag of leased) {
-      if ((await this.cluster.exists(leaseKey(this.name, tag))) === 1) {
+    for (let i = 0; i < leased.length; i++) {
+      const tag = leased[i]!;
+      if (held[i] === 1) {
         live.push(tag);
         continue;
       }
       await this.cluster.sadd(this.key('ready'), tag);
       await this.cluster.srem(this.key('leased'), tag);
+      // taken in between (its taker added it to `leased` before this SREM): put it back
+      if ((await this.cluster.exists(leaseKey(this.name, tag))) === 1) await this.cluster.sadd(this.key('leased'), tag);
     }
     return live;
   }
