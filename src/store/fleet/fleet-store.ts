@@ -14,7 +14,7 @@
  * partition). See docs/scale-out.md.
  */
 import type { Cluster } from 'ioredis';
-import { identifyInto, isUrlError, normalizeRecord, recompose, urlFromKey, UrlIdentity } from '../../normalize/index.js';
+import { identifyInto, isUrlError, normalizeRecord, recompose, urlFromKey, UrlIdentity, type UrlError } from '../../normalize/index.js';
 import { redactPassword } from '../userinfo.js';
 import { StoreError } from '../errors.js';
 import type { Explanation } from '../engine/explain.js';
@@ -242,6 +242,30 @@ export class FleetStore implements SeenStore, FleetMember {
     );
   }
 
+  /**
+   * The indexes of `urls` grouped by partition tag, each URL identified once (`each` sees its
+   * identity); a URL the store cannot key goes to `invalid` with its `UrlError`.
+   */
+  private groupUrls(urls: readonly string[], invalid: (i: number, e: UrlError) => void, each?: (i: number, id: UrlIdentity) => void): Map<string, number[]> {
+    const groups = new Map<string, number[]>();
+    for (let i = 0; i < urls.length; i++) {
+      let tag: string;
+      try {
+        const id = identifyInto(urls[i]!, this.scratch, this.options.normalize);
+        tag = hostTag(id.hostPort);
+        each?.(i, id);
+      } catch (e) {
+        if (!isUrlError(e)) throw e;
+        invalid(i, e);
+        continue;
+      }
+      let g = groups.get(tag);
+      if (g === undefined) groups.set(tag, (g = []));
+      g.push(i);
+    }
+    return groups;
+  }
+
   /** `items` grouped by the partition tag of `urlOf(item)`; an item the store cannot key is left out (its partition would refuse it). */
   private byTag<T>(items: readonly T[], urlOf: (item: T) => string): Map<string, T[]> {
     const groups = new Map<string, T[]>();
@@ -268,22 +292,11 @@ export class FleetStore implements SeenStore, FleetMember {
   private async admitRouted(urls: readonly string[], depth: number, source: string | undefined): Promise<AdmitResult[]> {
     const out = new Array<AdmitResult>(urls.length);
     const keys = new Array<string>(urls.length);
-    const groups = new Map<string, number[]>();
-    for (let i = 0; i < urls.length; i++) {
-      let tag: string;
-      try {
-        const id = identifyInto(urls[i]!, this.scratch, this.options.normalize);
-        tag = hostTag(id.hostPort);
-        keys[i] = id.key;
-      } catch (e) {
-        if (!isUrlError(e)) throw e;
-        out[i] = { url: urls[i]!, key: undefined, identityKey: undefined, admitted: false, reason: `invalid:${e.code}` };
-        continue;
-      }
-      let g = groups.get(tag);
-      if (g === undefined) groups.set(tag, (g = []));
-      g.push(i);
-    }
+    const groups = this.groupUrls(
+      urls,
+      (i, e) => (out[i] = { url: urls[i]!, key: undefined, identityKey: undefined, admitted: false, reason: `invalid:${e.code}` }),
+      (i, id) => (keys[i] = id.key),
+    );
     const sends: Promise<void>[] = [];
     for (const [tag, at] of groups) {
       const p = this.live(tag);
@@ -389,37 +402,34 @@ export class FleetStore implements SeenStore, FleetMember {
     }
   }
 
-  canonical(url: string): Promise<CanonicalResult> {
+  /** Read the partition of `url`'s host (`reading`); a URL the store cannot key rejects with its `UrlError`. */
+  private readingUrl<T>(url: string, f: (e: StoreEngine) => Promise<T>): Promise<T> {
     let tag: string;
     try {
       tag = this.tagOf(url);
     } catch (e) {
       return Promise.reject(e);
     }
-    return this.reading(tag, (e) => e.canonical(url));
+    return this.reading(tag, f);
   }
 
+  canonical(url: string): Promise<CanonicalResult> {
+    return this.readingUrl(url, (e) => e.canonical(url));
+  }
+
+  /** Each host's URLs in one call on its partition (a partition not held is opened once, not per URL). */
   async canonicalMany(urls: readonly string[]): Promise<(CanonicalResult | CanonicalFailure)[]> {
-    const out: (CanonicalResult | CanonicalFailure)[] = [];
-    for (const u of urls) {
-      try {
-        out.push(await this.canonical(u));
-      } catch (e) {
-        if (!isUrlError(e)) throw e;
-        out.push({ ok: false, code: e.code, input: u });
-      }
+    const out = new Array<CanonicalResult | CanonicalFailure>(urls.length);
+    const groups = this.groupUrls(urls, (i, e) => (out[i] = { ok: false, code: e.code, input: urls[i]! }));
+    for (const [tag, group] of groups) {
+      const results = await this.reading(tag, (e) => e.canonicalMany(group.map((i) => urls[i]!)));
+      group.forEach((i, j) => (out[i] = results[j]!));
     }
     return out;
   }
 
   explain(url: string): Promise<Explanation> {
-    let tag: string;
-    try {
-      tag = this.tagOf(url);
-    } catch (e) {
-      return Promise.reject(e);
-    }
-    return this.reading(tag, (e) => e.explain(url));
+    return this.readingUrl(url, (e) => e.explain(url));
   }
 
   async prune(entries: readonly PruneEntry[]): Promise<void> {
