@@ -53,7 +53,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ClassicLevel } from 'classic-level';
 import { key as keyOf } from '../src/normalize/index.js';
-import { openStore } from '../src/store/index.js';
+import { openStore, type SeenStore } from '../src/store/index.js';
 import { clusterReady, connectCluster, scanStoreKeys, usedMemory } from '../src/store/redis/cluster.js';
 import { openRedisStore } from '../src/store/redis-store.js';
 import type { PresetName } from '../src/normalize/index.js';
@@ -310,62 +310,74 @@ function lookupSample(source: Source, a: Args): string[] {
   return out;
 }
 
+/**
+ * Admit the bench's stream into `store`, up to `a.inflight` calls outstanding. The clock runs while
+ * any is, less the time spent generating batches meanwhile (the bench's, not the store's); the CPU
+ * per URL is the process's over the phase, less the generation. `onBatch` sees each batch's size.
+ */
+async function timedAdmits(store: SeenStore, source: Source, a: Args, onBatch?: (n: number) => void): Promise<{ ns: bigint; admitted: number; cpuUsPerUrl: number; admitRss: number }> {
+  let ns = 0n;
+  let admitted = 0;
+  let admitRss = 0;
+  const running = new Set<Promise<void>>();
+  const cpu0 = process.cpuUsage();
+  let t0 = 0n;
+  let genNs = 0n;
+  let genAllNs = 0n;
+  const gen = stream(source, a.urls, a.batch, a.seed);
+  for (;;) {
+    const g0 = process.hrtime.bigint();
+    const step = gen.next();
+    const g = process.hrtime.bigint() - g0;
+    genAllNs += g;
+    if (running.size > 0) genNs += g;
+    if (step.done === true) break;
+    const batch = step.value;
+    if (running.size === 0) t0 = process.hrtime.bigint();
+    const p: Promise<void> = store.admit(batch).then((results) => {
+      for (const r of results) if (r.admitted) admitted++;
+      const rss = process.memoryUsage.rss();
+      if (rss > admitRss) admitRss = rss;
+      running.delete(p);
+      if (running.size === 0) ns += process.hrtime.bigint() - t0;
+    });
+    running.add(p);
+    if (running.size >= a.inflight) await Promise.race(running);
+    onBatch?.(batch.length);
+  }
+  await Promise.all(running);
+  const cpu = process.cpuUsage(cpu0);
+  return { ns: ns - genNs, admitted, cpuUsPerUrl: (cpu.user + cpu.system - Number(genAllNs) / 1000) / a.urls, admitRss };
+}
+
+/** `canonical()` of each sample URL, 256 at a time: the time it took, in ns. */
+async function timedLookups(store: SeenStore, sample: readonly string[]): Promise<number> {
+  const t1 = process.hrtime.bigint();
+  for (let i = 0; i < sample.length; i += 256) {
+    await Promise.all(sample.slice(i, i + 256).map((u) => store.canonical(u).catch(() => undefined)));
+  }
+  return Number(process.hrtime.bigint() - t1);
+}
+
 async function runStore(source: Source, a: Args): Promise<Result> {
   const dir = mkdtempSync(join(tmpdir(), 'urldedup-bench-'));
   try {
     const level = { ...(a.writeBufferMiB === undefined ? {} : { writeBufferSize: a.writeBufferMiB * 2 ** 20 }), ...(a.compression === undefined ? {} : { compression: a.compression }) };
     const options = { presets: a.presets, level, ...(a.cacheSize === undefined ? {} : { cacheSize: a.cacheSize }), ...(a.bloomBits === undefined ? {} : { bloomBitsPerKey: a.bloomBits }) };
     let store = await openStore(dir, options);
-    let ns = 0n;
-    let admitted = 0;
-    let done = 0;
-    // up to `inflight` admit() calls outstanding; the clock runs while any is, and stops while
-    // the next batch is generated
-    const running = new Set<Promise<void>>();
-    let admitRss = 0;
     const started = performance.now();
-    const cpu0 = process.cpuUsage();
-    let t0 = 0n;
-    // the stream is generated while admits are in flight: that time is the bench's, not the store's
-    let genNs = 0n;
-    let genAllNs = 0n;
-    const gen = stream(source, a.urls, a.batch, a.seed);
-    for (;;) {
-      const g0 = process.hrtime.bigint();
-      const step = gen.next();
-      const g = process.hrtime.bigint() - g0;
-      genAllNs += g;
-      if (running.size > 0) genNs += g;
-      if (step.done === true) break;
-      const batch = step.value;
-      if (running.size === 0) t0 = process.hrtime.bigint();
-      const p: Promise<void> = store.admit(batch).then((results) => {
-        for (const r of results) if (r.admitted) admitted++;
-        const rss = process.memoryUsage.rss();
-        if (rss > admitRss) admitRss = rss;
-        running.delete(p);
-        if (running.size === 0) ns += process.hrtime.bigint() - t0;
-      });
-      running.add(p);
-      if (running.size >= a.inflight) await Promise.race(running);
-      done += batch.length;
+    let done = 0;
+    const { ns, admitted, cpuUsPerUrl, admitRss } = await timedAdmits(store, source, a, (n) => {
+      done += n;
       if (done % 1_000_000 === 0) process.stderr.write(`store: ${done} URLs, ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
-    }
-    await Promise.all(running);
+    });
     const rssSplit = rssSplitMiB();
     // the process's peak RSS so far, after each phase: where the whole run's peak was reached
     const peaks: Record<string, number> = { admit: peakRssMiB() };
     const m = process.memoryUsage();
     const memoryAfterAdmit = { heapTotal: m.heapTotal / 2 ** 20, heapUsed: m.heapUsed / 2 ** 20, external: m.external / 2 ** 20, arrayBuffers: m.arrayBuffers / 2 ** 20 };
-    ns -= genNs;
-    const cpu = process.cpuUsage(cpu0);
-    const cpuUsPerUrl = (cpu.user + cpu.system - Number(genAllNs) / 1000) / a.urls;
     const sample = lookupSample(source, a);
-    const t1 = process.hrtime.bigint();
-    for (let i = 0; i < sample.length; i += 256) {
-      await Promise.all(sample.slice(i, i + 256).map((u) => store.canonical(u).catch(() => undefined)));
-    }
-    const lookupNs = Number(process.hrtime.bigint() - t1);
+    const lookupNs = await timedLookups(store, sample);
     peaks['lookups'] = peakRssMiB();
     await store.close();
     peaks['close'] = peakRssMiB();
@@ -506,41 +518,10 @@ async function runRedis(source: Source, a: Args, masters: 1 | 3): Promise<Result
     const options = { presets: a.presets, ...(a.cacheSize === undefined ? {} : { cacheSize: a.cacheSize }), ...(a.bloomBits === undefined ? {} : { bloomBitsPerKey: a.bloomBits }), redis: { name: 'bench' } };
     const store = await openRedisStore(seeds, options);
     const redisCpu0 = await mastersCpuUs(cluster);
-    let ns = 0n;
-    let admitted = 0;
-    const running = new Set<Promise<void>>();
-    let t0 = 0n;
-    let genNs = 0n;
-    const gen = stream(source, a.urls, a.batch, a.seed);
-    const cpu0 = process.cpuUsage();
-    let genAllNs = 0n;
-    for (;;) {
-      const g0 = process.hrtime.bigint();
-      const step = gen.next();
-      const g = process.hrtime.bigint() - g0;
-      genAllNs += g;
-      if (running.size > 0) genNs += g;
-      if (step.done === true) break;
-      if (running.size === 0) t0 = process.hrtime.bigint();
-      const p: Promise<void> = store.admit(step.value).then((results) => {
-        for (const r of results) if (r.admitted) admitted++;
-        running.delete(p);
-        if (running.size === 0) ns += process.hrtime.bigint() - t0;
-      });
-      running.add(p);
-      if (running.size >= a.inflight) await Promise.race(running);
-    }
-    await Promise.all(running);
-    ns -= genNs;
-    const cpu = process.cpuUsage(cpu0);
+    const { ns, admitted, cpuUsPerUrl } = await timedAdmits(store, source, a);
     const redisCpuUsPerUrl = ((await mastersCpuUs(cluster)) - redisCpu0) / a.urls;
-    const cpuUsPerUrl = (cpu.user + cpu.system - Number(genAllNs) / 1000) / a.urls;
     const sample = lookupSample(source, a);
-    const t1 = process.hrtime.bigint();
-    for (let i = 0; i < sample.length; i += 256) {
-      await Promise.all(sample.slice(i, i + 256).map((u) => store.canonical(u).catch(() => undefined)));
-    }
-    const lookupNs = Number(process.hrtime.bigint() - t1);
+    const lookupNs = await timedLookups(store, sample);
     const peak = peakRssMiB();
     await store.close();
     const after = await usedMemory(cluster);
