@@ -74,13 +74,25 @@ export function wholeLines(value: string): string {
     .join('\n');
 }
 
+/**
+ * A host's blocks read in one pass by `next()` (each is written once: see the layout above), and
+ * the blocks read ahead that all hosts' cursors hold at most before they read one at a time.
+ */
+const READ_AHEAD = 8;
+const HELD_AHEAD = 4096;
+
 interface Cursor {
-  /** The block being read, and the next line in it. */
+  /** The block being read, its lines, and the next line in it. */
   block: string | undefined;
+  lines: readonly Line[];
   line: number;
   /** The last block read to its end ('' before the first). */
   after: string;
+  /** Blocks after `block` read with it, [key, value], oldest first. */
+  readonly ahead: [string, string][];
 }
+
+type UrlState = ReturnType<typeof decodeUrlEntry>;
 
 interface Flying {
   readonly entry: FrontierEntry;
@@ -95,6 +107,8 @@ export class Frontier {
   /** Entries given back by `release`, offered again first. */
   private readonly released = new Map<string, FrontierEntry[]>();
   private readonly cursors = new Map<string, Cursor>();
+  /** Blocks held in the cursors' `ahead` lists. */
+  private heldAhead = 0;
   /** Live lines of the blocks read so far (a block's count is known from its first read on). */
   private readonly live = new Map<string, number>();
   /** Hosts with entries, in the order they got their first one; `turn` walks it round-robin. */
@@ -116,6 +130,7 @@ export class Frontier {
     this.total += delta;
     if (n <= 0) {
       this.counts.delete(host);
+      this.heldAhead -= this.cursors.get(host)?.ahead.length ?? 0;
       this.cursors.delete(host);
     } else {
       this.counts.set(host, n);
@@ -235,44 +250,55 @@ export class Frontier {
       taken++;
     }
     let cursor = this.cursors.get(host);
-    if (cursor === undefined) this.cursors.set(host, (cursor = { block: undefined, line: 0, after: '' }));
+    if (cursor === undefined) this.cursors.set(host, (cursor = { block: undefined, lines: [], line: 0, after: '', ahead: [] }));
     const range = prefixRange(host + SEP);
     while (taken < want) {
+      let counted: (UrlState | undefined)[] | undefined;
       if (cursor.block === undefined) {
-        let next: string | undefined;
-        for await (const k of this.kv.keys('frontier', { gt: cursor.after === '' ? range.gte : cursor.after, lt: range.lt, limit: 1 })) next = k;
-        if (next === undefined) return;
-        cursor.block = next;
+        if (cursor.ahead.length === 0) {
+          const limit = this.heldAhead < HELD_AHEAD ? READ_AHEAD : 1;
+          for await (const e of this.kv.entries('frontier', { gt: cursor.after === '' ? range.gte : cursor.after, lt: range.lt, limit })) cursor.ahead.push(e);
+          if (cursor.ahead.length === 0) return;
+          this.heldAhead += cursor.ahead.length;
+        }
+        const [block, value] = cursor.ahead.shift()!;
+        this.heldAhead--;
+        cursor.block = block;
+        cursor.lines = parseBlock(value);
         cursor.line = 0;
+        if (!this.live.has(block)) {
+          // first read of the block (or it went since it was read ahead): count its live lines,
+          // drop it when there are none
+          const seq = parseFrontierKey(block).seq;
+          counted = await this.states(cursor.lines.map((l) => l.key));
+          let n = 0;
+          for (const st of counted) if (st !== undefined && st.s === 'queued' && st.n === seq && st.h === host) n++;
+          if (n === 0) dead.push(block);
+          else this.live.set(block, n);
+        }
       }
-      const value = await this.kv.get('frontier', cursor.block);
-      const lines = value === undefined ? [] : parseBlock(value);
-      const blockSeq = parseFrontierKey(cursor.block).seq;
-      if (cursor.line === 0 && value !== undefined && !this.live.has(cursor.block)) {
-        // first read of the block: count its live lines, drop it when there are none
-        const states = await this.states(lines.map((l) => l.key));
-        let n = 0;
-        for (const s of states) if (s !== undefined && s.s === 'queued' && s.n === blockSeq && s.h === host) n++;
-        if (n === 0) dead.push(cursor.block);
-        else this.live.set(cursor.block, n);
-      }
-      // the next lines, checked against their url entries
+      const block = cursor.block;
+      const lines = cursor.lines;
+      const blockSeq = parseFrontierKey(block).seq;
+      // the next lines, checked against their url entries (just read when the block was counted:
+      // no write runs during `next`)
       const end = Math.min(lines.length, cursor.line + Math.max(want - taken, 16));
       const slice = lines.slice(cursor.line, end);
-      const states = await this.states(slice.map((l) => l.key));
+      const states = counted !== undefined ? counted.slice(cursor.line, end) : await this.states(slice.map((l) => l.key));
       for (let i = 0; i < slice.length; i++) {
         const line = slice[i]!;
         cursor.line++;
         const s = states[i];
         if (s === undefined || s.s !== 'queued' || s.n !== blockSeq || s.h !== host || this.flying.has(line.key)) continue;
         const e: FrontierEntry = { url: urlFromKey(line.key), key: line.key, host, depth: line.depth, seq: lineSeq(blockSeq, cursor.line - 1) };
-        this.fly(e, cursor.block);
+        this.fly(e, block);
         out.push(e);
         if (++taken >= want) break;
       }
       if (cursor.line >= lines.length) {
-        cursor.after = cursor.block;
+        cursor.after = block;
         cursor.block = undefined;
+        cursor.lines = [];
         cursor.line = 0;
       }
     }
@@ -288,7 +314,7 @@ export class Frontier {
     return s !== undefined && s.s === 'queued' && s.n === seq && s.h === host && !this.flying.has(key);
   }
 
-  private async states(keys: readonly string[]): Promise<(ReturnType<typeof decodeUrlEntry> | undefined)[]> {
+  private async states(keys: readonly string[]): Promise<(UrlState | undefined)[]> {
     if (keys.length === 0) return [];
     const values = await this.kv.getMany('url', keys);
     return values.map((v) => (v === undefined ? undefined : decodeUrlEntry(v)));

@@ -13,6 +13,11 @@ import type { EngineState } from './state.js';
 export class Txn {
   readonly ops: KvOp[] = [];
   readonly urls = new Map<string, UrlEntry | null>();
+  /**
+   * `url` entries read ahead from the database for this batch (`prefetchUrls`), for a call that
+   * runs alone (write-queue.ts `exclusive`): nothing but its own commits changes them meanwhile.
+   */
+  readonly fetched = new Map<string, UrlEntry | undefined>();
   readonly aliases = new Map<string, AliasEntry | null>();
   readonly evidence = new Map<string, string | null>();
   readonly rules = new Map<string, RuleRecord>();
@@ -112,12 +117,29 @@ export interface Block {
 
 // ---- reads with the batch overlay ------------------------------------------------------------
 
-/** A `url` entry: this batch's, else the database's. */
+/** A `url` entry: this batch's, else the one read ahead for it, else the database's. */
 export async function getUrl(kv: Pick<Kv, 'get'>, txn: Txn | undefined, key: string): Promise<UrlEntry | undefined> {
   const pending = txn?.urls.get(key);
   if (pending !== undefined) return pending ?? undefined;
+  if (txn !== undefined && txn.fetched.size > 0 && txn.fetched.has(key)) return txn.fetched.get(key);
   const v = await kv.get('url', key);
   return v === undefined ? undefined : decodeUrlEntry(v);
+}
+
+/**
+ * Read the `url` entries of `keys` into the batch in one `getMany`, for a loop that then reads
+ * them one by one (give-back.ts). Only for a call that runs alone: see `Txn.fetched`.
+ */
+export async function prefetchUrls(kv: Pick<Kv, 'getMany'>, txn: Txn, keys: Iterable<string>): Promise<void> {
+  const want: string[] = [];
+  for (const k of keys) if (!txn.urls.has(k) && !txn.fetched.has(k)) want.push(k);
+  if (want.length === 0) return;
+  const unique = [...new Set(want)];
+  const values = await kv.getMany('url', unique);
+  for (let i = 0; i < unique.length; i++) {
+    const v = values[i];
+    txn.fetched.set(unique[i]!, v === undefined ? undefined : decodeUrlEntry(v));
+  }
 }
 
 /** An `alias` entry: this batch's, else the database's when the alias front says maybe. */

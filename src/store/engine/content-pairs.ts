@@ -6,17 +6,15 @@
  *
  * 1. The live rules of the host, both ways: `u` and `R(u)`, and each `p` with `R(p) = u`.
  * 2. A default document and its directory (`/a/index.html` and `/a/`).
- * 3. Parameters: the other documents fetched under the same path, where one is the other with a
- *    set of parameters added (parameter-difference.ts); the set is the rule (a group of tracking
- *    tags is one rule).
+ * 3. Parameters: the other documents fetched under the same path (path-documents.ts), where one
+ *    is the other with a set of parameters added (parameter-difference.ts); the set is the rule
+ *    (a group of tracking tags is one rule).
  */
 import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
-import { evidenceKeys, prefixRange, SEP } from '../keys.js';
-import type { Kv } from '../kv.js';
 import { bareParameterPath, parameterDifference } from '../parameter-difference.js';
 import { applies, apply, hostOf, parameterSpec, parseSpec, type RuleRecord, type RuleSpec } from '../rules.js';
-import type { Txn } from './batch.js';
 import type { LearnedUrl } from './learner.js';
+import type { PathDocuments } from './path-documents.js';
 import { recordOfKey } from './url-state.js';
 
 /** `spec(variant)` = `base`, both to be compared. */
@@ -65,7 +63,7 @@ export function preimages(spec: RuleSpec, rec: UriRecord): UriRecord[] {
   return keyFromRecord(back) === keyFromRecord(rec) ? [pre] : [];
 }
 
-export async function contentPairs(kv: Pick<Kv, 'entries'>, _txn: Txn, u: LearnedUrl, rules: readonly RuleRecord[], documents: readonly string[]): Promise<ContentPair[]> {
+export async function contentPairs(fetched: Pick<PathDocuments, 'documents'>, u: LearnedUrl, rules: readonly RuleRecord[], documents: readonly string[]): Promise<ContentPair[]> {
   const out: ContentPair[] = [];
   // 1. the live rules of the host, both ways
   for (const rule of rules) {
@@ -87,8 +85,7 @@ export async function contentPairs(kv: Pick<Kv, 'entries'>, _txn: Txn, u: Learne
   // 3. parameters: other documents fetched under the same path
   const host = hostOf(u.rec);
   let n = 0;
-  for await (const [k] of kv.entries('evidence', { ...prefixRange(evidenceKeys.pathDocumentPrefix(host, bareParameterPath(path))), limit: SAME_PATH_SAMPLE })) {
-    const w = k.slice(k.lastIndexOf(SEP) + 1);
+  for (const w of await fetched.documents(host, bareParameterPath(path), SAME_PATH_SAMPLE)) {
     if (w === u.key) continue;
     const wrec = recordOfKey(w);
     const there = parameterDifference(u.rec, wrec);

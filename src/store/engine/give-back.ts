@@ -4,13 +4,13 @@
  * gives its URLs back; a lost document is the worst bug). The crawler's own refusals (`trap:*`)
  * are pruned the same way and come back with `restore`.
  */
-import { isPresetName, type PresetName } from '../../normalize/index.js';
+import { isPresetName, type PresetName, type UriRecord } from '../../normalize/index.js';
 import { parseFrontierKey, prefixRange, SEP } from '../keys.js';
 import { parseBlock } from '../frontier.js';
 import { applies, parseRuleId } from '../rules.js';
 import type { PruneEntry } from '../seen-store.js';
 import { admitOne } from './admit.js';
-import { getUrl } from './batch.js';
+import { getUrl, prefetchUrls } from './batch.js';
 import { canonicalize, identity, isUrlError, transform, type Identity } from './canonicalize.js';
 import type { RuleChanges } from './learner.js';
 import type { EngineState } from './state.js';
@@ -36,7 +36,15 @@ export async function afterRuleChanges(s: EngineState, q: WriteQueue, changes: R
   for (const id of changes.activated) if (s.rules.get(id)?.state === 'active') await pruneFrontier(s, q, id);
 }
 
-/** A rule became active: queued URLs of its host that it maps elsewhere are pruned (a batch per block). */
+/** Frontier blocks read per batch when a rule prunes its host's frontier. */
+const PRUNE_BLOCKS = 32;
+
+/**
+ * A rule became active: queued URLs of its host that it maps elsewhere are pruned. The host's
+ * blocks are read `PRUNE_BLOCKS` at a time, their candidates' entries in one read, and each chunk
+ * is one batch. A block is written once (frontier.ts); a line whose entry is no longer queued in
+ * that block is skipped.
+ */
 export async function pruneFrontier(s: EngineState, q: WriteQueue, id: string): Promise<void> {
   const parsed = parseRuleId(id);
   if (parsed === undefined) return;
@@ -44,17 +52,25 @@ export async function pruneFrontier(s: EngineState, q: WriteQueue, id: string): 
   const range = prefixRange(host + SEP);
   let after: string | undefined;
   for (;;) {
-    let block: [string, string] | undefined;
-    for await (const e of s.kv.entries('frontier', { gt: after ?? range.gte, lt: range.lt, limit: 1 })) block = e;
-    if (block === undefined) return;
-    after = block[0];
-    const seq = parseFrontierKey(block[0]).seq;
+    const blocks: [string, string][] = [];
+    for await (const e of s.kv.entries('frontier', { gt: after ?? range.gte, lt: range.lt, limit: PRUNE_BLOCKS })) blocks.push(e);
+    if (blocks.length === 0) return;
+    after = blocks[blocks.length - 1]![0];
+    const candidates: { key: string; depth: number; seq: number; rec: UriRecord }[] = [];
+    for (const [block, value] of blocks) {
+      const seq = parseFrontierKey(block).seq;
+      for (const { key, depth } of parseBlock(value)) {
+        if (s.frontier.isInFlight(key)) continue;
+        const rec = recordOfKey(key);
+        if (applies(parsed.spec, rec)) candidates.push({ key, depth, seq, rec });
+      }
+    }
+    if (candidates.length === 0) continue;
     const txn = q.newTxn();
     const now = Date.now();
-    for (const { key, depth } of parseBlock(block[1])) {
-      if (s.frontier.isInFlight(key)) continue;
-      const rec = recordOfKey(key);
-      if (!applies(parsed.spec, rec)) continue;
+    // each candidate and where the rules send it (an alias may send it further: read then)
+    await prefetchUrls(s.kv, txn, candidates.flatMap((c) => [c.key, transform(s, c.rec, c.key).key]));
+    for (const { key, depth, seq, rec } of candidates) {
       const prev = await getUrl(s.kv, txn, key);
       // a check the learner asked for is fetched as itself, whatever the rules say
       if (prev?.s !== 'queued' || prev.n !== seq || prev.h !== host || prev.k !== undefined) continue;
@@ -85,6 +101,7 @@ export async function restoreReason(s: EngineState, q: WriteQueue, reason: strin
     after = chunk[chunk.length - 1]![0];
     const txn = q.newTxn();
     const now = Date.now();
+    await prefetchUrls(s.kv, txn, chunk.map(([pk]) => pk.slice(reason.length + 1)));
     for (const [pk] of chunk) {
       const key = pk.slice(reason.length + 1);
       const prev = await getUrl(s.kv, txn, key);

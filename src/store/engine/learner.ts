@@ -53,6 +53,7 @@ import {
 import { getEvidence, getUrl, putEvidence, type Txn } from './batch.js';
 import { contentPairs, type ContentPair } from './content-pairs.js';
 import { NotFoundSignatures, type NotFoundCache } from './not-found.js';
+import { PathDocuments } from './path-documents.js';
 import type { LiveRules } from './state.js';
 import { recordOfKey } from './url-state.js';
 
@@ -68,6 +69,8 @@ export interface LearnerReads {
   readonly rules: LiveRules;
   /** The not-found entries as read, kept while no written batch changes them (the engine's). */
   readonly notFound?: NotFoundCache;
+  /** The documents fetched under each path (the engine's); without it, each fetch reads its path's. */
+  readonly pathDocuments?: PathDocuments;
 }
 
 /** The options that shape learning (the store's `ResolvedOptions` has them). */
@@ -138,6 +141,7 @@ function imageKey(spec: RuleSpec, rec: UriRecord): string {
 export class RuleLearner {
   private readonly limits: LearningLimits;
   readonly notFound: NotFoundSignatures;
+  private readonly pathDocuments: PathDocuments;
 
   constructor(
     private readonly reads: LearnerReads,
@@ -145,6 +149,7 @@ export class RuleLearner {
   ) {
     this.limits = { threshold: policy.ruleThreshold, maxSupport: policy.maxEvidencePerRule };
     this.notFound = new NotFoundSignatures(reads.kv, reads.notFound);
+    this.pathDocuments = reads.pathDocuments ?? new PathDocuments(reads.kv, false);
   }
 
   /** The live (candidate or active) rules of `host`, this batch's changes included. */
@@ -275,7 +280,7 @@ export class RuleLearner {
     putEvidence(txn, evidenceKeys.document(host, hash, u.key), '');
     putEvidence(txn, evidenceKeys.pathDocument(host, bareParameterPath(u.rec.path), u.key), hash);
     await this.shellAfterFetch(txn, host, hash, u, changes);
-    const pairs = await contentPairs(this.reads.kv, txn, u, this.liveRulesOf(txn, host), this.policy.defaultDocuments);
+    const pairs = await contentPairs(this.pathDocuments, u, this.liveRulesOf(txn, host), this.policy.defaultDocuments);
     if (prev?.k === 'v' && prev.to !== undefined && prev.by?.startsWith('rule:') === true) {
       const parsed = parseRuleId(prev.by.slice(5));
       if (parsed !== undefined) pairs.push({ variant: u.key, base: prev.to, spec: parsed.spec, sample: true });

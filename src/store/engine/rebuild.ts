@@ -184,6 +184,7 @@ export async function rebuildDerived(s: EngineState): Promise<RebuildReport> {
   await buildFronts(s);
   s.cache.clear();
   s.notFound.clear();
+  s.pathDocuments.clear();
   s.urlWrites++;
   return { counters: counterWrites, blocks, placed: unplaced.length, indexEntries };
 }

@@ -16,6 +16,7 @@ import type { Kv } from '../kv.js';
 import { compareForApply, parseRuleId, type ActiveRule, type RuleRecord } from '../rules.js';
 import type { Txn } from './batch.js';
 import { NotFoundCache } from './not-found.js';
+import { PathDocuments } from './path-documents.js';
 import { customNormalizeOptions, type ResolvedOptions } from './options.js';
 import { summaryOf } from './url-state.js';
 
@@ -127,6 +128,8 @@ export class EngineState {
   readonly rewrites = new Map<string, number>();
   /** Each host's not-found entries as read (not-found.ts), until a written batch changes them. */
   readonly notFound = new NotFoundCache();
+  /** The documents fetched under each path of the hosts read (path-documents.ts). */
+  readonly pathDocuments: PathDocuments;
 
   constructor(kv: Kv, options: ResolvedOptions) {
     this.kv = kv;
@@ -135,6 +138,7 @@ export class EngineState {
     this.normalizeOptions = customNormalizeOptions(options.normalize);
     this.cache = new EntryCache(options.cacheSize);
     this.frontier = new Frontier(kv);
+    this.pathDocuments = new PathDocuments(kv);
   }
 
   /** A counter as the next batch builds on it. */
@@ -207,6 +211,7 @@ export class EngineState {
     for (const k of txn.landed) this.frontier.land(k);
     for (const rule of txn.rules.values()) this.rules.remember(rule);
     this.notFound.written(txn.ops);
+    this.pathDocuments.written(txn.ops);
   }
 
   /** A write failed: back to what was written (the batches built on it are refused by the queue). */
