@@ -6,6 +6,7 @@ import { UrlError } from './errors.js';
 import { defaultLimits, type Limits } from './limits.js';
 import { checkOptionNames, describeValue, urlArgument, type OptionNames } from './misuse.js';
 import { basicUrlParse } from './whatwg/basic-url-parser.js';
+import { parseRelativeUrl } from './whatwg/relative-url.js';
 import type { WhatwgUrl } from './whatwg/url-record.js';
 import { serializeWhatwg } from './whatwg/url-serializer.js';
 
@@ -67,7 +68,9 @@ export function parseWhatwg(
     throw new UrlError('ERR_TOO_LONG', input, { detail: `longer than ${maxLength}` });
   }
   const baseRecord = typeof base === 'string' ? parseBase(input, base, maxLength) : (base ?? null);
-  return basicUrlParse(input, baseRecord);
+  // most links are relative references the parser copies as they are: the same record, without
+  // the whole state machine (relative-url.ts)
+  return (baseRecord === null ? undefined : parseRelativeUrl(input, baseRecord)) ?? basicUrlParse(input, baseRecord);
 }
 
 /**

@@ -167,13 +167,13 @@ function dotWidth(input: string, i: number, end: number): number {
 }
 
 /** §4.1 single-dot URL path segment: "." or "%2e". */
-function isSingleDotSegment(input: string, start: number, end: number): boolean {
+export function isSingleDotSegment(input: string, start: number, end: number): boolean {
   const width = dotWidth(input, start, end);
   return width > 0 && start + width === end;
 }
 
 /** §4.1 double-dot URL path segment: "..", ".%2e", "%2e." or "%2e%2e". */
-function isDoubleDotSegment(input: string, start: number, end: number): boolean {
+export function isDoubleDotSegment(input: string, start: number, end: number): boolean {
   const first = dotWidth(input, start, end);
   if (first === 0) return false;
   const second = dotWidth(input, start + first, end);
