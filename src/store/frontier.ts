@@ -97,6 +97,8 @@ type UrlState = ReturnType<typeof decodeUrlEntry>;
 interface Flying {
   readonly entry: FrontierEntry;
   readonly block: string;
+  /** Its `url` entry as read when it was handed out, until a written batch changes it (`changed`). */
+  state: UrlState | undefined;
 }
 
 export class Frontier {
@@ -157,6 +159,21 @@ export class Frontier {
 
   isInFlight(key: string): boolean {
     return this.flying.has(key);
+  }
+
+  /**
+   * The `url` entry of an in-flight key as `next()` read it, while no written batch has changed it
+   * since (the engine's `applyWritten` calls `changed`): what the database holds, for a call that
+   * runs with no write in flight.
+   */
+  stateOf(key: string): UrlState | undefined {
+    return this.flying.get(key)?.state;
+  }
+
+  /** A written batch changed `key`'s `url` entry. */
+  changed(key: string): void {
+    const f = this.flying.get(key);
+    if (f !== undefined) f.state = undefined;
   }
 
   /** Live lines of `block`, when it has been read. */
@@ -245,7 +262,7 @@ export class Frontier {
     while (again !== undefined && again.length > 0 && taken < want) {
       const e = again.shift()!;
       if (!(await this.isLive(e.key, this.blockOf(e)))) continue;
-      this.fly(e, this.blockOf(e));
+      this.fly(e, this.blockOf(e), undefined);
       out.push(e);
       taken++;
     }
@@ -291,7 +308,7 @@ export class Frontier {
         const s = states[i];
         if (s === undefined || s.s !== 'queued' || s.n !== blockSeq || s.h !== host || this.flying.has(line.key)) continue;
         const e: FrontierEntry = { url: urlFromKey(line.key), key: line.key, host, depth: line.depth, seq: lineSeq(blockSeq, cursor.line - 1) };
-        this.fly(e, block);
+        this.fly(e, block, s);
         out.push(e);
         if (++taken >= want) break;
       }
@@ -320,8 +337,8 @@ export class Frontier {
     return values.map((v) => (v === undefined ? undefined : decodeUrlEntry(v)));
   }
 
-  private fly(e: FrontierEntry, block: string): void {
-    this.flying.set(e.key, { entry: e, block });
+  private fly(e: FrontierEntry, block: string, state: UrlState | undefined): void {
+    this.flying.set(e.key, { entry: e, block, state });
     this.flyingByHost.set(e.host, (this.flyingByHost.get(e.host) ?? 0) + 1);
   }
 }

@@ -122,6 +122,38 @@ for (const backend of ['memory', 'LevelDB'] as const) {
       if (dir !== undefined) expect(await frontierKeys(dir)).toBe(0);
     });
 
+    it('records the fetch of a handed-out URL against a redirect recorded since', async () => {
+      const { store } = await open();
+      await store.admit(['http://f.example/a', 'http://f.example/b']);
+      const [a, b] = await store.next({ host: 'f.example', limit: 2 });
+      // a redirect of the handed-out URL, then its fetch: the fetch follows the redirect's state
+      await store.recordRedirect(a!.url, 'http://f.example/c', 302);
+      await store.recordFetch(a!.url, { status: 200 });
+      await store.recordFetch(b!.url, { status: 200 });
+      const s = await store.stats();
+      expect(s.urls).toMatchObject({ fetched: 2, redirected: 0 });
+      expect((await store.verify()).problems).toEqual([]);
+      await store.close();
+    });
+
+    it('reads many blocks of one host ahead, and blocks written after the read', async () => {
+      const { store } = await open();
+      for (let i = 0; i < 30; i++) await store.admit([`http://r.example/${i}a`, `http://r.example/${i}b`]);
+      const got: string[] = [];
+      for (let i = 0; i < 20; i++) got.push(...(await store.next({ host: 'r.example', limit: 1 })).map((e) => e.url));
+      // blocks written while the cursor holds blocks read ahead come after them
+      await store.admit(['http://r.example/late']);
+      for (;;) {
+        const more = await store.next({ host: 'r.example', limit: 3 });
+        if (more.length === 0) break;
+        got.push(...more.map((e) => e.url));
+      }
+      const want = Array.from({ length: 30 }, (_, i) => [`http://r.example/${i}a`, `http://r.example/${i}b`]).flat();
+      expect(got).toEqual([...want, 'http://r.example/late']);
+      expect((await store.verify()).problems).toEqual([]);
+      await store.close();
+    });
+
     it('drops blocks found dead when read, after URLs left the queue unseen', async () => {
       const { store, dir } = await open();
       await store.admit(['http://d.example/1', 'http://d.example/2']);

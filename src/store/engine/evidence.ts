@@ -125,7 +125,8 @@ async function queueChecks(s: EngineState, txn: Txn, checks: readonly CheckReque
 export async function recordFetch(s: EngineState, q: WriteQueue, learner: RuleLearner, u: Identity, fin: Identity | undefined, response: FetchRecord): Promise<void> {
   const now = Date.now();
   const txn = q.newTxn();
-  const prev = await getUrl(s.kv, txn, u.key);
+  // a fetch records the entry the frontier handed out: its state as read then, unless changed since
+  const prev = s.frontier.stateOf(u.key) ?? (await getUrl(s.kv, txn, u.key));
   let target = u;
   let prevTarget = prev;
   if (fin !== undefined && fin.key !== u.key) {

@@ -200,6 +200,7 @@ export class EngineState {
         this.cache.set(head === '' ? keys[i]! : [head, rests[i]!].join(''), words[2 * i]!, 'q');
       }
       for (const [k, e] of txn.urls) {
+        this.frontier.changed(k);
         const h1 = fingerprintWords(k)[0];
         if (e === null) this.cache.delete(k, h1);
         else this.cache.set(k, h1, summaryOf(e));
