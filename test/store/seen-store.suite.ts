@@ -439,6 +439,28 @@ export function seenStoreSuite(name: string, factory: Factory): void {
         await verified(store);
       });
 
+      it('prunes a frontier of many blocks when a rule becomes active, and gives it all back', async () => {
+        const { store } = await make();
+        // 2,600 queued http URLs in 26 admit batches (a block each), 5 of them handed out
+        const urls = Array.from({ length: 2600 }, (_, i) => `http://big.example/p${i}`);
+        for (let i = 0; i < urls.length; i += 100) await store.admit(urls.slice(i, i + 100));
+        const flying = await store.next({ host: 'big.example', limit: 5 });
+        for (const p of ['a', 'b', 'c']) await store.recordRedirect(`http://big.example/${p}`, `https://big.example/${p}`, 301);
+        expect((await collect(store.rules())).find((r) => r.id === 'big.example/https')).toMatchObject({ state: 'active' });
+        const s = await store.stats();
+        expect(s.pruned['rule:big.example/https']).toBe(2595);
+        // queued: the 5 in flight, the https forms of the 2,595 pruned and the 3 redirect targets
+        expect(s.frontier.hosts['big.example']).toBe(5 + 2595 + 3);
+        for (const e of flying) expect((await store.canonical(e.url)).state).toBe('queued');
+        expect((await store.canonical('http://big.example/p2599')).state).toBe('pruned');
+        await verified(store);
+        await store.withdrawRule('big.example/https');
+        expect((await store.stats()).pruned['rule:big.example/https']).toBeUndefined();
+        expect((await store.stats()).frontier.hosts['big.example']).toBe(5 + 2595 + 3 + 2595);
+        expect((await store.canonical('http://big.example/p2599')).state).toBe('queued');
+        await verified(store);
+      });
+
       it('judges an inverse redirect as a contradiction', async () => {
         const { store } = await make();
         await store.recordRedirect('http://i.example/a', 'http://i.example/a/', 301);

@@ -36,14 +36,25 @@ export async function afterRuleChanges(s: EngineState, q: WriteQueue, changes: R
   for (const id of changes.activated) if (s.rules.get(id)?.state === 'active') await pruneFrontier(s, q, id);
 }
 
-/** Frontier blocks read per batch when a rule prunes its host's frontier. */
+/**
+ * A rule's pruning of its host's frontier: blocks read per pass, and candidates (queued URLs the
+ * rule applies to) per batch, which bounds a batch (a Redis partition writes it in one script).
+ */
 const PRUNE_BLOCKS = 32;
+const PRUNE_LINES = 1024;
+
+interface PruneCandidate {
+  readonly key: string;
+  readonly depth: number;
+  readonly seq: number;
+  readonly rec: UriRecord;
+}
 
 /**
  * A rule became active: queued URLs of its host that it maps elsewhere are pruned. The host's
- * blocks are read `PRUNE_BLOCKS` at a time, their candidates' entries in one read, and each chunk
- * is one batch. A block is written once (frontier.ts); a line whose entry is no longer queued in
- * that block is skipped.
+ * blocks are read `PRUNE_BLOCKS` at a time, and their candidates' entries read `PRUNE_LINES` at a
+ * time, one batch each. A block is written once (frontier.ts); a line whose entry is no longer
+ * queued in that block is skipped.
  */
 export async function pruneFrontier(s: EngineState, q: WriteQueue, id: string): Promise<void> {
   const parsed = parseRuleId(id);
@@ -56,7 +67,7 @@ export async function pruneFrontier(s: EngineState, q: WriteQueue, id: string): 
     for await (const e of s.kv.entries('frontier', { gt: after ?? range.gte, lt: range.lt, limit: PRUNE_BLOCKS })) blocks.push(e);
     if (blocks.length === 0) return;
     after = blocks[blocks.length - 1]![0];
-    const candidates: { key: string; depth: number; seq: number; rec: UriRecord }[] = [];
+    const candidates: PruneCandidate[] = [];
     for (const [block, value] of blocks) {
       const seq = parseFrontierKey(block).seq;
       for (const { key, depth } of parseBlock(value)) {
@@ -65,23 +76,27 @@ export async function pruneFrontier(s: EngineState, q: WriteQueue, id: string): 
         if (applies(parsed.spec, rec)) candidates.push({ key, depth, seq, rec });
       }
     }
-    if (candidates.length === 0) continue;
-    const txn = q.newTxn();
-    const now = Date.now();
-    // each candidate and where the rules send it (an alias may send it further: read then)
-    await prefetchUrls(s.kv, txn, candidates.flatMap((c) => [c.key, transform(s, c.rec, c.key).key]));
-    for (const { key, depth, seq, rec } of candidates) {
-      const prev = await getUrl(s.kv, txn, key);
-      // a check the learner asked for is fetched as itself, whatever the rules say
-      if (prev?.s !== 'queued' || prev.n !== seq || prev.h !== host || prev.k !== undefined) continue;
-      const r = await admitOne(s, txn, rec, key, depth, prev.src, now);
-      if (r.key === key || r.via === undefined || r.via === 'alias') continue;
-      const still = await getUrl(s.kv, txn, key);
-      if (still?.s !== 'queued') continue;
-      setUrl(s, txn, key, still, { ...carried(still, depth, now), s: 'pruned', by: r.via, to: r.key });
-    }
-    await q.commit(txn);
+    for (let i = 0; i < candidates.length; i += PRUNE_LINES) await pruneCandidates(s, q, host, candidates.slice(i, i + PRUNE_LINES));
   }
+}
+
+/** One batch of `pruneFrontier`: each candidate still queued where it was read, pruned when the rules move it. */
+async function pruneCandidates(s: EngineState, q: WriteQueue, host: string, candidates: readonly PruneCandidate[]): Promise<void> {
+  const txn = q.newTxn();
+  const now = Date.now();
+  // each candidate and where the rules send it (an alias may send it further: read then)
+  await prefetchUrls(s.kv, txn, candidates.flatMap((c) => [c.key, transform(s, c.rec, c.key).key]));
+  for (const { key, depth, seq, rec } of candidates) {
+    const prev = await getUrl(s.kv, txn, key);
+    // a check the learner asked for is fetched as itself, whatever the rules say
+    if (prev?.s !== 'queued' || prev.n !== seq || prev.h !== host || prev.k !== undefined) continue;
+    const r = await admitOne(s, txn, rec, key, depth, prev.src, now);
+    if (r.key === key || r.via === undefined || r.via === 'alias') continue;
+    const still = await getUrl(s.kv, txn, key);
+    if (still?.s !== 'queued') continue;
+    setUrl(s, txn, key, still, { ...carried(still, depth, now), s: 'pruned', by: r.via, to: r.key });
+  }
+  await q.commit(txn);
 }
 
 /**
