@@ -17,3 +17,11 @@ export function hostTag(host: string): string {
   }
   return 'h' + sortHost(host.slice(0, end));
 }
+
+/**
+ * In a fleet partition, the one holding the hosts tagged `partition.tag` (engine options.ts
+ * `partition`): `host` is another partition's. Always false for a whole store (`undefined`).
+ */
+export function outsidePartition(partition: { readonly tag: string } | undefined, host: string): boolean {
+  return partition !== undefined && hostTag(host) !== partition.tag;
+}

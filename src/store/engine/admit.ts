@@ -11,7 +11,7 @@
 import { defaultLimits, fingerprintInto, fingerprintWords, parseUri, recompose, UrlError, type UriRecord, type UrlErrorCode } from '../../normalize/index.js';
 import { identifyInto, UrlIdentity } from '../../normalize/identify.js';
 import { decodeJson, encodeUrlEntry, type AdmitReason, type AliasEntry, type UrlEntry } from '../keys.js';
-import { hostTag } from '../host-tag.js';
+import { outsidePartition } from '../host-tag.js';
 import { hostOf } from '../rules.js';
 import type { AdmitResult } from '../seen-store.js';
 import { getUrl, type Txn } from './batch.js';
@@ -319,12 +319,13 @@ function decide(s: EngineState, txn: Txn, urls: readonly string[], items: Items,
         continue;
       }
       const rec = key === mj.transformedKey && mj.transformedRecord !== undefined ? mj.transformedRecord : recordOfKey(key);
-      if (elsewhere(s, rec)) {
+      const host = hostOf(rec);
+      if (outsidePartition(s.o.partition, host)) {
         // a fleet partition queues only its host's URLs: the fleet sends this one to its host
         results[i] = { url, key, identityKey: k0, admitted: false, reason: 'forwarded', via };
         continue;
       }
-      queueNew(txn, key, hostOf(rec), depth, now, src, items.canonicalW1[j]!, items.canonicalW2[j]!, undefined, undefined, deliver);
+      queueNew(txn, key, host, depth, now, src, items.canonicalW1[j]!, items.canonicalW2[j]!, undefined, undefined, deliver);
       admitted = true;
     }
     if (via !== 'alias' && !isPresent(k0, items.identityPresence[j]!) && !txn.creates(k0)) setUrl(s, txn, k0, undefined, rewritten(s, key, via, depth, now, src));
@@ -336,11 +337,6 @@ function decide(s: EngineState, txn: Txn, urls: readonly string[], items: Items,
     const r = results[dup[q + 1]!]!;
     results[i] = { url: urls[i]!, key: r.key, identityKey: r.identityKey, admitted: false, reason: 'duplicate-in-batch' };
   }
-}
-
-/** In a fleet partition (options.ts `partition`): `rec`'s host is another partition's. */
-function elsewhere(s: EngineState, rec: UriRecord): boolean {
-  return s.o.partition !== undefined && hostTag(hostOf(rec)) !== s.o.partition.tag;
 }
 
 /** The first URLs each rule rewrites that are fetched as themselves too. */
@@ -410,14 +406,17 @@ export async function admitOne(s: EngineState, txn: Txn, rec: UriRecord, k0: str
   const { key, via, t } = await canonicalize(s, txn, rec, k0, exclude);
   let admitted = false;
   const target = await getUrl(s.kv, txn, key);
-  const krec = key === k0 ? rec : key === t.key ? t.rec : recordOfKey(key);
-  if (target === undefined && elsewhere(s, krec)) {
-    s.outbox.push({ url: recompose(krec), depth, ...(src === undefined ? {} : { src }) });
-  } else if (target === undefined) {
-    const entry: UrlEntry = { s: 'queued', d: depth, t: now };
-    if (src !== undefined) entry.src = src;
-    setUrl(s, txn, key, undefined, entry, key === k0 ? rec : key === t.key ? t.rec : undefined);
-    admitted = true;
+  if (target === undefined) {
+    const krec = key === k0 ? rec : key === t.key ? t.rec : recordOfKey(key);
+    if (outsidePartition(s.o.partition, hostOf(krec))) {
+      // a fleet partition queues only its host's URLs: the fleet hands this one to its host
+      s.outbox.push({ url: recompose(krec), depth, ...(src === undefined ? {} : { src }) });
+    } else {
+      const entry: UrlEntry = { s: 'queued', d: depth, t: now };
+      if (src !== undefined) entry.src = src;
+      setUrl(s, txn, key, undefined, entry, krec);
+      admitted = true;
+    }
   }
   if (key !== k0 && via !== undefined && via !== 'alias') {
     const own = await getUrl(s.kv, txn, k0);

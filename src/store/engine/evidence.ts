@@ -5,7 +5,7 @@
  */
 import { counterNames, decodeJson, encodeJson, evidenceKeys, aliasRevKey, prefixRange, SEP, type AliasEntry, type LoopRecord, type TemporaryRedirect, type UrlEntry } from '../keys.js';
 import type { FetchRecord } from '../seen-store.js';
-import { hostTag } from '../host-tag.js';
+import { outsidePartition } from '../host-tag.js';
 import { hostOf } from '../rules.js';
 import { admitOne } from './admit.js';
 import { getAlias, getEvidence, getUrl, putEvidence, type Txn } from './batch.js';
@@ -39,7 +39,7 @@ export async function recordRedirect(s: EngineState, q: WriteQueue, learner: Rul
   const before = await getUrl(s.kv, txn, f.key);
   const depth = before?.d ?? 0;
   // a fleet partition queues only its own host's URLs: the fleet hands the target to its host
-  const here = s.o.partition === undefined || hostTag(hostOf(t.rec)) === s.o.partition.tag;
+  const here = !outsidePartition(s.o.partition, hostOf(t.rec));
   if (t.key !== f.key && s.o.enqueueRedirectTargets && here && inScope(s, t.rec, depth)) {
     await admitOne(s, txn, t.rec, t.key, depth, before?.src, now);
   }

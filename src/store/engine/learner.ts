@@ -24,7 +24,7 @@
  */
 import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
 import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, type UrlEntry } from '../keys.js';
-import { hostTag } from '../host-tag.js';
+import { outsidePartition } from '../host-tag.js';
 import type { Kv } from '../kv.js';
 import { bareParameterPath } from '../parameter-difference.js';
 import { dirOf, type ContradictionSite, type Support } from '../rule-scope.js';
@@ -230,7 +230,7 @@ export class RuleLearner {
     const host = hostOf(from.rec);
     const q = from.rec.query !== undefined;
     // a fleet partition holds one host: another host's rules and their checks are not in it
-    const otherPartition = this.policy.partition !== undefined && hostTag(hostOf(to.rec)) !== this.policy.partition.tag;
+    const otherPartition = outsidePartition(this.policy.partition, hostOf(to.rec));
     if (merge && explained !== undefined && !otherPartition) {
       for (const spec of explained) {
         const obs: Observation = { v: 'for', how: 'redirect', source: from.key, to: to.key, status, t: now };
