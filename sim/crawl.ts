@@ -1,0 +1,145 @@
+/**
+ * A simulated site crawled for real on loopback, by urldedup (in this process, into a fresh
+ * LevelDB store) or by `wget --recursive`, and scored against the site's ground truth:
+ *
+ * - **recall**: the share of reachable documents the server answered at least once;
+ * - **false merges**: documents with a link URL the store maps onto something that is not that
+ *   document (another document, a not-found page, nothing), and how many of them were never
+ *   fetched;
+ * - **requests per document**, and the same over the site's floor.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCrawl } from '../src/crawler/crawl.js';
+import type { CrawlReport } from '../src/crawler/report.js';
+import type { PresetName } from '../src/normalize/index.js';
+import { openStore, type CanonicalResult, type SeenStore } from '../src/store/index.js';
+import type { SimSite, Truth } from './site.js';
+
+export interface FalseMerge {
+  /** The document the URL names. */
+  readonly document: string;
+  readonly url: string;
+  readonly canonical: string;
+  /** What the canonical URL names. */
+  readonly onto: string;
+  /** The preset, rule or alias that mapped it. */
+  readonly via: string;
+}
+
+export interface SimRun {
+  readonly client: string;
+  readonly requests: number;
+  readonly documents: number;
+  readonly reached: number;
+  readonly missed: readonly string[];
+  readonly falseMerges: number;
+  readonly lostToMerges: number;
+  readonly merges: readonly FalseMerge[];
+  readonly requestsPerDocument: number;
+  /** Requests over the site's floor. */
+  readonly overFloor: number;
+  readonly disallowedFetched: number;
+  readonly seconds: number;
+  readonly report?: CrawlReport;
+}
+
+const describe = (t: Truth): string => (t.kind === 'document' ? t.id : `(${t.why})`);
+
+/** Where the store puts every document's link URL, against the truth. */
+export async function falseMerges(site: SimSite, store: SeenStore): Promise<FalseMerge[]> {
+  const urls = [...site.links].filter(([, t]) => t.kind === 'document').map(([u]) => u);
+  const out: FalseMerge[] = [];
+  for (let i = 0; i < urls.length; i += 500) {
+    const chunk = urls.slice(i, i + 500);
+    const results = await store.canonicalMany(chunk);
+    results.forEach((r, j) => {
+      if (!('canonicalKey' in r)) return;
+      const c = r as CanonicalResult;
+      if (c.canonicalKey === c.key) return;
+      const url = chunk[j]!;
+      const own = site.links.get(url)!;
+      const onto = site.truth(c.canonicalUrl);
+      if (onto.kind === 'document' && own.kind === 'document' && onto.id === own.id) return;
+      out.push({ document: describe(own), url, canonical: c.canonicalUrl, onto: describe(onto), via: (c.via ?? '(unknown)').replace(/:\d+\//, ':PORT/') });
+    });
+  }
+  return out;
+}
+
+function score(site: SimSite, client: string, from: number, seconds: number, merges: readonly FalseMerge[], report?: CrawlReport): SimRun {
+  const requests = site.requests.slice(from).filter((r) => r.client === (client.startsWith('wget') ? 'wget' : 'urldedup'));
+  const served = new Set<string>();
+  for (const r of requests) if (r.document !== undefined) served.add(r.document);
+  const missed = site.documents.filter((d) => !served.has(d));
+  const merged = new Set(merges.map((m) => m.document));
+  const reached = site.documents.length - missed.length;
+  return {
+    client,
+    requests: requests.length,
+    documents: site.documents.length,
+    reached,
+    missed,
+    falseMerges: merged.size,
+    lostToMerges: [...merged].filter((d) => missed.includes(d)).length,
+    merges,
+    requestsPerDocument: Math.round((requests.length / Math.max(1, reached)) * 100) / 100,
+    overFloor: Math.round((requests.length / Math.max(1, site.floor)) * 100) / 100,
+    disallowedFetched: requests.filter((r) => site.disallowed.has(`${r.host}${r.target}`)).length,
+    seconds: Math.round(seconds * 100) / 100,
+    ...(report === undefined ? {} : { report }),
+  };
+}
+
+/** Crawl the site with urldedup into a fresh LevelDB store, and score it. */
+export async function crawlSimWithUrldedup(site: SimSite, presets: readonly PresetName[] = [], concurrency = 4): Promise<SimRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'urldedup-sim-'));
+  const from = site.requests.length;
+  const t = performance.now();
+  try {
+    const report = await runCrawl({
+      store: dir,
+      seeds: site.seeds,
+      presets,
+      scope: 'domain',
+      allow: [
+        { address: '127.0.0.1', port: site.port },
+        { address: '::1', port: site.port },
+      ],
+      concurrency,
+      perHost: concurrency,
+      fetch: { userAgent: 'urldedup/sim' },
+    });
+    const store = await openStore(dir, { readOnly: true, presets: [...presets] });
+    let merges: FalseMerge[];
+    try {
+      merges = await falseMerges(site, store);
+    } finally {
+      await store.close();
+    }
+    const name = presets.length === 0 ? 'urldedup' : `urldedup --preset ${presets.join(',')}`;
+    return score(site, name, from, (performance.now() - t) / 1000, merges, report);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Crawl the site with `wget --recursive` through the server as its proxy (no store: no merges asked). */
+export async function crawlSimWithWget(site: SimSite): Promise<SimRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'urldedup-sim-wget-'));
+  const from = site.requests.length;
+  const t = performance.now();
+  try {
+    const args = ['--recursive', '--level=inf', '--no-verbose', '--tries=1', '--timeout=10', '--span-hosts', `--domains=${site.domain}`, '-e', 'robots=on', '-e', 'use_proxy=on', '-e', `http_proxy=http://127.0.0.1:${site.port}/`, '--user-agent=wget/sim', '--directory-prefix', dir, ...site.seeds];
+    await new Promise<void>((resolve, reject) => {
+      const p = spawn('wget', args, { stdio: ['ignore', 'ignore', 'ignore'] });
+      p.on('error', reject);
+      p.on('close', () => resolve());
+    });
+    return score(site, 'wget --recursive', from, (performance.now() - t) / 1000, []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,19 @@
+// node dist/sim/run.js [--seeds A-B] [--presets] [--behaviours a,b] [--pages N]
+import { crawlSimWithUrldedup } from './crawl.js';
+import { startSimSite } from './site.js';
+
+const args = process.argv.slice(2);
+const arg = (n: string): string | undefined => { const i = args.indexOf(n); return i === -1 ? undefined : args[i + 1]; };
+const [lo, hi] = (arg('--seeds') ?? '1-5').split('-').map(Number);
+for (let seed = lo!; seed <= (hi ?? lo!); seed++) {
+  const bh = arg('--behaviours');
+  const site = await startSimSite({ seed, ...(bh ? { behaviours: bh.split(',') } : {}), ...(arg('--pages') ? { pages: Number(arg('--pages')) } : {}) });
+  try {
+    for (const presets of args.includes('--presets') ? [[], ['session-ids', 'tracking']] as const : [[]] as const) {
+      const r = await crawlSimWithUrldedup(site, presets as never);
+      console.log(`seed ${seed} [${site.behaviours.join(',')}] tree ${site.tree.split('/')[4]} docs ${site.documents.length} floor ${site.floor} aliases ${site.aliasLinks}/${site.linkCount} | ${r.client}: reached ${r.reached}/${r.documents} merges ${r.falseMerges} lost ${r.lostToMerges} req ${r.requests} rpd ${r.requestsPerDocument} xfloor ${r.overFloor} ${r.seconds}s`);
+      for (const m of r.merges.slice(0, 5)) console.log(`   merge ${m.url} -> ${m.canonical} (${m.onto}) via ${m.via}`);
+      if (r.missed.length) console.log(`   missed ${r.missed.slice(0, 8).join(' ')}`);
+    }
+  } finally { await site.close(); }
+}
