@@ -12,6 +12,22 @@ for (let seed = lo!; seed <= (hi ?? lo!); seed++) {
     for (const presets of args.includes('--presets') ? [[], ['session-ids', 'tracking']] as const : [[]] as const) {
       const r = await crawlSimWithUrldedup(site, presets as never);
       console.log(`seed ${seed} [${site.behaviours.join(',')}] tree ${site.tree.split('/')[4]} docs ${site.documents.length} floor ${site.floor} aliases ${site.aliasLinks}/${site.linkCount} | ${r.client}: reached ${r.reached}/${r.documents} merges ${r.falseMerges} lost ${r.lostToMerges} req ${r.requests} rpd ${r.requestsPerDocument} xfloor ${r.overFloor} ${r.seconds}s`);
+      if (args.includes('--why')) {
+        const reqs = site.requests.filter((q) => q.client === 'urldedup');
+        const seen = new Map<string, number>();
+        const by: Record<string, number> = {};
+        const ex: Record<string, string[]> = {};
+        for (const q of reqs) {
+          let k: string;
+          if (q.document !== undefined) { const n = seen.get(q.document) ?? 0; seen.set(q.document, n + 1); k = n === 0 ? 'doc-first' : 'doc-again'; }
+          else k = `status-${q.status}`;
+          by[k] = (by[k] ?? 0) + 1;
+          (ex[k] ??= []).push(`${q.target}${q.document ? ' =' + q.document : ''}`);
+        }
+        console.log('   ', JSON.stringify(by));
+        for (const k of Object.keys(ex)) if (k !== 'doc-first') console.log(`    ${k}: ${ex[k]!.slice(0, 12).join('  ')}`);
+        if (r.report) console.log('    rules:', r.report.rules.map((x) => `${x.id.replace(/^[^/]*\//, '')} ${x.scopes}`).join(' | '));
+      }
       for (const m of r.merges.slice(0, 5)) console.log(`   merge ${m.url} -> ${m.canonical} (${m.onto}) via ${m.via}`);
       if (r.missed.length) console.log(`   missed ${r.missed.slice(0, 8).join(' ')}`);
     }

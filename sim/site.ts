@@ -362,6 +362,8 @@ export async function startSimSite(options: SimOptions): Promise<SimSite> {
   };
   const seeds = [`${origin(host)}/`];
   const links = new Map<string, Truth>();
+  /** URLs met as links (or seeds): where a crawler starts from, unlike a redirect's target. */
+  const linked = new Set<string>(seeds);
   const reached = new Set<string>();
   const disallowed = new Set<string>();
   const hostsContacted = new Set<string>();
@@ -407,6 +409,7 @@ export async function startSimSite(options: SimOptions): Promise<SimSite> {
         disallowed.add(`${ar.host}${ar.path}${ar.query === undefined ? '' : `?${ar.query}`}`);
         continue;
       }
+      linked.add(abs);
       if (queuedSet.has(abs)) continue;
       queuedSet.add(abs);
       queue.push(abs);
@@ -415,7 +418,8 @@ export async function startSimSite(options: SimOptions): Promise<SimSite> {
 
   // ---- the floor -----------------------------------------------------------------------------
   const fewestHops = new Map<string, number>();
-  for (const t of links.values()) {
+  for (const [u, t] of links) {
+    if (!linked.has(u)) continue;
     const k = t.kind === 'document' ? `d:${t.id}` : `n:${t.id}`;
     fewestHops.set(k, Math.min(fewestHops.get(k) ?? Infinity, t.hops));
   }

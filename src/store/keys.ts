@@ -243,6 +243,12 @@ export const evidenceKeys = {
   stability: (host: string, dir: string): string => 'u' + SEP + host + SEP + dir,
   /** Comparisons waiting for the second fetch of `key`: JSON `[{ id, variant, other }]`. */
   pendingRecheck: (key: string): string => 'k' + SEP + key,
+  /**
+   * A preset the host's own redirects contradict (it sends a URL to the form the preset removes):
+   * off on that host. Value: JSON `{ from, to, t }`, the redirect.
+   */
+  presetSuspended: (host: string, preset: string): string => 's' + SEP + host + SEP + preset,
+  presetSuspendedPrefix: (): string => 's' + SEP,
 } as const;
 
 /** The range of every key starting with `prefix` (which should end in `SEP`). */

@@ -8,7 +8,7 @@
  * batch those reads).
  */
 import { applyPolicy, keyFromRecord, normalizeRecord, UrlError, type UriRecord } from '../../normalize/index.js';
-import { applyRules } from '../rules.js';
+import { applyRules, hostOf } from '../rules.js';
 import { redactPassword } from '../userinfo.js';
 import { getAlias, type Txn } from './batch.js';
 import type { EngineState } from './state.js';
@@ -53,7 +53,9 @@ export function transform(s: EngineState, rec: UriRecord, k0: string, exclude?: 
   let cur = rec;
   let via: string | undefined;
   if (presetNames.length > 0) {
-    const presets = exclude?.startsWith('preset:') ? presetNames.filter((p) => `preset:${p}` !== exclude) : presetNames;
+    let presets = exclude?.startsWith('preset:') ? presetNames.filter((p) => `preset:${p}` !== exclude) : presetNames;
+    const off = s.suspendedPresets.size === 0 ? undefined : s.suspendedPresets.get(hostOf(rec));
+    if (off !== undefined) presets = presets.filter((p) => !off.has(p));
     if (presets.length > 0) {
       const r = applyPolicy(cur, presets);
       if (r.applied.length > 0) {

@@ -6,11 +6,12 @@
 import { counterNames, decodeJson, encodeJson, evidenceKeys, aliasRevKey, prefixRange, SEP, type AliasEntry, type LoopRecord, type TemporaryRedirect, type UrlEntry } from '../keys.js';
 import type { FetchRecord } from '../seen-store.js';
 import { outsidePartition } from '../host-tag.js';
+import { applyPolicy, keyFromRecord } from '../../normalize/index.js';
 import { hostOf } from '../rules.js';
 import { admitOne } from './admit.js';
 import { getAlias, getEvidence, getUrl, putEvidence, type Txn } from './batch.js';
-import { inScope, type Identity } from './canonicalize.js';
-import { afterRuleChanges } from './give-back.js';
+import { inScope, transform, type Identity } from './canonicalize.js';
+import { afterRuleChanges, restoreReason } from './give-back.js';
 import { noRuleChanges, type CheckRequest, type RuleLearner } from './learner.js';
 import type { EngineState } from './state.js';
 import { carried, setUrl } from './url-state.js';
@@ -38,6 +39,7 @@ export async function recordRedirect(s: EngineState, q: WriteQueue, learner: Rul
   const merge = permanent || s.o.temporaryRedirectsMerge;
   const before = await getUrl(s.kv, txn, f.key);
   const depth = before?.d ?? 0;
+  const suspended = s.o.presets.length > 0 && t.key !== f.key ? suspendContradictedPresets(s, txn, f, t, status, now) : [];
   // a fleet partition queues only its own host's URLs: the fleet hands the target to its host
   const here = !outsidePartition(s.o.partition, hostOf(t.rec));
   if (t.key !== f.key && s.o.enqueueRedirectTargets && here && inScope(s, t.rec, depth)) {
@@ -55,7 +57,34 @@ export async function recordRedirect(s: EngineState, q: WriteQueue, learner: Rul
   const changes = s.o.learnRules && !loop ? await learner.fromRedirect(txn, f, t, status, merge, now) : noRuleChanges();
   await queueChecks(s, txn, changes.checks, depth, now);
   await q.commit(txn);
+  // what the suspended presets pruned on this host comes back (elsewhere it stays pruned)
+  for (const name of suspended) await restoreReason(s, q, `preset:${name}`, undefined);
   await afterRuleChanges(s, q, changes);
+}
+
+/**
+ * A preset checked like a rule: a host that redirects a URL to the very form a preset removes
+ * (`/a` → 302 → `/a;jsessionid=…`: a servlet container without cookies, an ASP.NET cookieless
+ * session) contradicts the preset there. Applied anyway, the preset would map the target back
+ * onto its source, a redirect loop in the crawler's eyes, and the document behind it would never
+ * be fetched. The presets that map the target back are suspended on that host from now on (kept
+ * in the store, so every later open knows it); what they pruned there is given back.
+ */
+function suspendContradictedPresets(s: EngineState, txn: Txn, f: Identity, t: Identity, status: number, now: number): string[] {
+  const host = hostOf(t.rec);
+  if (hostOf(f.rec) !== host) return [];
+  const tt = transform(s, t.rec, t.key);
+  if (tt.via?.startsWith('preset:') !== true || tt.key !== transform(s, f.rec, f.key).key) return [];
+  const off = s.suspendedPresets.get(host);
+  const names = s.o.presets.filter((p) => off?.has(p) !== true && keyFromRecord(applyPolicy(t.rec, [p]).record) !== t.key);
+  if (names.length === 0) return [];
+  let set = off;
+  if (set === undefined) s.suspendedPresets.set(host, (set = new Set()));
+  for (const name of names) {
+    set.add(name);
+    putEvidence(txn, evidenceKeys.presetSuspended(host, name), encodeJson({ from: f.key, to: t.key, st: status, t: now }));
+  }
+  return names;
 }
 
 async function recordLoop(s: EngineState, txn: Txn, from: string, to: string, status: number, cycle: string[], now: number): Promise<true> {

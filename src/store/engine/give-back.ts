@@ -18,8 +18,11 @@ import { carried, recordOfKey, setUrl } from './url-state.js';
 import type { WriteQueue } from './write-queue.js';
 
 /** True while what pruned a URL still holds: its preset is on, its rule active, or it is a trap. */
-export function inForce(s: EngineState, reason: string): boolean {
-  if (reason.startsWith('preset:')) return s.o.presets.includes(reason.slice(7) as PresetName);
+export function inForce(s: EngineState, reason: string, host?: string): boolean {
+  if (reason.startsWith('preset:')) {
+    const name = reason.slice(7);
+    return s.o.presets.includes(name as PresetName) && (host === undefined || s.suspendedPresets.get(host)?.has(name) !== true);
+  }
   if (reason.startsWith('rule:')) return s.rules.get(reason.slice(5))?.state === 'active';
   // the crawler's refusals: in force until given back with `restore`
   if (reason.startsWith('trap:')) return true;

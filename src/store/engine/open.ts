@@ -8,7 +8,7 @@ import { isPresetName, KEY_FORMAT_VERSION, type PresetName } from '../../normali
 import { ScalableBloom } from '../bloom.js';
 import { StoreError } from '../errors.js';
 import { deleteFrontSnapshot, readFrontSnapshot, writeFrontSnapshot } from '../front-snapshot.js';
-import { counterNames, decodeJson, encodeJson, SEP_END, splitPair, STORE_FORMAT_VERSION, STORE_FORMATS_READ } from '../keys.js';
+import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, SEP_END, splitPair, STORE_FORMAT_VERSION, STORE_FORMATS_READ } from '../keys.js';
 import type { RuleRecord } from '../rules.js';
 import { newSalt } from '../userinfo.js';
 import { inForce, restoreReason } from './give-back.js';
@@ -95,6 +95,7 @@ export async function load(s: EngineState, q: WriteQueue): Promise<void> {
     await buildFronts(s);
   }
 
+  await loadSuspendedPresets(s);
   if (s.o.readOnly) return;
   // from here on the database changes: a snapshot would no longer speak for it
   await deleteFrontSnapshot(s.kv);
@@ -104,6 +105,18 @@ export async function load(s: EngineState, q: WriteQueue): Promise<void> {
   }
   await reconcilePruned(s, q);
   await s.kv.write([{ space: 'meta', key: 'presets', value: encodeJson(s.o.presets) }], { sync: false });
+}
+
+/** The presets each host's redirects contradicted (evidence.ts). */
+export async function loadSuspendedPresets(s: EngineState): Promise<void> {
+  s.suspendedPresets.clear();
+  const prefix = evidenceKeys.presetSuspendedPrefix();
+  for await (const k of s.kv.keys('evidence', prefixRange(prefix))) {
+    const [host, name] = k.slice(prefix.length).split(SEP) as [string, string];
+    let set = s.suspendedPresets.get(host);
+    if (set === undefined) s.suspendedPresets.set(host, (set = new Set()));
+    set.add(name);
+  }
 }
 
 /** The Bloom fronts from the `url` and `alias` keys, sized from the stored counts. */

@@ -7,10 +7,11 @@
  */
 import { counterNames, decodeJson, decodeUrlEntry, frontierKey, prunedKey, SEP, splitPair, URL_STATES, type AliasEntry } from '../keys.js';
 import { parseBlock } from '../frontier.js';
-import type { RuleRecord } from '../rules.js';
+import { hostOf, type RuleRecord } from '../rules.js';
 import type { VerifyReport } from '../seen-store.js';
 import { inForce } from './give-back.js';
 import type { EngineState } from './state.js';
+import { recordOfKey } from './url-state.js';
 
 export async function verify(s: EngineState): Promise<VerifyReport> {
   const problems: string[] = [];
@@ -40,7 +41,7 @@ export async function verify(s: EngineState): Promise<VerifyReport> {
       else {
         pruned.set(prunedKey(e.by, key), e.to);
         bump(counterNames.pruned(e.by));
-        if (!inForce(s, e.by)) problem(`url ${key}: pruned by ${e.by}, which is not in force`);
+        if (!inForce(s, e.by, hostOf(recordOfKey(key)))) problem(`url ${key}: pruned by ${e.by}, which is not in force`);
       }
     }
   }

@@ -1,0 +1,3 @@
+import { simulatorSeeds } from './support.js';
+
+simulatorSeeds(51, 100);
