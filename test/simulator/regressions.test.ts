@@ -1,0 +1,22 @@
+/**
+ * Simulator cases that once failed (test/regressions/simulator-cases.json), each shrunk to the
+ * fewest behaviours and pages that failed: replayed on every run.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { failuresOf, runCase, type SimCase } from '../../sim/shrink.js';
+import { availableTrees } from '../../sim/tree.js';
+
+const file = new URL('../regressions/simulator-cases.json', import.meta.url);
+const cases = (JSON.parse(readFileSync(file, 'utf8')) as { entries: (SimCase & { test: string })[] }).entries.filter((e) => e.test === 'simulator');
+
+describe.skipIf(availableTrees().length === 0)('simulator regressions', () => {
+  it('has cases', () => expect(cases.length).toBeGreaterThan(0));
+  for (const c of cases) {
+    it(`seed ${c.seed} [${c.behaviours.join(',')}] presets [${c.presets.join(',')}]: ${c.note ?? ''}`.slice(0, 200), { timeout: 60_000 }, async () => {
+      const r = await runCase(c);
+      expect(failuresOf(r.run)).toEqual([]);
+      expect(r.run.reached).toBe(r.documents);
+    });
+  }
+});
