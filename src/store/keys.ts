@@ -249,6 +249,12 @@ export const evidenceKeys = {
    */
   presetSuspended: (host: string, preset: string): string => 's' + SEP + host + SEP + preset,
   presetSuspendedPrefix: (): string => 's' + SEP,
+  /**
+   * A rewrite of `original` by a rule that answered no document (a contradiction, learner.ts):
+   * JSON `{ st, c? }`, its status and hash, so that the original failing alike takes it back.
+   */
+  rewriteFailure: (original: string, ruleId: string): string => 'v' + SEP + original + SEP + ruleId,
+  rewriteFailurePrefix: (original: string): string => 'v' + SEP + original + SEP,
 } as const;
 
 /** The range of every key starting with `prefix` (which should end in `SEP`). */

@@ -12,11 +12,15 @@
  * 2. it is an exact path (`=/search`: evidence from several queries of one path), or a directory
  *    whose evidence spreads over at least two of its entries (a directory never inherits a rule
  *    from one child: the scope grows with its support);
- * 3. no contradiction was observed at or under it.
+ * 3. its contradictions weigh less than its support: none was observed at or under it, or its
+ *    distinct documents number at least `CONTRADICTION_WEIGHT` times the places contradicted
+ *    under it, and then those places (each the path of a contradicted URL, and what lies under
+ *    it) are excepted from the scope.
  *
- * The scopes of a rule are the maximal nodes that hold it. A contradiction removes every scope
- * that covers it and leaves the others (the rule is narrowed); a rule with no scope left after a
- * contradiction is withdrawn. A scope also records whether any of its evidence had a query: a rule
+ * The scopes of a rule are the maximal nodes that hold it. A contradiction excepts the smallest
+ * place that holds it (its path) from a scope whose support outweighs it, and removes the scopes
+ * whose support does not (the rule is narrowed); a rule with no scope left after a contradiction
+ * is withdrawn. One wrong rewrite among many right ones costs the rule that path, not the host. A scope also records whether any of its evidence had a query: a rule
  * seen only on query-less URLs (`/dir` → `/dir/`) is not applied to `/login?next=…`.
  */
 
@@ -49,6 +53,21 @@ export interface Scope {
   readonly docs: number;
   /** Some of its evidence had a query: the rule applies to URLs with a query too. */
   readonly query: boolean;
+  /** Paths contradicted under it (each with what lies under it), where the rule does not hold. */
+  readonly except?: readonly string[];
+}
+
+/**
+ * How many distinct documents of support one contradicted place under a node weighs as much as.
+ * Support far outweighing it: the rule keeps the node, less that place; otherwise the node goes.
+ */
+export const CONTRADICTION_WEIGHT = 8;
+
+/** True when an exception of a scope (a contradicted path) covers `path`. */
+function excepted(except: readonly string[] | undefined, path: string): boolean {
+  if (except === undefined) return false;
+  for (const e of except) if (path === e || path.startsWith(e.endsWith('/') ? e : e + '/')) return true;
+  return false;
 }
 
 /** The directory a path lies in (`/a/b` → `/a/`; `/` for a path without one). */
@@ -63,7 +82,7 @@ export function covers(at: string, path: string): boolean {
 
 /** True when a rule with these scopes applies to a URL with this path (and a query or not). */
 export function inScope(scopes: readonly Scope[], path: string, hasQuery: boolean): boolean {
-  for (const s of scopes) if ((!hasQuery || s.query) && covers(s.at, path)) return true;
+  for (const s of scopes) if ((!hasQuery || s.query) && covers(s.at, path) && !excepted(s.except, path)) return true;
   return false;
 }
 
@@ -97,8 +116,9 @@ export function activeScopes(support: readonly Support[], against: readonly Cont
   for (const [at, n] of nodes) {
     if (n.docs.size < threshold) continue;
     if (at.charCodeAt(0) !== 0x3d && n.entries.size < 2) continue;
-    if (against.some((c) => covers(at, c.p === '' ? '/' : c.p))) continue;
-    holding.push({ at, docs: n.docs.size, query: n.query });
+    const places = [...new Set(against.map((c) => (c.p === '' ? '/' : c.p)).filter((p) => covers(at, p)))].sort();
+    if (places.length > 0 && (n.docs.size < CONTRADICTION_WEIGHT * places.length || places.includes(at) || at.charCodeAt(0) === 0x3d)) continue;
+    holding.push(places.length === 0 ? { at, docs: n.docs.size, query: n.query } : { at, docs: n.docs.size, query: n.query, except: places });
   }
   // the maximal nodes: drop those a holding directory covers (shortest, i.e. widest, first); a
   // directory's query flag is the union of its subtree's, so the wider never covers fewer URLs
@@ -114,5 +134,5 @@ export function activeScopes(support: readonly Support[], against: readonly Cont
 
 /** Scopes as text for people: `/topics/` or `=/search`, with ` +query` when queries are covered. */
 export function formatScopes(scopes: readonly Scope[]): string {
-  return scopes.length === 0 ? '(none)' : scopes.map((s) => (s.query ? `${s.at} +query` : s.at)).join(', ');
+  return scopes.length === 0 ? '(none)' : scopes.map((s) => `${s.at}${s.query ? ' +query' : ''}${s.except === undefined ? '' : s.except.map((e) => ` -${e}`).join('')}`).join(', ');
 }

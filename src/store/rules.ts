@@ -432,13 +432,22 @@ export function newCandidate(host: string, spec: RuleSpec, now: number): RuleRec
 
 const MAX_CONTRA = 64;
 
-function sameScopes(a: readonly Scope[], b: readonly Scope[]): boolean {
-  return a.length === b.length && a.every((s, i) => s.at === b[i]!.at && s.query === b[i]!.query);
+function sameExcept(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  return (a ?? []).join('\u0000') === (b ?? []).join('\u0000');
 }
 
-/** True when every URL `a` covers is covered by `b`. */
+function sameScopes(a: readonly Scope[], b: readonly Scope[]): boolean {
+  return a.length === b.length && a.every((s, i) => s.at === b[i]!.at && s.query === b[i]!.query && sameExcept(s.except, b[i]!.except));
+}
+
+/** True when every URL `a` covers is covered by `b` (a new exception in `b` narrows it). */
 function within(a: readonly Scope[], b: readonly Scope[]): boolean {
-  return a.every((s) => inScope(b, s.at.charCodeAt(0) === 0x3d ? s.at.slice(1) : s.at, s.query));
+  return a.every((s) => {
+    const path = s.at.charCodeAt(0) === 0x3d ? s.at.slice(1) : s.at;
+    if (!inScope(b, path, s.query)) return false;
+    const wider = b.find((o) => (o.at.charCodeAt(0) === 0x3d ? o.at.slice(1) === path : path.startsWith(o.at)));
+    return (wider?.except ?? []).every((e) => !e.startsWith(path) || (s.except ?? []).includes(e));
+  });
 }
 
 /** `rule` with `support` and `contra` replaced, its scopes and state derived again. */
@@ -470,6 +479,17 @@ export function contradict(rule: RuleRecord, c: ContradictionSite, o: Observatio
   const kept = rule.contra ?? [];
   const list = kept.length >= MAX_CONTRA || kept.some((k) => k.p === c.p) ? kept : [...kept, c];
   return rederive({ ...rule, against: rule.against + 1, contradiction: o }, rule.support ?? [], list, limits, o);
+}
+
+/**
+ * A contradiction taken back: the rewrite failed, and so did the original, alike (a dead link is
+ * dead under both names). Two failures agree; they show no difference between the URLs.
+ */
+export function retract(rule: RuleRecord, source: string, limits: LearningLimits): Transition {
+  const kept = rule.contra ?? [];
+  const list = kept.filter((c) => c.s !== source);
+  if (list.length === kept.length) return { rule, change: undefined };
+  return rederive({ ...rule, against: Math.max(0, rule.against - 1) }, rule.support ?? [], list, limits, undefined);
 }
 
 /** Support that turned out not to be evidence (a shell body, a not-found page) taken back. */

@@ -270,6 +270,41 @@ describe('every rewrite is checked', () => {
     expect(h.rewrite('http://a.example/api/orders')).toBe(url('http://a.example/api/orders').key);
   });
 
+  it('an original that fails as its rewrite failed agrees: the contradiction is taken back', async () => {
+    const h = new Harness(2);
+    for (const d of ['a', 'b', 'c']) await h.redirect(`http://a.example/${d}`, `http://a.example/${d}/`);
+    const original = url('http://a.example/gone');
+    const rewrite = url('http://a.example/gone/');
+    await h.kv.write([{ space: 'evidence', key: evidenceKeys.rewrite(rewrite.key, original.key), value: `rule:${slashId}` }]);
+    const failed = await h.fetch('http://a.example/gone/', 'NOTFOUND', 404);
+    expect(failed.changes.givesBack).toEqual([slashId]);
+    expect(await h.rule('a.example', SLASH)).toMatchObject({ against: 1, state: 'withdrawn' });
+    // the original, given back and fetched: a dead link under both names
+    const alike = await h.fetch('http://a.example/gone', 'NOTFOUND', 404);
+    expect(alike.changes.activated).toEqual([slashId]);
+    expect(await h.rule('a.example', SLASH)).toMatchObject({ against: 0, state: 'active' });
+    // an original that answers a document keeps the contradiction
+    const other = url('http://a.example/live');
+    await h.kv.write([{ space: 'evidence', key: evidenceKeys.rewrite(url('http://a.example/live/').key, other.key), value: `rule:${slashId}` }]);
+    await h.fetch('http://a.example/live/', 'NOTFOUND', 404);
+    await h.fetch('http://a.example/live', 'a-live-page');
+    expect(await h.rule('a.example', SLASH)).toMatchObject({ against: 1, state: 'withdrawn' });
+  });
+
+  it('both hops of a redirect loop are evidence: the return hop takes back what the first supported', async () => {
+    const h = new Harness(2);
+    for (const d of ['a', 'b']) await h.redirect(`http://a.example/${d}`, `http://a.example/${d}/`);
+    await h.redirect('http://a.example/x', 'http://a.example/x/');
+    expect(h.rules.get(slashId)?.state).toBe('active');
+    const txn = new Txn(0);
+    await h.learner.fromRedirect(txn, url('http://a.example/x/'), url('http://a.example/x'), 301, false, h.now++, true);
+    await h.kv.write(txn.ops);
+    for (const r of txn.rules.values()) h.rules.remember(r);
+    const r = await h.rule('a.example', SLASH);
+    expect(r?.against).toBe(1);
+    expect((r?.support ?? []).some((x) => x.s === url('http://a.example/x').key)).toBe(false);
+  });
+
   it('a sampled original fetched as itself with the same content supports the rule', async () => {
     const h = new Harness(3);
     for (const n of [1, 2, 3]) await h.redirect(`http://a.example/${n}`, `https://a.example/${n}`);

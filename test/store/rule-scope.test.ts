@@ -45,6 +45,21 @@ describe('rule scope (pattern tree)', () => {
     expect(activeScopes(support, [site('/old/topics/q')], 3)).toEqual([]);
   });
 
+  it('support that far outweighs a contradiction keeps the scope, less the contradicted place', () => {
+    const many = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((x) => at(`/t/${x}`));
+    const scopes = activeScopes(many, [site('/t/q')], 3);
+    expect(scopes).toEqual([{ at: '/t/', docs: 8, query: false, except: ['/t/q'] }]);
+    expect(inScope(scopes, '/t/a', false)).toBe(true);
+    expect(inScope(scopes, '/t/q', false)).toBe(false);
+    expect(inScope(scopes, '/t/q/deeper', false)).toBe(false);
+    expect(inScope(scopes, '/t/qq', false)).toBe(true);
+    expect(formatScopes(scopes)).toBe('/t/ -/t/q');
+    // two contradicted places weigh 16 documents: 8 no longer hold the directory
+    expect(activeScopes(many, [site('/t/q'), site('/t/r')], 3)).toEqual([]);
+    // a contradiction at a node itself removes it, whatever its support
+    expect(activeScopes(many, [site('/t/')], 3)).toEqual([]);
+  });
+
   it('evidence without a query does not license URLs with one', () => {
     const scopes = activeScopes([at('/a'), at('/b'), at('/c')], [], 3);
     expect(inScope(scopes, '/login', false)).toBe(true);

@@ -54,7 +54,9 @@ export async function recordRedirect(s: EngineState, q: WriteQueue, learner: Rul
   if (t.key === f.key) loop = await recordLoop(s, txn, f.key, t.key, status, [f.key], now);
   else if (merge) loop = await addAlias(s, txn, f.key, t.key, status, now);
   if (!permanent) await noteTemporary(s, txn, f.key, t.key, status, now);
-  const changes = s.o.learnRules && !loop ? await learner.fromRedirect(txn, f, t, status, merge, now) : noRuleChanges();
+  // both hops of a loop are evidence (`/x` → `/x/` → `/x`): the return hop contradicts what the
+  // first supported, and neither target is a document
+  const changes = s.o.learnRules ? await learner.fromRedirect(txn, f, t, status, merge && !loop, now, loop) : noRuleChanges();
   await queueChecks(s, txn, changes.checks, depth, now);
   await q.commit(txn);
   // what the suspended presets pruned on this host comes back (elsewhere it stays pruned)

@@ -41,6 +41,7 @@ import {
   newCandidate,
   parseRuleId,
   parseSpec,
+  retract,
   ruleId,
   support,
   type LearningLimits,
@@ -224,8 +225,13 @@ export class RuleLearner {
    * A temporary redirect is no evidence against: login walls and A/B tests answer 302 to URLs that
    * are documents. A rewrite target that redirects elsewhere failed as a rewrite.
    */
-  async fromRedirect(txn: Txn, from: LearnedUrl, to: LearnedUrl, status: number, merge: boolean, now: number): Promise<RuleChanges> {
+  async fromRedirect(txn: Txn, from: LearnedUrl, to: LearnedUrl, status: number, merge: boolean, now: number, loop = false): Promise<RuleChanges> {
     const changes = noRuleChanges();
+    if (loop) {
+      // a redirect loop: no document lies behind either URL, so what a hop of it supported is taken back
+      await this.redirectTargetFailed(txn, from, changes);
+      await this.redirectTargetFailed(txn, to, changes);
+    }
     const explained = explainRedirect(from.rec, to.rec, this.policy.defaultDocuments);
     const host = hostOf(from.rec);
     const q = from.rec.query !== undefined;
@@ -273,6 +279,7 @@ export class RuleLearner {
       return changes;
     }
     if (!document) {
+      await this.failedAlike(txn, u, status, hash, changes);
       await this.rewriteFailed(txn, u, status, hash, changes, now);
       await this.redirectTargetFailed(txn, u, changes);
       return changes;
@@ -390,6 +397,29 @@ export class RuleLearner {
       const original = k.slice(k.lastIndexOf(SEP) + 1);
       const obs: Observation = { v: 'against', how: 'rewrite', source: original, to: u.key, status, ...(hash === undefined ? {} : { hash }), t: now };
       await this.observe(txn, parsed.host, parsed.spec, obs, { p: placeOf(recordOfKey(original)), s: original }, changes);
+      putEvidence(txn, evidenceKeys.rewriteFailure(original, reason.slice(5)), encodeJson(hash === undefined ? { st: status } : { st: status, c: hash }));
+    }
+  }
+
+  /**
+   * `u`, given back after its rewrite answered no document, answered none either, alike: the
+   * same client-error status, or the same body. The two failures agree (a dead link is dead under
+   * both names), so the contradiction the rewrite made is taken back. A server error (5xx, no
+   * answer) may pass: it agrees with nothing.
+   */
+  private async failedAlike(txn: Txn, u: LearnedUrl, status: number, hash: string | undefined, changes: RuleChanges): Promise<void> {
+    const prefix = evidenceKeys.rewriteFailurePrefix(u.key);
+    for await (const [k, v] of this.reads.kv.entries('evidence', { ...prefixRange(prefix), limit: 16 })) {
+      const id = k.slice(prefix.length);
+      const f = decodeJson<{ st: number; c?: string }>(v);
+      const alike = (status >= 400 && status < 500 && f.st === status) || (hash !== undefined && f.c === hash);
+      txn.del('evidence', k);
+      txn.evidence.set(k, null);
+      if (!alike) continue;
+      const rule = await this.ruleOf(txn, id);
+      if (rule === undefined || rule.manual === true) continue;
+      const tr = retract(rule, u.key, this.limits);
+      if (tr.rule !== rule) this.write(txn, rule, tr, changes);
     }
   }
 
