@@ -199,7 +199,7 @@ export async function startSimSite(options: SimOptions): Promise<SimSite> {
   for (const f of chosen) {
     const p = byFile.get(f)!;
     const isIndex = f === 'index.html' || f.endsWith('/index.html');
-    b.addDoc({ id: f, host, path: '/' + (isIndex ? f.slice(0, -'index.html'.length) : f), title: p.title, text: p.text, kind: isIndex ? 'section' : 'page', links: p.links.filter((l) => chosenSet.has(l)) });
+    b.addDoc({ id: f, host, path: '/' + (isIndex ? f.slice(0, -'index.html'.length) : f), title: p.title, text: p.text, kind: f === 'index.html' ? 'home' : isIndex ? 'section' : 'page', links: p.links.filter((l) => chosenSet.has(l)) });
   }
   // every section has a page that links its documents and subsections, the home page included
   const sectionDoc = (dir: string): SimDoc => {
@@ -261,7 +261,11 @@ export async function startSimSite(options: SimOptions): Promise<SimSite> {
         out = { kind: 'none', why: 'off-site', id: `off:${cur}`, hops: hop };
         break;
       }
-      if (seen.has(cur)) break;
+      if (seen.has(cur)) {
+        // a loop: one resource for the floor, whichever of its URLs a link names
+        out = { kind: 'none', why: 'redirect-loop', id: `loop:${[...seen].slice([...seen].indexOf(cur)).sort().join(' ')}`, hops: seen.size - 1 };
+        break;
+      }
       seen.add(cur);
       const ans = route(r);
       if (ans.kind === 'document') out = { kind: 'document', id: ans.id, hops: hop };
@@ -354,7 +358,15 @@ export async function startSimSite(options: SimOptions): Promise<SimSite> {
   const robotsFor = (h: string): RobotsRule[] => {
     let r = robotsOf.get(h);
     if (r === undefined) {
-      const ans = route({ host: h, path: '/robots.txt', query: undefined });
+      // RFC 9309 §2.3.1.2: a crawler follows at least five redirects for robots.txt
+      let ans = route({ host: h, path: '/robots.txt', query: undefined });
+      let at = `${origin(h)}/robots.txt`;
+      for (let hop = 0; hop < 5 && ans.kind === 'redirect'; hop++) {
+        at = new URL(ans.location, at).href;
+        const rr = requestOf(at);
+        if (rr === undefined || !hosts.has(rr.host)) break;
+        ans = route(rr);
+      }
       r = ans.kind === 'document' ? parseRobots(ans.body()) : [];
       robotsOf.set(h, r);
     }
@@ -377,21 +389,26 @@ export async function startSimSite(options: SimOptions): Promise<SimSite> {
     links.set(url, t);
     hostsContacted.add(r.host);
     if (t.kind !== 'document') continue;
-    const doc = docs.get(t.id);
-    if (doc !== undefined && doc.kind !== 'trap') reached.add(t.id);
-    if (doc === undefined || doc.kind === 'trap') continue;
-    // the page's links, resolved against the URL that answered
+    // the URL that answers, each hop obeying robots.txt (RFC 9309 §2.2: a crawler checks every URL it fetches)
     let final = url;
     let ans: Answer = route(r);
+    let blocked = false;
     for (let hop = 0; hop < 10 && ans.kind === 'redirect'; hop++) {
       final = new URL(ans.location, final).href.replace(/#.*$/, '');
       const fr = requestOf(final);
       if (fr === undefined || !hosts.has(fr.host)) break;
+      if (!allowed(robotsFor(fr.host), fr.path + (fr.query === undefined ? '' : `?${fr.query}`))) {
+        blocked = true;
+        break;
+      }
       hostsContacted.add(fr.host);
       if (!links.has(final)) links.set(final, truth(final));
       ans = route(fr);
     }
-    if (ans.kind !== 'document') continue;
+    if (blocked || ans.kind !== 'document') continue;
+    const doc = docs.get(t.id);
+    if (doc !== undefined && doc.kind !== 'trap') reached.add(t.id);
+    if (doc === undefined || doc.kind === 'trap') continue;
     for (const href of hrefsOf(ans.body())) {
       let abs: string;
       try {

@@ -586,7 +586,7 @@ class Crawler implements Crawl, RedirectContext {
       admitted = await this.intake.admit(this.store, this.scope, entry, final, x, admittedUrls);
       if (r.duplicatesAvoided > duplicates) this.timeline.host(entry.host, { duplicates: r.duplicatesAvoided - duplicates });
       if (res.status >= 200 && res.status < 300) {
-        for (const p of this.patterns.observe(final, entry.host, x.textHash, admittedUrls)) {
+        for (const p of this.patterns.observe(final, entry.host, x.textHash, admittedUrls, x.words)) {
           r.trapPattern(p);
           this.log.info({ host: entry.host, pattern: p }, 'trap: a URL pattern without new content, refused from now on');
         }
@@ -596,7 +596,7 @@ class Crawler implements Crawl, RedirectContext {
     // recorded. These are two batches; a crash between them now leaves the page queued (fetched
     // again on resume, its links then found seen) instead of recorded as fetched with its links
     // never admitted, which no later run would repair.
-    await this.store.recordFetch(final, { status: res.status, ...(res.contentHash === undefined ? {} : { contentHash: res.contentHash }) });
+    await this.store.recordFetch(final, { status: res.status, ...(res.contentHash === undefined ? {} : { contentHash: res.contentHash }), ...(x === undefined ? {} : { shapeHash: x.shapeHash }) });
     this.log.debug({ url: final, status: res.status, requests: res.requests }, 'fetched');
     return this.emit(entry, res, x, admitted, contentLocation);
   }

@@ -23,6 +23,7 @@
  * reported. Bounded work: at most `maxOutlinks` distinct links per page (the rest are counted as
  * dropped) and `maxHrefBytes` of raw reference text kept until the end.
  */
+import { pageShape, SHAPE_TEXT_LIMIT, textWords } from './page-shape.js';
 import { createHash, type Hash } from 'node:crypto';
 import { TextDecoder } from 'node:util';
 import { parseWhatwg, serializeWhatwg, type WhatwgUrl } from '../normalize/index.js';
@@ -83,6 +84,10 @@ export interface ExtractResult {
    * of new content, traps.ts).
    */
   readonly textHash: string;
+  /** The text's shape (page-shape.ts): its hash with what echoes the request taken out. */
+  readonly shapeHash: string;
+  /** The distinct words of its text (page-shape.ts `textWords`): what new text a page brings. */
+  readonly words: readonly string[];
 }
 
 /** Link types that create hyperlinks on `link` (HTML §4.6.7, its table), `canonical` (RFC 6596), and `previous` (a common synonym of `prev`). */
@@ -177,6 +182,9 @@ export class LinkExtractor implements BodySink {
   private readonly textPieces: string[] = [];
   private textPending = 0;
   private textEndsHigh = false;
+  /** The first `SHAPE_TEXT_LIMIT` characters of text, for the shape. */
+  private readonly shapeText: string[] = [];
+  private shapeLength = 0;
 
   constructor(
     /** The document's URL (after redirects): the fallback base URL. */
@@ -201,6 +209,10 @@ export class LinkExtractor implements BodySink {
    */
   private addText(t: string): void {
     if (t.length === 0) return;
+    if (this.shapeLength <= SHAPE_TEXT_LIMIT) {
+      this.shapeText.push(t);
+      this.shapeLength += t.length;
+    }
     if (this.textEndsHigh || this.textPending + t.length > TEXT_HASH_PIECE) this.flushText();
     this.textPieces.push(t);
     this.textPending += t.length;
@@ -315,6 +327,11 @@ export class LinkExtractor implements BodySink {
     return record === undefined ? undefined : serializeWhatwg(record);
   }
 
+  private shapeAndWords(): { shapeHash: string; words: string[] } {
+    const text = this.shapeText.join('').slice(0, SHAPE_TEXT_LIMIT);
+    return { shapeHash: pageShape(text, this.documentUrl, this.shapeLength > SHAPE_TEXT_LIMIT), words: textWords(text) };
+  }
+
   private textDigest(): string {
     this.flushText();
     return this.text.digest('hex').slice(0, 32);
@@ -376,6 +393,7 @@ export class LinkExtractor implements BodySink {
       invalid,
       dropped,
       textHash: this.textDigest(),
+      ...this.shapeAndWords(),
     };
   }
 }

@@ -15,14 +15,20 @@
  * Pattern traps. Each fetched URL belongs to a few patterns, read off its structure alone (never
  * off names): the path with one segment replaced by `*` (`/cal/*`), the path and query with one
  * parameter's value replaced (`/cal?m=*`), and, for a path of more than one segment, its first
- * segment and everything below (`/a/**`, where relative links that deepen the path stay). Per
- * pattern the crawl counts HTML pages fetched and how many of them brought something new: a text
- * (the page's text nodes, links and markup left out, not seen before on the host) or a new URL
- * outside the pattern. Once `patternMinFetches` pages of one pattern brought less than
- * `patternMinNewRatio` of that, further URLs of the pattern are refused as `trap:pattern`: pruned
- * in the store with that reason, so `restore('trap:pattern')` gives them back. A calendar whose
- * pages only link the next and previous date, or a host that serves one page for any path, stop
- * there; a listing whose pages show other items (other text, new URLs) goes on.
+ * segment and everything below (`/a/**`, where relative links that deepen the path stay). An
+ * endless space feeds itself: its pages are found on its own pages. So a page counts for a
+ * pattern only when the page it was found on is of that pattern too (an item page found on a
+ * listing says nothing about `/item/*`). Per pattern the crawl counts those HTML pages fetched
+ * and how many of them brought something new: new text (at least `NEW_WORDS` words the host had
+ * not shown, digits left out: a page that prints its own date or a token brings none) or a new
+ * URL outside the pattern. A page whose text is that of a page already fetched (a duplicate under
+ * another URL) counts only once that text has been served under `SERVED_MANY` URLs (one page for
+ * every path): a duplicate of a known document is evidence for the learner (an alias, a rule),
+ * not for a trap, and a subtree full of such duplicates is no endless space. Once `patternMinFetches` counted pages of one pattern
+ * brought less than `patternMinNewRatio` of that, further URLs of the pattern are refused as
+ * `trap:pattern`: pruned in the store with that reason, so `restore('trap:pattern')` gives them
+ * back. A calendar whose pages only link the next and previous month stops there, whatever month
+ * each prints; a listing whose pages show other items (other text, new URLs) goes on.
  */
 
 export interface TrapOptions {
@@ -162,6 +168,16 @@ interface PatternCount {
   fresh: number;
 }
 
+/** Words a page must add to its host's to bring new text. */
+export const NEW_WORDS = 6;
+/** Words remembered at most, over all hosts (past it, every word counts as new: fewer traps). */
+const MAX_WORDS = 2_000_000;
+
+/** URLs one text is served under before a duplicate of it counts as a page without new content. */
+const SERVED_MANY = 3;
+/** Admitted URLs whose finding page is remembered at most. */
+const MAX_SOURCES = 1_000_000;
+
 /** Patterns followed at most (past it, new patterns are not counted: a bound on memory). */
 const MAX_PATTERNS = 100_000;
 /** Texts remembered at most, over all hosts. */
@@ -170,7 +186,11 @@ const MAX_TEXTS = 1_000_000;
 /** The pattern-trap rule: fetches and fresh fetches per pattern, and the patterns refused. */
 export class PatternTraps {
   private readonly counts = new Map<string, PatternCount>();
-  private readonly texts = new Set<string>();
+  /** Host and text hash → URLs served with it. */
+  private readonly texts = new Map<string, number>();
+  private readonly words = new Set<string>();
+  /** An admitted URL → the URL of the page it was found on (until it is fetched). */
+  private readonly sources = new Map<string, string>();
   private readonly trappedSet = new Set<string>();
   private readonly minFetches: number;
   private readonly minRatio: number;
@@ -196,14 +216,34 @@ export class PatternTraps {
   }
 
   /**
-   * An HTML page fetched at `url` (the URL that answered): its text's hash and the URLs it added
-   * to the frontier. Returns the patterns this fetch made refused.
+   * An HTML page fetched at `url` (the URL that answered): its text's hash, the URLs it added to
+   * the frontier and its words (without them, any text not seen before counts as new). Returns
+   * the patterns this fetch made refused.
    */
-  observe(url: string, host: string, textHash: string, admitted: readonly string[]): string[] {
+  observe(url: string, host: string, textHash: string, admitted: readonly string[], words?: readonly string[]): string[] {
+    const source = this.sources.get(url);
+    this.sources.delete(url);
+    for (const a of admitted) if (this.sources.size < MAX_SOURCES) this.sources.set(a, url);
     const textKey = `${host} ${textHash}`;
-    const newText = !this.texts.has(textKey);
-    if (newText && this.texts.size < MAX_TEXTS) this.texts.add(textKey);
-    const patterns = urlPatterns(url);
+    const served = this.texts.get(textKey) ?? 0;
+    if (served > 0 || this.texts.size < MAX_TEXTS) this.texts.set(textKey, served + 1);
+    // a duplicate of a page already fetched: the learner's evidence, until one text is everywhere
+    if (served > 0 && served < SERVED_MANY) return [];
+    let newText = served === 0;
+    if (newText && words !== undefined) {
+      let fresh = 0;
+      for (const w of words) {
+        const k = `${host} ${w}`;
+        if (this.words.has(k)) continue;
+        fresh++;
+        if (this.words.size < MAX_WORDS) this.words.add(k);
+      }
+      newText = fresh >= NEW_WORDS || this.words.size >= MAX_WORDS;
+    }
+    // a page counts for the patterns of the page it was found on (seeds and resumed entries: none)
+    if (source === undefined) return [];
+    const fromPatterns = new Set(urlPatterns(source));
+    const patterns = urlPatterns(url).filter((p) => fromPatterns.has(p));
     const admittedPatterns = admitted.map((a) => new Set(urlPatterns(a)));
     const out: string[] = [];
     for (const p of patterns) {

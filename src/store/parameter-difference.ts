@@ -94,3 +94,18 @@ export function parameterDifference(variant: UriRecord, base: UriRecord): Parame
   if (names.length === 0 || removePathParameters(variant.path, new Set(names)) !== base.path) return undefined;
   return { place: 'path', names };
 }
+
+/**
+ * The values of the fields (query) or segment parameters (path) named `names` in a URL, in the
+ * order met, joined by `&`: what a parameter rule removes from it.
+ */
+export function parameterValues(place: 'query' | 'path', rec: UriRecord, names: ReadonlySet<string>): string {
+  const out: string[] = [];
+  const fields = place === 'query' ? queryFields(rec.query) : rec.path.split('/').flatMap((s) => s.split(';').slice(1));
+  for (const f of fields) {
+    if (!names.has(fieldName(f))) continue;
+    const eq = f.indexOf('=');
+    out.push(eq === -1 ? '' : f.slice(eq + 1));
+  }
+  return out.join('&');
+}

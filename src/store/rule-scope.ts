@@ -12,7 +12,9 @@
  * 2. it is an exact path (`=/search`: evidence from several queries of one path), or a directory
  *    whose evidence spreads over at least two of its entries (a directory never inherits a rule
  *    from one child: the scope grows with its support);
- * 3. its contradictions weigh less than its support: none was observed at or under it, or its
+ * 3. for a parameter rule whose values repeat, it holds for the values with the threshold of
+ *    documents each (`VALUE_SHARE`);
+ * 4. its contradictions weigh less than its support: none was observed at or under it, or its
  *    distinct documents number at least `CONTRADICTION_WEIGHT` times the places contradicted
  *    under it, and then those places (each the path of a contradicted URL, and what lies under
  *    it) are excepted from the scope.
@@ -30,12 +32,17 @@ export interface Support {
   readonly p: string;
   /** The document it shows: a content hash, or the target key of a redirect. */
   readonly d: string;
-  /** The source URL had a query. */
+  /**
+   * The source URL had a query; for a parameter rule, its rewrite still has one (other fields
+   * than the rule's): evidence from `/list?sid=1` says nothing of `/list?page=2&sid=1`.
+   */
   readonly q?: boolean;
   /** The source URL's key. */
   readonly s: string;
   /** Content evidence: the key of the other document compared (the source's image under the rule). */
   readonly t?: string;
+  /** A parameter rule's evidence: the value(s) it removed from the source URL. */
+  readonly v?: string;
 }
 
 /** Where a contradiction was observed: the path of the URL it was about. */
@@ -55,7 +62,22 @@ export interface Scope {
   readonly query: boolean;
   /** Paths contradicted under it (each with what lies under it), where the rule does not hold. */
   readonly except?: readonly string[];
+  /**
+   * A parameter rule whose values repeat (a choice, not an id): the values it holds for, each
+   * shown by its own documents. Absent: any value.
+   */
+  readonly values?: readonly string[];
 }
+
+/**
+ * A parameter rule holds for any value where the values it removed vary with its documents (at
+ * least the threshold, and this share of the documents): a session id, a click id, a campaign
+ * tag has a value of its own on nearly every URL. Where a few values repeat (`sort=asc|desc`,
+ * `lang=en|de`, one fixed `ref=toc`), each value is a choice the server may honour on pages not
+ * seen yet, though the pages seen could not show it (a listing of one item reads the same in
+ * either order): the rule holds for the values that have the threshold of documents of their own.
+ */
+export const VALUE_SHARE = 0.75;
 
 /**
  * How many distinct documents of support one contradicted place under a node weighs as much as.
@@ -81,14 +103,18 @@ export function covers(at: string, path: string): boolean {
 }
 
 /** True when a rule with these scopes applies to a URL with this path (and a query or not). */
-export function inScope(scopes: readonly Scope[], path: string, hasQuery: boolean): boolean {
-  for (const s of scopes) if ((!hasQuery || s.query) && covers(s.at, path) && !excepted(s.except, path)) return true;
+export function inScope(scopes: readonly Scope[], path: string, hasQuery: boolean, value?: () => string): boolean {
+  for (const s of scopes) {
+    if ((!hasQuery || s.query) && covers(s.at, path) && !excepted(s.except, path) && (s.values === undefined || (value !== undefined && s.values.includes(value())))) return true;
+  }
   return false;
 }
 
 interface Node {
   readonly docs: Set<string>;
   readonly entries: Set<string>;
+  /** A parameter rule's values, each with its documents. */
+  readonly values: Map<string, Set<string>>;
   query: boolean;
 }
 
@@ -97,9 +123,14 @@ export function activeScopes(support: readonly Support[], against: readonly Cont
   const nodes = new Map<string, Node>();
   const add = (at: string, s: Support, entry: string): void => {
     let n = nodes.get(at);
-    if (n === undefined) nodes.set(at, (n = { docs: new Set(), entries: new Set(), query: false }));
+    if (n === undefined) nodes.set(at, (n = { docs: new Set(), entries: new Set(), values: new Map(), query: false }));
     n.docs.add(s.d);
     n.entries.add(entry);
+    if (s.v !== undefined) {
+      let docs = n.values.get(s.v);
+      if (docs === undefined) n.values.set(s.v, (docs = new Set()));
+      docs.add(s.d);
+    }
     if (s.q === true) n.query = true;
   };
   for (const s of support) {
@@ -118,7 +149,12 @@ export function activeScopes(support: readonly Support[], against: readonly Cont
     if (at.charCodeAt(0) !== 0x3d && n.entries.size < 2) continue;
     const places = [...new Set(against.map((c) => (c.p === '' ? '/' : c.p)).filter((p) => covers(at, p)))].sort();
     if (places.length > 0 && (n.docs.size < CONTRADICTION_WEIGHT * places.length || places.includes(at) || at.charCodeAt(0) === 0x3d)) continue;
-    holding.push(places.length === 0 ? { at, docs: n.docs.size, query: n.query } : { at, docs: n.docs.size, query: n.query, except: places });
+    let values: string[] | undefined;
+    if (n.values.size > 0 && n.values.size < Math.max(threshold, Math.ceil(VALUE_SHARE * n.docs.size))) {
+      values = [...n.values].filter(([, docs]) => docs.size >= threshold).map(([v]) => v).sort();
+      if (values.length === 0) continue;
+    }
+    holding.push({ at, docs: n.docs.size, query: n.query, ...(places.length === 0 ? {} : { except: places }), ...(values === undefined ? {} : { values }) });
   }
   // the maximal nodes: drop those a holding directory covers (shortest, i.e. widest, first); a
   // directory's query flag is the union of its subtree's, so the wider never covers fewer URLs
@@ -134,5 +170,5 @@ export function activeScopes(support: readonly Support[], against: readonly Cont
 
 /** Scopes as text for people: `/topics/` or `=/search`, with ` +query` when queries are covered. */
 export function formatScopes(scopes: readonly Scope[]): string {
-  return scopes.length === 0 ? '(none)' : scopes.map((s) => `${s.at}${s.query ? ' +query' : ''}${s.except === undefined ? '' : s.except.map((e) => ` -${e}`).join('')}`).join(', ');
+  return scopes.length === 0 ? '(none)' : scopes.map((s) => `${s.at}${s.query ? ' +query' : ''}${s.values === undefined ? '' : ` =${s.values.join('|')}`}${s.except === undefined ? '' : s.except.map((e) => ` -${e}`).join('')}`).join(', ');
 }

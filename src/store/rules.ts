@@ -36,7 +36,7 @@
  * keeps every rule with its evidence.
  */
 import { recompose, type UriRecord } from '../normalize/index.js';
-import { bareParameterPath, fieldName, pathParameterNames, queryFields, removePathParameters, removeQueryFields } from './parameter-difference.js';
+import { bareParameterPath, fieldName, parameterValues, pathParameterNames, queryFields, removePathParameters, removeQueryFields } from './parameter-difference.js';
 import { activeScopes, inScope, type ContradictionSite, type Scope, type Support } from './rule-scope.js';
 
 export type RuleSpec =
@@ -249,8 +249,10 @@ export function applies(spec: RuleSpec, rec: UriRecord): boolean {
     case 'www-remove':
       return rec.host.startsWith('www.') && isDomainName(rec.host.slice(4));
     case 'slash-add': {
-      if (rec.path === '' || rec.path.endsWith('/')) return false;
-      const last = lastSegment(rec.path);
+      // the path's own segments: `/a/;jsessionid=1` ends in a directory, whatever its parameters
+      const path = bareParameterPath(rec.path);
+      if (path === '' || path.endsWith('/') || path !== rec.path) return false;
+      const last = lastSegment(path);
       return last !== '' && last.indexOf('.') === -1;
     }
     case 'slash-remove':
@@ -258,7 +260,9 @@ export function applies(spec: RuleSpec, rec: UriRecord): boolean {
     case 'default-document':
       return rec.path.endsWith('/' + spec.name);
     case 'path-prefix':
-      return rec.path.startsWith(spec.from);
+      // the paths under the prefix, not the prefix's own page: `/old/` may be an archive page of
+      // its own while `/old/x` moved to `/x`
+      return rec.path.length > spec.from.length && rec.path.startsWith(spec.from);
     case 'query-parameter': {
       const names = queryNames(rec.query);
       return parameterNames(spec).every((n) => names.includes(n));
@@ -437,7 +441,7 @@ function sameExcept(a: readonly string[] | undefined, b: readonly string[] | und
 }
 
 function sameScopes(a: readonly Scope[], b: readonly Scope[]): boolean {
-  return a.length === b.length && a.every((s, i) => s.at === b[i]!.at && s.query === b[i]!.query && sameExcept(s.except, b[i]!.except));
+  return a.length === b.length && a.every((s, i) => s.at === b[i]!.at && s.query === b[i]!.query && sameExcept(s.except, b[i]!.except) && sameExcept(s.values, b[i]!.values));
 }
 
 /** True when every URL `a` covers is covered by `b` (a new exception in `b` narrows it). */
@@ -446,6 +450,7 @@ function within(a: readonly Scope[], b: readonly Scope[]): boolean {
     const path = s.at.charCodeAt(0) === 0x3d ? s.at.slice(1) : s.at;
     if (!inScope(b, path, s.query)) return false;
     const wider = b.find((o) => (o.at.charCodeAt(0) === 0x3d ? o.at.slice(1) === path : path.startsWith(o.at)));
+    if (wider?.values !== undefined && (s.values === undefined || !s.values.every((v) => wider.values!.includes(v)))) return false;
     return (wider?.except ?? []).every((e) => !e.startsWith(path) || (s.except ?? []).includes(e));
   });
 }
@@ -514,9 +519,25 @@ export interface ActiveRule {
   readonly scopes: readonly Scope[];
 }
 
+/**
+ * The query kind of a URL for a rule's scope (rule-scope.ts): whether it has a query, or, for a
+ * `query-parameter` rule, whether its rewrite keeps one (fields other than the rule's).
+ */
+export function hasQueryKind(spec: RuleSpec, rec: UriRecord): boolean {
+  if (rec.query === undefined) return false;
+  if (spec.kind !== 'query-parameter' || !applies(spec, rec)) return true;
+  return apply(spec, rec).query !== undefined;
+}
+
 /** True when the active rule `r` maps `rec` elsewhere: in its domain and in one of its scopes. */
 export function rewrites(r: ActiveRule, rec: UriRecord): boolean {
-  return applies(r.spec, rec) && inScope(r.scopes, bareParameterPath(rec.path === '' ? '/' : rec.path), rec.query !== undefined);
+  return applies(r.spec, rec) && inScope(r.scopes, bareParameterPath(rec.path === '' ? '/' : rec.path), hasQueryKind(r.spec, rec), () => parameterValue(r.spec, rec));
+}
+
+/** What a parameter rule removes from `rec`: its values, joined by `&` ('' for other rules). */
+export function parameterValue(spec: RuleSpec, rec: UriRecord): string {
+  if (spec.kind !== 'query-parameter' && spec.kind !== 'path-parameter') return '';
+  return parameterValues(spec.kind === 'query-parameter' ? 'query' : 'path', rec, new Set(parameterNames(spec)));
 }
 
 /** Rounds of rule application (each round may move to another host, e.g. after `www-add`). */

@@ -163,6 +163,11 @@ export interface FetchRecord {
   readonly status: number;
   /** A hash of the response body, to compare URLs by content (query- and path-parameter, default-document rules). */
   readonly contentHash?: string;
+  /**
+   * A hash of the page's text with what echoes the request taken out (the crawler's page shape):
+   * tells the host's not-found page when it repeats the requested path or a request id.
+   */
+  readonly shapeHash?: string;
   /** Where redirects (followed by the fetcher) ended, when not `url` itself. */
   readonly finalUrl?: string;
   /** An error code for a failed fetch (`ERR_TOO_MANY_REDIRECTS`, `ETIMEDOUT`, …). */

@@ -65,8 +65,9 @@ describe('crawl of the demo site with the tracking and session-ids presets', () 
       expect(d.endsWith('/'), d).toBe(true);
       expect(n).toBe(2);
     }
-    // ruleThreshold (3) observations, plus at most the perHost + 1 entries in hand when it activated
-    expect(twice.length).toBeLessThanOrEqual(5);
+    // ruleThreshold (3) observations, plus at most the perHost + 1 entries in hand when it
+    // activated, plus the queued URLs it checked before pruning (2 per rule that gained scope)
+    expect(twice.length).toBeLessThanOrEqual(7);
     expect(run.report.rules.map((r) => r.id.replace(/:\d+\//, ':PORT/'))).toEqual(
       expect.arrayContaining(['demo.localhost:PORT/default-document:index.html', 'demo.localhost:PORT/slash-add', 'www.demo.localhost:PORT/www-remove']),
     );
@@ -89,7 +90,8 @@ describe('crawl of the demo site with the tracking and session-ids presets', () 
     expect(r.links.refused['out-of-scope']).toBeGreaterThanOrEqual(1);
     expect(r.evidence.canonical).toBeGreaterThan(0);
     expect(r.evidence.contentLocationElsewhere).toBeGreaterThan(0);
-    expect(r.requestsPerDocument).toBeLessThan(1.5);
+    // (a probe per host for its not-found answer and the checks before a rule prunes included)
+    expect(r.requestsPerDocument).toBeLessThan(1.65);
     expect(run.verify).toEqual([]);
   });
 

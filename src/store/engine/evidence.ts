@@ -39,6 +39,15 @@ export async function recordRedirect(s: EngineState, q: WriteQueue, learner: Rul
   const merge = permanent || s.o.temporaryRedirectsMerge;
   const before = await getUrl(s.kv, txn, f.key);
   const depth = before?.d ?? 0;
+  if (before?.k === 'p') {
+    // a probe for the not-found answer that redirects: that is the answer (a host that redirects
+    // every unknown path); its target is no page to crawl and no evidence about rules
+    setUrl(s, txn, f.key, before, { ...carried(before, depth, now), s: 'redirected', st: status, to: t.key, ft: now });
+    txn.landed.push(f.key);
+    if (s.o.learnRules) await learner.notFound.record(txn, f, status, undefined);
+    await q.commit(txn);
+    return;
+  }
   const suspended = s.o.presets.length > 0 && t.key !== f.key ? suspendContradictedPresets(s, txn, f, t, status, now) : [];
   // a fleet partition queues only its own host's URLs: the fleet hands the target to its host
   const here = !outsidePartition(s.o.partition, hostOf(t.rec));
@@ -171,12 +180,13 @@ export async function recordFetch(s: EngineState, q: WriteQueue, learner: RuleLe
   const failed = response.status === 0 || response.status >= 500 || response.error !== undefined;
   const entry: UrlEntry = { ...carried(prevTarget, prev?.d ?? 0, now), s: failed ? 'failed' : 'fetched', st: response.status, ft: now };
   if (response.contentHash !== undefined) entry.c = response.contentHash;
+  if (response.shapeHash !== undefined) entry.x = response.shapeHash;
   if (response.error !== undefined) entry.e = response.error;
   setUrl(s, txn, target.key, prevTarget, entry, target.rec);
   txn.landed.push(target.key);
   // every answer is evidence for the learner: a document, or a failed rewrite
   const status = failed && response.status < 500 ? 0 : response.status;
-  const changes = s.o.learnRules ? await learner.fromFetch(txn, target, response.contentHash, status, prevTarget, now) : noRuleChanges();
+  const changes = s.o.learnRules ? await learner.fromFetch(txn, target, response.contentHash, status, prevTarget, now, response.shapeHash) : noRuleChanges();
   await queueChecks(s, txn, changes.checks, entry.d, now);
   await q.commit(txn);
   await afterRuleChanges(s, q, changes);

@@ -8,6 +8,7 @@ import { isPresetName, type PresetName, type UriRecord } from '../../normalize/i
 import { parseFrontierKey, prefixRange, SEP } from '../keys.js';
 import { parseBlock } from '../frontier.js';
 import { applies, parseRuleId } from '../rules.js';
+import { dirOf } from '../rule-scope.js';
 import type { PruneEntry } from '../seen-store.js';
 import { admitOne } from './admit.js';
 import { getUrl, prefetchUrls } from './batch.js';
@@ -65,6 +66,7 @@ export async function pruneFrontier(s: EngineState, q: WriteQueue, id: string): 
   const host = parsed.host;
   const range = prefixRange(host + SEP);
   let after: string | undefined;
+  let sampled = 0;
   for (;;) {
     const blocks: [string, string][] = [];
     for await (const e of s.kv.entries('frontier', { gt: after ?? range.gte, lt: range.lt, limit: PRUNE_BLOCKS })) blocks.push(e);
@@ -79,8 +81,58 @@ export async function pruneFrontier(s: EngineState, q: WriteQueue, id: string): 
         if (applies(parsed.spec, rec)) candidates.push({ key, depth, seq, rec });
       }
     }
+    if (sampled < ACTIVATION_SAMPLE) sampled += await sampleCandidates(s, q, host, id, candidates, ACTIVATION_SAMPLE - sampled);
     for (let i = 0; i < candidates.length; i += PRUNE_LINES) await pruneCandidates(s, q, host, candidates.slice(i, i + PRUNE_LINES));
   }
+}
+
+/** Queued URLs a rule would prune that are fetched as themselves first, when it gains scope. */
+const ACTIVATION_SAMPLE = 2;
+
+/**
+ * A rule checked before it prunes what was already queued (DUSTBuster's validation, Bar-Yossef et
+ * al., WWW 2007, done online): of the queued URLs it now maps elsewhere, a few are kept queued as
+ * themselves, marked as checks (`k: 'v'`, with their rewrite), so that the learner compares both
+ * once fetched. The ones least like the rule's evidence come first: a URL in a directory where no
+ * supporting observation lies, then one with a query where the evidence had none. They count
+ * as the rule's first checked rewrites (admit.ts samples on from there). Returns how many it
+ * marked.
+ */
+async function sampleCandidates(s: EngineState, q: WriteQueue, host: string, id: string, candidates: readonly PruneCandidate[], n: number): Promise<number> {
+  const support = s.rules.get(id)?.support ?? [];
+  const dirs = new Set(support.map((x) => dirOf(x.p === '' ? '/' : x.p)));
+  const withQuery = support.some((x) => x.q === true);
+  const unlike = (c: PruneCandidate): number => (dirs.has(dirOf(c.rec.path || '/')) ? 0 : 2) + (c.rec.query !== undefined && !withQuery ? 1 : 0);
+  const order = candidates.map((c, i) => ({ c, i, u: unlike(c) })).sort((a, b) => b.u - a.u || a.i - b.i);
+  // one per directory first, then the next ones in that order
+  const picked: PruneCandidate[] = [];
+  const pickedDirs = new Set<string>();
+  for (const { c } of order) {
+    const d = dirOf(c.rec.path || '/');
+    if (picked.length < n && !pickedDirs.has(d)) {
+      pickedDirs.add(d);
+      picked.push(c);
+    }
+  }
+  for (const { c } of order) if (picked.length < n && !picked.includes(c)) picked.push(c);
+  if (picked.length === 0) return 0;
+  const txn = q.newTxn();
+  const now = Date.now();
+  let marked = 0;
+  for (const c of picked) {
+    const prev = await getUrl(s.kv, txn, c.key);
+    if (prev?.s !== 'queued' || prev.n !== c.seq || prev.h !== host || prev.k !== undefined) continue;
+    const t = transform(s, c.rec, c.key);
+    if (t.via === undefined || t.key === c.key || !t.via.startsWith('rule:')) continue;
+    // the rewrite is queued too (when new), and the original stays queued as itself, a check
+    await admitOne(s, txn, t.rec, t.key, c.depth, prev.src, now);
+    setUrl(s, txn, c.key, prev, { ...prev, k: 'v', by: t.via, to: t.key });
+    // they are the rule's first checked rewrites: admit's sampling goes on from there
+    s.rewrites.set(t.via, (s.rewrites.get(t.via) ?? 0) + 1);
+    marked++;
+  }
+  await q.commit(txn);
+  return marked;
 }
 
 /** One batch of `pruneFrontier`: each candidate still queued where it was read, pruned when the rules move it. */

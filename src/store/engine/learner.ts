@@ -38,7 +38,9 @@ import {
   isDocumentStatus,
   isParameterRule,
   judgeRedirect,
+  hasQueryKind,
   newCandidate,
+  parameterValue,
   parseRuleId,
   parseSpec,
   retract,
@@ -52,7 +54,7 @@ import {
   withdrawByHand,
 } from '../rules.js';
 import { getEvidence, getUrl, putEvidence, type Txn } from './batch.js';
-import { contentPairs, type ContentPair } from './content-pairs.js';
+import { contentPairs, preimages, type ContentPair } from './content-pairs.js';
 import { NotFoundSignatures, type NotFoundCache } from './not-found.js';
 import { PathDocuments } from './path-documents.js';
 import type { LiveRules } from './state.js';
@@ -134,6 +136,12 @@ function placeOf(rec: UriRecord): string {
   return bareParameterPath(rec.path === '' ? '/' : rec.path);
 }
 
+
+/** What a parameter rule removes from `rec`, for the support it gives (`{}` for other rules). */
+function valueOf(spec: RuleSpec, rec: UriRecord): { v?: string } {
+  return isParameterRule(spec) ? { v: parameterValue(spec, rec) } : {};
+}
+
 /** The key `spec` maps `rec` onto, or its own key where it does not apply. */
 function imageKey(spec: RuleSpec, rec: UriRecord): string {
   return keyFromRecord(applies(spec, rec) ? apply(spec, rec) : rec);
@@ -203,7 +211,12 @@ export class RuleLearner {
     const tr = obs.v === 'for' ? support(rule, site as Support, obs, this.limits) : contradict(rule, site, obs, this.limits);
     this.write(txn, before, tr, changes);
     if (obs.v === 'for' && 'd' in site && obs.how === 'redirect') putEvidence(txn, evidenceKeys.redirectSupport(site.d, id), '');
-    if (before === undefined) await this.judgeExisting(txn, host, spec, changes, obs.t);
+    if (before === undefined) {
+      // the host's not-found answer is learned before a rule can act on it: with its first
+      // candidate, a probe at its root (a rule needs several observations to hold anywhere)
+      if (this.policy.probeNotFound) await this.notFound.ask(txn, { rec: recordOfKey(obs.source), key: obs.source }, '/', changes.checks);
+      await this.judgeExisting(txn, host, spec, changes, obs.t);
+    }
   }
 
   /** A new candidate: the documents of its host fetched before it existed are compared too. */
@@ -234,13 +247,12 @@ export class RuleLearner {
     }
     const explained = explainRedirect(from.rec, to.rec, this.policy.defaultDocuments);
     const host = hostOf(from.rec);
-    const q = from.rec.query !== undefined;
     // a fleet partition holds one host: another host's rules and their checks are not in it
     const otherPartition = outsidePartition(this.policy.partition, hostOf(to.rec));
     if (merge && explained !== undefined && !otherPartition) {
       for (const spec of explained) {
         const obs: Observation = { v: 'for', how: 'redirect', source: from.key, to: to.key, status, t: now };
-        await this.observe(txn, host, spec, obs, { p: placeOf(from.rec), d: to.key, q, s: from.key }, changes);
+        await this.observe(txn, host, spec, obs, { p: placeOf(from.rec), d: to.key, q: hasQueryKind(spec, from.rec), s: from.key, ...valueOf(spec, from.rec) }, changes);
       }
     }
     if (status === 301 || status === 308 || merge) {
@@ -265,15 +277,15 @@ export class RuleLearner {
    * The answer for `u` fetched as itself (`prev`: its entry before this fetch, which says whether
    * it was a probe, a recheck or a sampled rewrite).
    */
-  async fromFetch(txn: Txn, u: LearnedUrl, hash: string | undefined, status: number, prev: UrlEntry | undefined, now: number): Promise<RuleChanges> {
+  async fromFetch(txn: Txn, u: LearnedUrl, hash: string | undefined, status: number, prev: UrlEntry | undefined, now: number, shape?: string): Promise<RuleChanges> {
     const changes = noRuleChanges();
     const host = hostOf(u.rec);
     if (prev?.k === 'p') {
-      const soft = await this.notFound.record(txn, u, status, hash);
-      if (soft !== undefined) await this.discountWhere(txn, host, (s) => s.d === soft.hash && s.p.startsWith(soft.dir), changes);
+      const soft = await this.notFound.record(txn, u, status, hash, shape);
+      if (soft !== undefined) await this.discountNotFound(txn, host, soft, changes);
       return changes;
     }
-    const document = isDocumentStatus(status) && hash !== undefined && !(await this.notFound.matches(txn, host, u.rec.path, hash));
+    const document = isDocumentStatus(status) && hash !== undefined && !(await this.notFound.matches(txn, host, u.rec.path, hash, shape));
     if (prev?.k === 'r') {
       await this.settleRecheck(txn, u, document ? hash : undefined, prev, changes, now);
       return changes;
@@ -281,6 +293,7 @@ export class RuleLearner {
     if (!document) {
       await this.failedAlike(txn, u, status, hash, changes);
       await this.rewriteFailed(txn, u, status, hash, changes, now);
+      await this.imageFailed(txn, u, status, changes, now);
       await this.redirectTargetFailed(txn, u, changes);
       return changes;
     }
@@ -293,7 +306,39 @@ export class RuleLearner {
       if (parsed !== undefined) pairs.push({ variant: u.key, base: prev.to, spec: parsed.spec, sample: true });
     }
     for (const p of pairs) await this.compare(txn, p, changes, now);
+    await this.imageFailed(txn, u, status, changes, now, true);
     return changes;
+  }
+
+  /**
+   * A document whose image under a live rule answered no document (or the other way round: a URL
+   * that answered none, the image of a document) contradicts the rule at the document: the host
+   * answered both names, and they do not name one document (a leaf page `/a/b` beside the
+   * directories `slash-add` was learned from, whose `/a/b/` is a 404). `document`: `u` is the
+   * document; otherwise `u` failed and its preimages are looked up.
+   */
+  private async imageFailed(txn: Txn, u: LearnedUrl, status: number, changes: RuleChanges, now: number, document = false): Promise<void> {
+    const host = hostOf(u.rec);
+    for (const rule of this.liveRulesOf(txn, host)) {
+      const spec = parseSpec(rule.spec);
+      if (spec === undefined || isParameterRule(spec)) continue;
+      const pairs: [LearnedUrl, string][] = [];
+      if (document) {
+        if (applies(spec, u.rec)) pairs.push([u, keyFromRecord(apply(spec, u.rec))]);
+      } else {
+        for (const p of preimages(spec, u.rec)) pairs.push([{ rec: p, key: keyFromRecord(p) }, u.key]);
+      }
+      for (const [doc, image] of pairs) {
+        const other = document ? await getUrl(this.reads.kv, txn, image) : await this.documentOf(txn, doc.key);
+        if (other === undefined) continue;
+        if (document) {
+          if (other.s !== 'fetched' || other.st === undefined || isDocumentStatus(other.st) || other.st >= 500) continue;
+        }
+        const st = document ? other.st! : status;
+        const obs: Observation = { v: 'against', how: 'content', source: doc.key, to: image, status: st, t: now };
+        await this.observe(txn, host, spec, obs, { p: placeOf(doc.rec), s: doc.key }, changes);
+      }
+    }
   }
 
   /** A fetched document's entry, when it is one: fetched as itself, a 2xx with a content hash. */
@@ -316,12 +361,14 @@ export class RuleLearner {
     const vrec = recordOfKey(p.variant);
     const host = hostOf(vrec);
     const how = p.sample === true ? 'sample' : 'content';
-    if (await this.notFound.matches(txn, host, vrec.path, ve.c!)) return;
+    if (await this.notFound.matches(txn, host, vrec.path, ve.c!, ve.x)) return;
+    if (await this.notFound.matches(txn, host, recordOfKey(p.base).path, be.c!, be.x)) return;
     if ((await getEvidence(this.reads.kv, txn, evidenceKeys.stability(host, dirOf(vrec.path)))) === UNSTABLE) return;
     if (ve.c === be.c) {
       if (await this.isShell(host, ve.c!, p.spec, p.variant, p.base)) return;
       const obs: Observation = { v: 'for', how, source: p.variant, to: p.base, hash: ve.c!, t: now };
-      await this.observe(txn, host, p.spec, obs, { p: placeOf(vrec), d: ve.c!, q: vrec.query !== undefined, s: p.variant, t: p.base }, changes);
+      const site: Support = { p: placeOf(vrec), d: ve.c!, q: hasQueryKind(p.spec, vrec), s: p.variant, t: p.base, ...valueOf(p.spec, vrec) };
+      await this.observe(txn, host, p.spec, obs, site, changes);
       // unknown ids answered with one page (a soft 404) are found where parameters are: probe the
       // host's root and the directory there, once each
       if (this.policy.probeNotFound && isParameterRule(p.spec)) {
@@ -373,6 +420,25 @@ export class RuleLearner {
       if (shown.every((s) => s.t === img || s.s === u.key)) continue;
       this.write(txn, rule, discount(rule, (s) => s.d === hash, this.limits), changes);
     }
+  }
+
+  /**
+   * A probe found the host's not-found page in `dir`: support it gave there is taken back, by its
+   * hash or, where the page echoes the request, by the shape of the documents that gave it.
+   */
+  private async discountNotFound(txn: Txn, host: string, soft: { dir: string; hash: string; shape?: string }, changes: RuleChanges): Promise<void> {
+    const shapes = new Map<string, string | undefined>();
+    if (soft.shape !== undefined) {
+      for (const rule of this.liveRulesOf(txn, host)) {
+        for (const s of rule.support ?? []) {
+          if (!s.p.startsWith(soft.dir) || shapes.has(s.s)) continue;
+          shapes.set(s.s, (await getUrl(this.reads.kv, txn, s.s))?.x);
+          if (s.t !== undefined && !shapes.has(s.t)) shapes.set(s.t, (await getUrl(this.reads.kv, txn, s.t))?.x);
+        }
+      }
+    }
+    const notFound = (k: string | undefined): boolean => k !== undefined && soft.shape !== undefined && shapes.get(k) === soft.shape;
+    await this.discountWhere(txn, host, (s) => s.p.startsWith(soft.dir) && (s.d === soft.hash || notFound(s.s) || notFound(s.t)), changes);
   }
 
   private async discountWhere(txn: Txn, host: string, drop: (s: Support) => boolean, changes: RuleChanges): Promise<void> {

@@ -182,6 +182,14 @@ function resolveCanonical(p: Lookup, look: Look): CanonicalResult | typeof NEED 
     if (v === NEED) return NEED;
     target = v === undefined ? undefined : lookupEntry(v);
   }
+  // a URL the host answered as itself is not sent by a rule to a URL it never answered: the rule
+  // holds where its evidence lies, and this URL is evidence of its own (a leaf page beside the
+  // directories a slash rule was learned from)
+  if (own?.s === 'fetched' && key !== k0 && via?.startsWith('rule:') === true && target?.s !== 'fetched') {
+    key = k0;
+    via = undefined;
+    target = own;
+  }
   const state = own !== undefined ? own.s : target !== undefined ? 'seen' : 'unknown';
   // an input in normal form is the URL of its own key
   const out: CanonicalResult = { key: k0, canonicalKey: key, canonicalUrl: key === k0 && p.normal !== undefined ? p.normal : urlFromKey(key), state };

@@ -23,6 +23,8 @@ const PROBES_PER_HOST = 5;
 interface Signature {
   readonly st: number;
   readonly c?: string;
+  /** The page's shape (`FetchRecord.shapeHash`): the same page when it echoes the request. */
+  readonly x?: string;
 }
 
 /** A probe's name: no server has it. */
@@ -103,20 +105,26 @@ export class NotFoundSignatures {
   }
 
   /** A probe's answer. Returns the soft-404 signature it found (a 2xx body), if any. */
-  async record(txn: Txn, u: LearnedUrl, status: number, hash: string | undefined): Promise<{ dir: string; hash: string } | undefined> {
+  async record(txn: Txn, u: LearnedUrl, status: number, hash: string | undefined, shape?: string): Promise<{ dir: string; hash: string; shape?: string } | undefined> {
     const dir = dirOf(u.rec.path);
-    const sig: Signature = hash === undefined ? { st: status } : { st: status, c: hash };
+    const sig: Signature = { st: status, ...(hash === undefined ? {} : { c: hash }), ...(shape === undefined ? {} : { x: shape }) };
     putEvidence(txn, evidenceKeys.notFound(hostOf(u.rec), dir), encodeJson(sig));
-    return isDocumentStatus(status) && hash !== undefined ? { dir, hash } : undefined;
+    return isDocumentStatus(status) && hash !== undefined ? { dir, hash, ...(shape === undefined ? {} : { shape }) } : undefined;
   }
 
-  /** True when `hash` is the body a probe got in a directory that holds `path`. */
-  async matches(_txn: Txn, host: string, path: string, hash: string): Promise<boolean> {
+  /**
+   * True when a body (its hash, and its shape where the crawler gave one) is the page a probe got
+   * in a directory that holds `path`: the same bytes, or the same page but for what echoes the
+   * request (page-shape.ts in the crawler).
+   */
+  async matches(_txn: Txn, host: string, path: string, hash: string, shape?: string): Promise<boolean> {
     const prefix = evidenceKeys.notFoundPrefix(host);
     for (const [k, v] of await this.entriesOf(host)) {
       if (v === '') continue;
       const dir = k.slice(prefix.length);
-      if (path.startsWith(dir) && decodeJson<Signature>(v).c === hash) return true;
+      if (!path.startsWith(dir)) continue;
+      const sig = decodeJson<Signature>(v);
+      if (sig.c === hash || (shape !== undefined && sig.x === shape && isDocumentStatus(sig.st))) return true;
     }
     return false;
   }

@@ -1,0 +1,83 @@
+/**
+ * A page's shape: a hash of its text with what echoes the request taken out. Many servers answer
+ * a URL that does not exist with one page that repeats the requested path or a request id ("Nothing
+ * found for /a/b", "Reference #18.2f…"); its content hash then differs for every URL, and a
+ * not-found signature by exact hash never matches (Bar-Yossef et al., "Sic transit gloria telae",
+ * WWW 2004, learn the signature from a probe; they note that such pages vary). The shape is that
+ * page's text with, in order:
+ *
+ * 1. the request's path, its last segments and its query values removed (raw, percent-decoded,
+ *    and with `-`/`_` read as spaces, as a slug is printed);
+ * 2. every run of digits replaced by `#` (request ids, times, counters);
+ * 3. runs of white space collapsed.
+ *
+ * Two answers with one shape are the same page but for the echo. The learner uses the shape only
+ * to tell the not-found page (engine/not-found.ts): never to call two documents equal.
+ */
+import { createHash } from 'node:crypto';
+
+/** Text kept for the shape, at most (a not-found page is small; a longer page is a document). */
+export const SHAPE_TEXT_LIMIT = 64 * 1024;
+
+function decoded(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    return s;
+  }
+}
+
+/** What of `url` a server may echo: its path, its segments (longest first), its query values. */
+function echoes(url: string): string[] {
+  let path = '';
+  let query = '';
+  try {
+    const u = new URL(url);
+    path = u.pathname;
+    query = u.search.slice(1);
+  } catch {
+    return [];
+  }
+  const out = new Set<string>();
+  const add = (s: string): void => {
+    if (s.length < 2) return;
+    out.add(s);
+    const d = decoded(s);
+    out.add(d);
+    out.add(d.replace(/[-_]+/g, ' '));
+  };
+  add(path);
+  add(path.replace(/^\/+|\/+$/g, ''));
+  for (const seg of path.split('/')) add(seg);
+  for (const field of query.split('&')) {
+    const eq = field.indexOf('=');
+    add(eq === -1 ? field : field.slice(eq + 1));
+  }
+  add(query);
+  return [...out].filter((s) => s.trim().length >= 2).sort((a, b) => b.length - a.length);
+}
+
+/** The shape of a page's `text` requested as `url` (32 hex digits). */
+export function pageShape(text: string, url: string, truncated = false): string {
+  let t = text;
+  for (const e of echoes(url)) if (t.includes(e)) t = t.split(e).join(' ');
+  t = t.replace(/[0-9]+/g, '#').replace(/\s+/g, ' ').trim();
+  return createHash('sha256').update(truncated ? `${t}\u0000…` : t).digest('hex').slice(0, 32);
+}
+
+/** Words a page brings at most (its first distinct ones). */
+const MAX_WORDS = 4096;
+
+/**
+ * The distinct words of a text: runs of letters of at least three, lower-cased, digits left out
+ * (a printed date or counter is no new text). The pattern-trap rule counts how many a page adds to
+ * what its host has shown (traps.ts).
+ */
+export function textWords(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of text.toLowerCase().matchAll(/\p{L}{3,}/gu)) {
+    out.add(m[0]);
+    if (out.size >= MAX_WORDS) break;
+  }
+  return [...out];
+}
