@@ -16,6 +16,8 @@ export interface SimCase {
   readonly behaviours: readonly string[];
   readonly pages: number;
   readonly presets: readonly PresetName[];
+  /** The tree's folder (default: drawn from the seed among the trees installed). */
+  readonly tree?: string;
   /** What failed, in words (kept with a regression). */
   readonly note?: string;
 }
@@ -39,7 +41,12 @@ export function failuresOf(run: SimRun): string[] {
 
 /** Build the site of a case, crawl it, score it. */
 export async function runCase(c: Omit<SimCase, 'note'> | (SimOptions & { presets: readonly PresetName[] })): Promise<CaseResult> {
-  const site = await startSimSite({ seed: c.seed, ...('behaviours' in c && c.behaviours !== undefined ? { behaviours: c.behaviours } : {}), ...('pages' in c && c.pages !== undefined ? { pages: c.pages } : {}) });
+  const site = await startSimSite({
+    seed: c.seed,
+    ...('behaviours' in c && c.behaviours !== undefined ? { behaviours: c.behaviours } : {}),
+    ...('pages' in c && c.pages !== undefined ? { pages: c.pages } : {}),
+    ...(c.tree === undefined ? {} : { tree: c.tree }),
+  });
   try {
     const run = await crawlSimWithUrldedup(site, c.presets);
     return { ok: failuresOf(run).length === 0, run, documents: site.documents.length, floor: site.floor };
@@ -77,7 +84,7 @@ async function main(): Promise<void> {
   const seed = Number(arg('--seed') ?? 1);
   const presets: PresetName[] = args.includes('--presets') ? ['session-ids', 'tracking'] : [];
   const site = await startSimSite({ seed, ...(arg('--behaviours') === undefined ? {} : { behaviours: arg('--behaviours')!.split(',') }), ...(arg('--pages') === undefined ? {} : { pages: Number(arg('--pages')) }) });
-  const start: SimCase = { seed, behaviours: site.behaviours, pages: site.pages, presets };
+  const start: SimCase = { seed, behaviours: site.behaviours, pages: site.pages, presets, tree: site.tree };
   await site.close();
   const first = await runCase(start);
   if (first.ok) {

@@ -189,8 +189,8 @@ export class PatternTraps {
   /** Host and text hash → URLs served with it. */
   private readonly texts = new Map<string, number>();
   private readonly words = new Set<string>();
-  /** An admitted URL → the URL of the page it was found on (until it is fetched). */
-  private readonly sources = new Map<string, string>();
+  /** An admitted URL → the page it was found on: the URL that answered, and the one requested. */
+  private readonly sources = new Map<string, readonly [string, string]>();
   private readonly trappedSet = new Set<string>();
   private readonly minFetches: number;
   private readonly minRatio: number;
@@ -217,13 +217,16 @@ export class PatternTraps {
 
   /**
    * An HTML page fetched at `url` (the URL that answered): its text's hash, the URLs it added to
-   * the frontier and its words (without them, any text not seen before counts as new). Returns
-   * the patterns this fetch made refused.
+   * the frontier and its words (without them, any text not seen before counts as new).
+   * `requested`: the frontier entry's URL, when redirects led elsewhere (what its finding page
+   * was remembered under). Returns the patterns this fetch made refused.
    */
-  observe(url: string, host: string, textHash: string, admitted: readonly string[], words?: readonly string[]): string[] {
-    const source = this.sources.get(url);
+  observe(url: string, host: string, textHash: string, admitted: readonly string[], words?: readonly string[], requested = url): string[] {
+    const source = this.sources.get(requested) ?? this.sources.get(url);
+    this.sources.delete(requested);
     this.sources.delete(url);
-    for (const a of admitted) if (this.sources.size < MAX_SOURCES) this.sources.set(a, url);
+    const here = [url, requested] as const;
+    for (const a of admitted) if (this.sources.size < MAX_SOURCES) this.sources.set(a, here);
     const textKey = `${host} ${textHash}`;
     const served = this.texts.get(textKey) ?? 0;
     if (served > 0 || this.texts.size < MAX_TEXTS) this.texts.set(textKey, served + 1);
@@ -240,10 +243,11 @@ export class PatternTraps {
       }
       newText = fresh >= NEW_WORDS || this.words.size >= MAX_WORDS;
     }
-    // a page counts for the patterns of the page it was found on (seeds and resumed entries: none)
+    // a page counts for the patterns of the page it was found on (seeds and resumed entries: none),
+    // by the URLs requested and by those that answered (a server may redirect every link)
     if (source === undefined) return [];
-    const fromPatterns = new Set(urlPatterns(source));
-    const patterns = urlPatterns(url).filter((p) => fromPatterns.has(p));
+    const fromPatterns = new Set([...urlPatterns(source[0]), ...urlPatterns(source[1])]);
+    const patterns = [...new Set([...urlPatterns(url), ...(requested === url ? [] : urlPatterns(requested))])].filter((p) => fromPatterns.has(p));
     const admittedPatterns = admitted.map((a) => new Set(urlPatterns(a)));
     const out: string[] = [];
     for (const p of patterns) {

@@ -13,7 +13,8 @@
  *    whose evidence spreads over at least two of its entries (a directory never inherits a rule
  *    from one child: the scope grows with its support);
  * 3. for a parameter rule whose values repeat, it holds for the values with the threshold of
- *    documents each (`VALUE_SHARE`);
+ *    documents each (`VALUE_SHARE`); where one path was seen with two of its values (a choice the
+ *    page offers: a sort order, a language), only at the exact paths of its evidence;
  * 4. its contradictions weigh less than its support: none was observed at or under it, or its
  *    distinct documents number at least `CONTRADICTION_WEIGHT` times the places contradicted
  *    under it, and then those places (each the path of a contradicted URL, and what lies under
@@ -143,8 +144,27 @@ export function activeScopes(support: readonly Support[], against: readonly Cont
       add(path.slice(0, i + 1), s, slash === -1 ? rest : rest.slice(0, slash));
     }
   }
+  // a parameter one page was seen with under two values is a choice that page offers (a sort
+  // order, a language): where it changes nothing (a listing of one item) it shows nothing about
+  // other pages, so such a rule holds only at the exact paths of its evidence
+  // (a session id seen twice on one page is no choice: its values do not repeat)
+  const valuesAt = new Map<string, Set<string>>();
+  const allValues = new Set<string>();
+  const allDocs = new Set<string>();
+  let twoAtOnePath = false;
+  for (const s of support) {
+    if (s.v === undefined) continue;
+    let vs = valuesAt.get(s.p);
+    if (vs === undefined) valuesAt.set(s.p, (vs = new Set()));
+    vs.add(s.v);
+    allValues.add(s.v);
+    allDocs.add(s.d);
+    if (vs.size > 1) twoAtOnePath = true;
+  }
+  const choice = twoAtOnePath && allValues.size < Math.max(threshold, Math.ceil(VALUE_SHARE * allDocs.size));
   const holding: Scope[] = [];
   for (const [at, n] of nodes) {
+    if (choice && at.charCodeAt(0) !== 0x3d) continue;
     if (n.docs.size < threshold) continue;
     if (at.charCodeAt(0) !== 0x3d && n.entries.size < 2) continue;
     const places = [...new Set(against.map((c) => (c.p === '' ? '/' : c.p)).filter((p) => covers(at, p)))].sort();

@@ -38,7 +38,7 @@ export function simulatorSeeds(from: number, to: number): void {
     for (let seed = from; seed <= to; seed++) {
       it(`seed ${seed}`, { timeout: 120_000 }, async () => {
         const site = await startSimSite({ seed, pages: 16 + (seed % 25) });
-        const start = { seed, behaviours: site.behaviours, pages: site.pages };
+        const start = { seed, behaviours: site.behaviours, pages: site.pages, tree: site.tree };
         await site.close();
         const failed: string[] = [];
         for (const presets of PRESET_RUNS) {
