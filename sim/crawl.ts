@@ -111,6 +111,8 @@ export async function crawlSimWithUrldedup(site: SimSite, presets: readonly Pres
       concurrency,
       perHost: concurrency,
       fetch: { userAgent: 'urldedup/sim' },
+      // a cap on pages per host for sweeps of older builds, whose traps may run to the budget
+      ...(process.env['URLDEDUP_SIM_MAX_PAGES'] === undefined ? {} : { traps: { maxPagesPerHost: Number(process.env['URLDEDUP_SIM_MAX_PAGES']) } }),
     });
     const store = await openStore(dir, { readOnly: true, presets: [...presets] });
     let merges: FalseMerge[];

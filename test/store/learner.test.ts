@@ -164,9 +164,19 @@ describe('only documents are evidence', () => {
   it('a shell body served under other paths is no evidence for a parameter', async () => {
     const h = new Harness(1);
     await h.fetch('http://a.example/app/other', 'SHELL');
+    await h.fetch('http://a.example/app/more', 'SHELL');
     await h.fetch('http://a.example/app/v', 'SHELL');
     await h.fetch('http://a.example/app/v?sort=name', 'SHELL');
     expect(await h.rule('a.example', { kind: 'query-parameter', name: 'sort' })).toBeUndefined();
+  });
+
+  it('a body under one other name the rules cannot say is a twin, not a shell', async () => {
+    const h = new Harness(1);
+    // a negotiated document: /doc/p and /doc/p.en answer one body
+    await h.fetch('http://a.example/doc/p.en', 'P');
+    await h.fetch('http://a.example/doc/p', 'P');
+    const r = await h.fetch('http://a.example/doc/p?sid=1', 'P');
+    expect(r.changes.activated).toEqual([ruleId('a.example', { kind: 'query-parameter', name: 'sid' })]);
   });
 
   it('support from a body later found under another path is taken back', async () => {
@@ -175,7 +185,9 @@ describe('only documents are evidence', () => {
     const first = await h.fetch('http://a.example/app/v?sort=name', 'SHELL');
     const sort = ruleId('a.example', { kind: 'query-parameter', name: 'sort' });
     expect(first.changes.activated).toEqual([sort]);
-    const later = await h.fetch('http://a.example/app/settings', 'SHELL');
+    // one other name is a twin; a second makes it a shell
+    expect((await h.fetch('http://a.example/app/settings', 'SHELL')).changes.givesBack).toEqual([]);
+    const later = await h.fetch('http://a.example/app/profile', 'SHELL');
     expect(later.changes.givesBack).toEqual([sort]);
     expect(h.rules.hasActive('a.example')).toBe(false);
   });

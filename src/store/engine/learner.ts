@@ -34,11 +34,11 @@ import {
   contradict,
   discount,
   explainRedirect,
+  hasQueryKind,
   hostOf,
   isDocumentStatus,
   isParameterRule,
   judgeRedirect,
-  hasQueryKind,
   newCandidate,
   parameterValue,
   parseRuleId,
@@ -128,6 +128,12 @@ interface Waiting {
 }
 /** Other documents with one hash read for the shell test. */
 const SHELL_SAMPLE = 16;
+/**
+ * Other paths one body must be served under, unexplained by the rule, to be a shell: a document
+ * with a second name the rule language cannot say (a negotiated `P` and `P.en`, `.htm` beside
+ * `.html`, a case variant) is a twin, not a shell, and says nothing against the rule.
+ */
+const SHELL_OTHER_PATHS = 2;
 /** Fetched documents of a host judged when a candidate appears. */
 const EXISTING_SAMPLE = 64;
 
@@ -136,6 +142,10 @@ function placeOf(rec: UriRecord): string {
   return bareParameterPath(rec.path === '' ? '/' : rec.path);
 }
 
+async function* withFirst<T>(first: T, rest: AsyncIterable<T>): AsyncIterable<T> {
+  yield first;
+  yield* rest;
+}
 
 /** What a parameter rule removes from `rec`, for the support it gives (`{}` for other rules). */
 function valueOf(spec: RuleSpec, rec: UriRecord): { v?: string } {
@@ -318,6 +328,8 @@ export class RuleLearner {
    * document; otherwise `u` failed and its preimages are looked up.
    */
   private async imageFailed(txn: Txn, u: LearnedUrl, status: number, changes: RuleChanges, now: number, document = false): Promise<void> {
+    // a server error or no answer may pass: it shows nothing about the names
+    if (!document && (status === 0 || status >= 500)) return;
     const host = hostOf(u.rec);
     for (const rule of this.liveRulesOf(txn, host)) {
       const spec = parseSpec(rule.spec);
@@ -399,17 +411,27 @@ export class RuleLearner {
    * that differ by more than the rule's component (an application shell, a soft 404) shows nothing
    * about the rule.
    */
-  private async isShell(host: string, hash: string, spec: RuleSpec, variant: string, base: string): Promise<boolean> {
+  private async isShell(host: string, hash: string, spec: RuleSpec, variant: string, base: string, fetching?: string): Promise<boolean> {
     let n = 0;
-    for await (const [k] of this.reads.kv.entries('evidence', { ...prefixRange(evidenceKeys.documentPrefix(host, hash)), limit: SHELL_SAMPLE })) {
+    const others = new Set<string>();
+    const keys = this.reads.kv.entries('evidence', { ...prefixRange(evidenceKeys.documentPrefix(host, hash)), limit: SHELL_SAMPLE });
+    // (the document being recorded is not in the database yet)
+    const all = fetching === undefined ? keys : withFirst<[string, string]>([evidenceKeys.document(host, hash, fetching), ''], keys);
+    for await (const [k] of all) {
       const w = k.slice(k.lastIndexOf(SEP) + 1);
-      if (w !== variant && w !== base && imageKey(spec, recordOfKey(w)) !== base) return true;
+      if (w !== variant && w !== base && imageKey(spec, recordOfKey(w)) !== base) {
+        others.add(bareParameterPath(recordOfKey(w).path));
+        if (others.size >= SHELL_OTHER_PATHS) return true;
+      }
       if (++n >= SHELL_SAMPLE) break;
     }
     return false;
   }
 
-  /** A document `u` with `hash`: support that this hash gave to a rule that does not map `u` alike is taken back. */
+  /**
+   * A document `u` with `hash`: support that this hash gave to a rule that does not map `u` alike
+   * is taken back, once the body is served under enough other paths to be a shell (isShell).
+   */
   private async shellAfterFetch(txn: Txn, host: string, hash: string, u: LearnedUrl, changes: RuleChanges): Promise<void> {
     for (const rule of this.liveRulesOf(txn, host)) {
       const shown = (rule.support ?? []).filter((s) => s.d === hash && s.t !== undefined);
@@ -418,6 +440,7 @@ export class RuleLearner {
       if (spec === undefined) continue;
       const img = imageKey(spec, u.rec);
       if (shown.every((s) => s.t === img || s.s === u.key)) continue;
+      if (!(await this.isShell(host, hash, spec, shown[0]!.s, shown[0]!.t!, u.key))) continue;
       this.write(txn, rule, discount(rule, (s) => s.d === hash, this.limits), changes);
     }
   }
