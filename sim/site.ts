@@ -319,6 +319,26 @@ export async function startSimSite(options: SimOptions): Promise<SimSite> {
   port = (server.address() as AddressInfo).port;
   index();
 
+  // ---- robots.txt, as a crawler reads it ---------------------------------------------------
+  const robotsOf = new Map<string, RobotsRule[]>();
+  const robotsFor = (h: string): RobotsRule[] => {
+    let r = robotsOf.get(h);
+    if (r === undefined) {
+      // RFC 9309 §2.3.1.2: a crawler follows at least five redirects for robots.txt
+      let ans = route({ host: h, path: '/robots.txt', query: undefined });
+      let at = `${origin(h)}/robots.txt`;
+      for (let hop = 0; hop < 5 && ans.kind === 'redirect'; hop++) {
+        at = new URL(ans.location, at).href;
+        const rr = requestOf(at);
+        if (rr === undefined || !hosts.has(rr.host)) break;
+        ans = route(rr);
+      }
+      r = ans.kind === 'document' ? parseRobots(ans.body()) : [];
+      robotsOf.set(h, r);
+    }
+    return r;
+  };
+
   // ---- links: each document's hrefs, some written under another name ----------------------
   let aliasLinks = 0;
   for (const d of docs.values()) {
@@ -340,7 +360,12 @@ export async function startSimSite(options: SimOptions): Promise<SimSite> {
           // a behaviour offers a name; only the server's answer says it names this document
           const abs = new URL(alt, url).href.replace(/#.*$/, '');
           const t = truth(abs);
-          if (t.kind === 'document' && t.id === to.id) {
+          // an alias never opens what robots.txt closes: a link to a disallowed page under an
+          // allowed name (a query after a `$` rule) names what the site keeps out
+          const ar = requestOf(abs);
+          const cr = requestOf(url);
+          const open = (q: ReturnType<typeof requestOf>): boolean => q !== undefined && allowed(robotsFor(q.host), q.path + (q.query === undefined ? '' : `?${q.query}`));
+          if (t.kind === 'document' && t.id === to.id && (open(cr) || !open(ar))) {
             href = alt;
             aliasLinks++;
             break;
@@ -354,24 +379,6 @@ export async function startSimSite(options: SimOptions): Promise<SimSite> {
   }
 
   // ---- ground truth: breadth first from the seed, robots.txt obeyed -----------------------
-  const robotsOf = new Map<string, RobotsRule[]>();
-  const robotsFor = (h: string): RobotsRule[] => {
-    let r = robotsOf.get(h);
-    if (r === undefined) {
-      // RFC 9309 §2.3.1.2: a crawler follows at least five redirects for robots.txt
-      let ans = route({ host: h, path: '/robots.txt', query: undefined });
-      let at = `${origin(h)}/robots.txt`;
-      for (let hop = 0; hop < 5 && ans.kind === 'redirect'; hop++) {
-        at = new URL(ans.location, at).href;
-        const rr = requestOf(at);
-        if (rr === undefined || !hosts.has(rr.host)) break;
-        ans = route(rr);
-      }
-      r = ans.kind === 'document' ? parseRobots(ans.body()) : [];
-      robotsOf.set(h, r);
-    }
-    return r;
-  };
   const seeds = [`${origin(host)}/`];
   const links = new Map<string, Truth>();
   /** URLs met as links (or seeds): where a crawler starts from, unlike a redirect's target. */
