@@ -596,7 +596,7 @@ class Crawler implements Crawl, RedirectContext {
     // recorded. These are two batches; a crash between them now leaves the page queued (fetched
     // again on resume, its links then found seen) instead of recorded as fetched with its links
     // never admitted, which no later run would repair.
-    await this.store.recordFetch(final, { status: res.status, ...(res.contentHash === undefined ? {} : { contentHash: res.contentHash }), ...(x === undefined ? {} : { shapeHash: x.shapeHash }) });
+    await this.store.recordFetch(final, { status: res.status, ...(res.contentHash === undefined ? {} : { contentHash: res.contentHash }), ...(x === undefined ? {} : { shapeHash: x.shapeHash, ...(x.wordSketch === '' ? {} : { wordSketch: x.wordSketch }) }) });
     this.log.debug({ url: final, status: res.status, requests: res.requests }, 'fetched');
     return this.emit(entry, res, x, admitted, contentLocation);
   }

@@ -23,7 +23,7 @@
  * reported. Bounded work: at most `maxOutlinks` distinct links per page (the rest are counted as
  * dropped) and `maxHrefBytes` of raw reference text kept until the end.
  */
-import { pageShape, SHAPE_TEXT_LIMIT, textWords } from './page-shape.js';
+import { pageShape, SHAPE_TEXT_LIMIT, textWords, wordSketch } from './page-shape.js';
 import { createHash, type Hash } from 'node:crypto';
 import { TextDecoder } from 'node:util';
 import { parseWhatwg, serializeWhatwg, type WhatwgUrl } from '../normalize/index.js';
@@ -88,6 +88,8 @@ export interface ExtractResult {
   readonly shapeHash: string;
   /** The distinct words of its text (page-shape.ts `textWords`): what new text a page brings. */
   readonly words: readonly string[];
+  /** A MinHash sketch of those words (page-shape.ts `wordSketch`). */
+  readonly wordSketch: string;
 }
 
 /** Link types that create hyperlinks on `link` (HTML §4.6.7, its table), `canonical` (RFC 6596), and `previous` (a common synonym of `prev`). */
@@ -327,9 +329,10 @@ export class LinkExtractor implements BodySink {
     return record === undefined ? undefined : serializeWhatwg(record);
   }
 
-  private shapeAndWords(): { shapeHash: string; words: string[] } {
+  private shapeAndWords(): { shapeHash: string; words: string[]; wordSketch: string } {
     const text = this.shapeText.join('').slice(0, SHAPE_TEXT_LIMIT);
-    return { shapeHash: pageShape(text, this.documentUrl, this.shapeLength > SHAPE_TEXT_LIMIT), words: textWords(text) };
+    const words = textWords(text);
+    return { shapeHash: pageShape(text, this.documentUrl, this.shapeLength > SHAPE_TEXT_LIMIT), words, wordSketch: wordSketch(words) };
   }
 
   private textDigest(): string {

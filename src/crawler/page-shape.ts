@@ -81,3 +81,31 @@ export function textWords(text: string): string[] {
   }
   return [...out];
 }
+
+/** Minimum hashes in a word sketch. */
+const SKETCH_HASHES = 8;
+
+/**
+ * A MinHash sketch of a page's words (Broder, "On the resemblance and containment of documents",
+ * 1997): for each of 8 hash functions, the least hash over the words, as 8 hex digits each. The
+ * share of equal positions of two sketches estimates the Jaccard similarity of their word sets.
+ * The learner uses it only to see a large difference where a per-response token keeps content
+ * hashes from ever being equal (engine/learner.ts): never to call two pages the same.
+ */
+export function wordSketch(words: readonly string[]): string {
+  if (words.length === 0) return '';
+  const mins = new Array<number>(SKETCH_HASHES).fill(0xffffffff);
+  for (const w of words) {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 0x01000193);
+    for (let k = 0; k < SKETCH_HASHES; k++) {
+      // a family of hash functions from one: mix in k (murmur3's finalizer)
+      let x = (h ^ Math.imul(k + 1, 0x9e3779b9)) >>> 0;
+      x = Math.imul(x ^ (x >>> 16), 0x85ebca6b);
+      x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);
+      x = (x ^ (x >>> 16)) >>> 0;
+      if (x < mins[k]!) mins[k] = x;
+    }
+  }
+  return mins.map((m) => m.toString(16).padStart(8, '0')).join('');
+}

@@ -168,6 +168,12 @@ export interface FetchRecord {
    * tells the host's not-found page when it repeats the requested path or a request id.
    */
   readonly shapeHash?: string;
+  /**
+   * A MinHash sketch of the page's words (the crawler's: 8 minimum hashes, 8 hex digits each):
+   * lets a large difference between two pages count where a per-response token keeps their
+   * content hashes apart on every fetch.
+   */
+  readonly wordSketch?: string;
   /** Where redirects (followed by the fetcher) ended, when not `url` itself. */
   readonly finalUrl?: string;
   /** An error code for a failed fetch (`ERR_TOO_MANY_REDIRECTS`, `ETIMEDOUT`, …). */

@@ -12,10 +12,14 @@ afterEach(async () => {
   h = undefined;
 });
 
-/** Per host: a queued http URL, an https one, then 3 permanent http→https redirects (the `https` rule becomes active and prunes the http URL), then the http form of the seen https URL. */
+/**
+ * Per host: three queued http URLs, an https one, then 3 permanent http→https redirects (the
+ * `https` rule becomes active, checks two of the queued http URLs and prunes the third), then the
+ * http form of the seen https URL.
+ */
 async function crawlHosts(url: string, from: number, to: number): Promise<void> {
   const hosts = Array.from({ length: to - from }, (_, i) => `h${from + i}.example`);
-  expect((await postJson(`${url}/v1/admit`, hosts.flatMap((host) => [`http://${host}/w`, `https://${host}/z`]))).status).toBe(200);
+  expect((await postJson(`${url}/v1/admit`, hosts.flatMap((host) => [`http://${host}/w`, `http://${host}/w2`, `http://${host}/w3`, `https://${host}/z`]))).status).toBe(200);
   const redirects = hosts.flatMap((host) => [0, 1, 2].map((i) => ({ from: `http://${host}/p${i}`, to: `https://${host}/p${i}`, status: 301 })));
   expect((await postJson(`${url}/v1/evidence`, { redirects })).status).toBe(200);
   const again = await postJson(`${url}/v1/admit`, hosts.map((host) => `http://${host}/z`));

@@ -9,6 +9,7 @@ import { RuleLearner, type LearnedUrl, type RuleChanges } from '../../src/store/
 import { LiveRules } from '../../src/store/engine/state.js';
 import { counterNames, decodeJson, decodeUrlEntry, encodeUrlEntry, evidenceKeys, type UrlEntry } from '../../src/store/keys.js';
 import { MemoryKv } from '../../src/store/memory-store.js';
+import { wordSketch } from '../../src/crawler/page-shape.js';
 import { applyRules, defaultDocuments, ruleId, type RuleRecord, type RuleSpec } from '../../src/store/rules.js';
 
 const url = (u: string): LearnedUrl => {
@@ -40,13 +41,14 @@ class Harness {
   }
 
   /** One answer for `u` fetched as itself: its entry written (as recordFetch does), then learned from. */
-  async fetch(u: string, hash?: string, status = 200): Promise<{ changes: RuleChanges; txn: Txn }> {
+  async fetch(u: string, hash?: string, status = 200, sketch?: string): Promise<{ changes: RuleChanges; txn: Txn }> {
     const txn = new Txn(0);
     const target = url(u);
     const prevText = await this.kv.get('url', target.key);
     const prev = prevText === undefined ? undefined : decodeUrlEntry(prevText);
     const entry: UrlEntry = { s: 'fetched', d: 0, t: 0, st: status };
     if (hash !== undefined) entry.c = hash;
+    if (sketch !== undefined) entry.m = sketch;
     txn.urls.set(target.key, entry);
     txn.put('url', target.key, encodeUrlEntry(entry));
     const changes = await this.learner.fromFetch(txn, target, hash, status, prev, this.now++);
@@ -255,6 +257,21 @@ describe('unstable pages say nothing', () => {
     // further pairs there give no evidence either way
     await h.fetch('http://a.example/t/index.htm', 'token-4');
     expect((await h.rule('a.example', { kind: 'default-document', name: 'index.htm' }))?.against ?? 0).toBe(0);
+  });
+
+  it('where tokens keep pages unstable, a large difference of words still contradicts; a small one says nothing', async () => {
+    const h = new Harness(2);
+    await h.kv.write([{ space: 'evidence', key: evidenceKeys.stability('a.example', '/'), value: 'unstable' }]);
+    const list = wordSketch(['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa']);
+    const token = wordSketch(['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa', 'fbd']);
+    const other = wordSketch(['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten']);
+    // the same page with a fresh token: different hashes, nearly the same words: no evidence
+    await h.fetch('http://a.example/list', 'L1', 200, list);
+    await h.fetch('http://a.example/list?sid=1', 'L2', 200, token);
+    expect(await h.rule('a.example', { kind: 'query-parameter', name: 'sid' })).toBeUndefined();
+    // another page altogether under the parameter: a contradiction, tokens or not
+    await h.fetch('http://a.example/list?view=2', 'V2', 200, other);
+    expect(await h.rule('a.example', { kind: 'query-parameter', name: 'view' })).toMatchObject({ against: 1, for: 0 });
   });
 
   it('the same content on the second fetch confirms the difference: a contradiction', async () => {

@@ -181,6 +181,7 @@ export async function recordFetch(s: EngineState, q: WriteQueue, learner: RuleLe
   const entry: UrlEntry = { ...carried(prevTarget, prev?.d ?? 0, now), s: failed ? 'failed' : 'fetched', st: response.status, ft: now };
   if (response.contentHash !== undefined) entry.c = response.contentHash;
   if (response.shapeHash !== undefined) entry.x = response.shapeHash;
+  if (response.wordSketch !== undefined) entry.m = response.wordSketch;
   if (response.error !== undefined) entry.e = response.error;
   setUrl(s, txn, target.key, prevTarget, entry, target.rec);
   txn.landed.push(target.key);

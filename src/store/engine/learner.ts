@@ -12,11 +12,14 @@
  *    contradicts the rule where the original URL lies (the original comes back through give-back);
  *    a sample of rewritten URLs is fetched as themselves and compared (the rewrite index and the
  *    `v` check, admit.ts).
- * 4. **Unstable pages say nothing.** Before content that differs counts against a rule, a page of
- *    its directory is fetched again (`awaitRecheck`): where a page's own content changed between
- *    two fetches (a CSRF token, a timestamp), content gives no evidence either way. A second
- *    fetch, not a fingerprint that ignores such tokens: a fingerprint that drops numbers or long
- *    tokens would make two listings that differ only in dates or ids look equal, a false merge.
+ * 4. **Unstable pages give no support.** Before content that differs counts against a rule, a
+ *    page of its directory is fetched again (`awaitRecheck`): where a page's own content changed
+ *    between two fetches (a CSRF token, a timestamp), equal content shows nowhere, so nothing
+ *    there supports a rule. A second fetch, not a fingerprint that ignores such tokens: one that
+ *    drops numbers or long tokens would make two listings that differ only in dates or ids look
+ *    equal, a false merge. A token does not silence the check, though: two pages whose words
+ *    differ by far more than a token does (their word sketches, `LARGE_DIFFERENCE`) contradict
+ *    the rule there too.
  *
  * Its interface: it reads the store through `LearnerReads` and the batch, writes only through the
  * `Txn`, and returns the `RuleChanges` of the call (rules that gained scopes prune the frontier,
@@ -126,6 +129,21 @@ interface Waiting {
   readonly variant: string;
   readonly other: string;
 }
+/**
+ * Below this share of equal word-sketch positions (an estimate of the Jaccard similarity of their
+ * words), two pages of a directory whose pages carry a per-response token are two documents.
+ */
+const LARGE_DIFFERENCE = 0.5;
+
+/** The share of equal positions of two word sketches (8 hex digits each); 1 when either is missing. */
+export function sketchSimilarity(a: string | undefined, b: string | undefined): number {
+  if (a === undefined || b === undefined || a.length !== b.length || a.length === 0) return 1;
+  let same = 0;
+  const n = a.length / 8;
+  for (let i = 0; i < a.length; i += 8) if (a.slice(i, i + 8) === b.slice(i, i + 8)) same++;
+  return same / n;
+}
+
 /** Other documents with one hash read for the shell test. */
 const SHELL_SAMPLE = 16;
 /**
@@ -375,7 +393,17 @@ export class RuleLearner {
     const how = p.sample === true ? 'sample' : 'content';
     if (await this.notFound.matches(txn, host, vrec.path, ve.c!, ve.x)) return;
     if (await this.notFound.matches(txn, host, recordOfKey(p.base).path, be.c!, be.x)) return;
-    if ((await getEvidence(this.reads.kv, txn, evidenceKeys.stability(host, dirOf(vrec.path)))) === UNSTABLE) return;
+    if ((await getEvidence(this.reads.kv, txn, evidenceKeys.stability(host, dirOf(vrec.path)))) === UNSTABLE) {
+      // a per-response token keeps content hashes apart on every fetch here: equal content shows
+      // nowhere, but pages whose words differ by far more than a token does are not one document
+      if (ve.c !== be.c && sketchSimilarity(ve.m, be.m) < LARGE_DIFFERENCE) {
+        const id = ruleId(host, p.spec);
+        if ((await this.ruleOf(txn, id))?.manual === true) return;
+        const obs: Observation = { v: 'against', how, source: p.variant, to: p.base, hash: ve.c!, otherHash: be.c!, t: now };
+        await this.observe(txn, host, p.spec, obs, { p: placeOf(vrec), s: p.variant }, changes);
+      }
+      return;
+    }
     if (ve.c === be.c) {
       if (await this.isShell(host, ve.c!, p.spec, p.variant, p.base)) return;
       const obs: Observation = { v: 'for', how, source: p.variant, to: p.base, hash: ve.c!, t: now };
