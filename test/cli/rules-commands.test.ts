@@ -13,13 +13,16 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-/** A store where `h.example/https` is active under /docs/ and has pruned three http URLs. */
+/**
+ * A store where `h.example/https` is active under /docs/ and has pruned three http URLs (of the
+ * five queued under /docs/, it checked two before pruning: they stay queued as themselves).
+ */
 async function storeWithRule(): Promise<string> {
   const root = mkdtempSync(join(tmpdir(), 'urldedup-rules-'));
   dirs.push(root);
   const db = join(root, 'db');
   const store = await openStore(db);
-  await store.admit(['http://h.example/docs/x', 'http://h.example/docs/y', 'http://h.example/docs/z/w', 'http://h.example/api/v']);
+  await store.admit(['http://h.example/docs/x', 'http://h.example/docs/y', 'http://h.example/docs/z/w', 'http://h.example/docs/x2', 'http://h.example/docs/y2', 'http://h.example/api/v']);
   for (const p of ['a', 'b', 'c/d']) await store.recordRedirect(`http://h.example/docs/${p}`, `https://h.example/docs/${p}`, 301);
   expect((await store.stats()).pruned['rule:h.example/https']).toBe(3);
   await store.close();

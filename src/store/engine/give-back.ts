@@ -103,7 +103,9 @@ async function sampleCandidates(s: EngineState, q: WriteQueue, host: string, id:
   const dirs = new Set(support.map((x) => dirOf(x.p === '' ? '/' : x.p)));
   const withQuery = support.some((x) => x.q === true);
   const unlike = (c: PruneCandidate): number => (dirs.has(dirOf(c.rec.path || '/')) ? 0 : 2) + (c.rec.query !== undefined && !withQuery ? 1 : 0);
-  const order = candidates.map((c, i) => ({ c, i, u: unlike(c) })).sort((a, b) => b.u - a.u || a.i - b.i);
+  // the candidates the rule rewrites now (in its domain and in a scope of it)
+  const rewritten = candidates.filter((c) => transform(s, c.rec, c.key).via === `rule:${id}`);
+  const order = rewritten.map((c, i) => ({ c, i, u: unlike(c) })).sort((a, b) => b.u - a.u || a.i - b.i);
   // one per directory first, then the next ones in that order
   const picked: PruneCandidate[] = [];
   const pickedDirs = new Set<string>();
