@@ -21,7 +21,9 @@
  * listing says nothing about `/item/*`). Per pattern the crawl counts those HTML pages fetched
  * and how many of them brought something new: new text (at least `NEW_WORDS` words the host had
  * not shown, digits left out: a page that prints its own date or a token brings none) or a new
- * URL outside the pattern. A page whose text is that of a page already fetched (a duplicate under
+ * URL outside the pattern. New words are asked of the patterns of one parameter's value
+ * (`/cal?m=*`), where calendars and filters live; under a path pattern (`/p*`, `/a/**`) a text
+ * not seen before is new, since a site's numbered pages may differ in their numbers alone. A page whose text is that of a page already fetched (a duplicate under
  * another URL) counts only once that text has been served under `SERVED_MANY` URLs (one page for
  * every path): a duplicate of a known document is evidence for the learner (an alias, a rule),
  * not for a trap, and a subtree full of such duplicates is no endless space. Once `patternMinFetches` counted pages of one pattern
@@ -258,7 +260,11 @@ export class PatternTraps {
         this.counts.set(p, c);
       }
       c.fetched++;
-      if (newText || admittedPatterns.some((s) => !s.has(p))) c.fresh++;
+      // new: a new URL outside the pattern, or new text: for a pattern of one parameter's value
+      // (`/cal?m=*`, where calendars and filters live) new words, for a path pattern a text not
+      // seen before (numbered pages of a site may differ in their numbers alone)
+      const isValuePattern = p.indexOf('?') !== -1 && (p.endsWith('=*') || p.includes('=*&'));
+      if ((isValuePattern ? newText : served === 0) || admittedPatterns.some((s) => !s.has(p))) c.fresh++;
       if (!this.trappedSet.has(p) && c.fetched >= this.minFetches && c.fresh < this.minRatio * c.fetched) {
         this.trappedSet.add(p);
         out.push(p);
