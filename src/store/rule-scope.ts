@@ -23,8 +23,9 @@
  * The scopes of a rule are the maximal nodes that hold it. A contradiction excepts the smallest
  * place that holds it (its path) from a scope whose support outweighs it, and removes the scopes
  * whose support does not (the rule is narrowed); a rule with no scope left after a contradiction
- * is withdrawn. One wrong rewrite among many right ones costs the rule that path, not the host. A scope also records whether any of its evidence had a query: a rule
- * seen only on query-less URLs (`/dir` → `/dir/`) is not applied to `/login?next=…`.
+ * is withdrawn. One wrong rewrite among many right ones costs the rule that path, not the host.
+ * A scope also records whether any of its evidence had a query: a rule seen only on query-less
+ * URLs (`/dir` → `/dir/`) is not applied to `/login?next=…`.
  */
 
 /** One supporting observation, as kept in a rule's record. */
