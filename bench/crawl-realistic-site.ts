@@ -15,7 +15,7 @@ import { normalize, parseUriReference, recompose, type PresetName } from '../src
 import { openStore, type CanonicalResult, type SeenStore } from '../src/store/index.js';
 import { apply, applies, hostOf, parseRuleId } from '../src/store/rules.js';
 import { crawlWithUrldedup, crawlWithWget, type ClientRun } from './crawl-real-site.js';
-import { startRealisticSite, type RealisticSite, type Truth } from './realistic-site.js';
+import { startRealisticSite, type RealisticSite } from './realistic-site.js';
 
 /** One document's URL that urldedup treated as a URL of something else. */
 export interface FalseMerge {
@@ -40,10 +40,20 @@ export interface RealisticRun extends ClientRun {
   readonly missedOther: readonly string[];
 }
 
-const describe = (t: Truth): string => (t.kind === 'document' ? t.id : `(${t.why})`);
+/** What a URL names, as a site with a ground truth says: a document's id, or why it names none. */
+type TruthLike = { readonly kind: 'document'; readonly id: string } | { readonly kind: 'none'; readonly why: string };
+
+/** A site with a ground truth: this realistic site, or a simulated one (sim/site.ts). */
+export interface TruthSite {
+  /** Every link URL met from the seeds, with its truth. */
+  readonly links: ReadonlyMap<string, TruthLike>;
+  truth(url: string): TruthLike;
+}
+
+const describe = (t: TruthLike): string => (t.kind === 'document' ? t.id : `(${t.why})`);
 
 /** Ask the store after a crawl where it puts every link URL of the site, and compare with the truth. */
-export async function findFalseMerges(site: RealisticSite, store: string | SeenStore): Promise<FalseMerge[]> {
+export async function findFalseMerges(site: TruthSite, store: string | SeenStore): Promise<FalseMerge[]> {
   const urls = [...site.links].filter(([, t]) => t.kind === 'document').map(([u]) => u);
   const db = typeof store === 'string' ? await openStore(store, { readOnly: true }) : store;
   const out: FalseMerge[] = [];

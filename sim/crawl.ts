@@ -15,19 +15,11 @@ import { join } from 'node:path';
 import { runCrawl } from '../src/crawler/crawl.js';
 import type { CrawlReport } from '../src/crawler/report.js';
 import type { PresetName } from '../src/normalize/index.js';
-import { openStore, type CanonicalResult, type SeenStore } from '../src/store/index.js';
-import type { SimSite, Truth } from './site.js';
+import { openStore, type SeenStore } from '../src/store/index.js';
+import { findFalseMerges, type FalseMerge } from '../bench/crawl-realistic-site.js';
+import type { SimSite } from './site.js';
 
-export interface FalseMerge {
-  /** The document the URL names. */
-  readonly document: string;
-  readonly url: string;
-  readonly canonical: string;
-  /** What the canonical URL names. */
-  readonly onto: string;
-  /** The preset, rule or alias that mapped it. */
-  readonly via: string;
-}
+export type { FalseMerge };
 
 export interface SimRun {
   readonly client: string;
@@ -46,27 +38,9 @@ export interface SimRun {
   readonly report?: CrawlReport;
 }
 
-const describe = (t: Truth): string => (t.kind === 'document' ? t.id : `(${t.why})`);
-
-/** Where the store puts every document's link URL, against the truth. */
+/** Where the store puts every document's link URL, against the truth (the port left out of `via`). */
 export async function falseMerges(site: SimSite, store: SeenStore): Promise<FalseMerge[]> {
-  const urls = [...site.links].filter(([, t]) => t.kind === 'document').map(([u]) => u);
-  const out: FalseMerge[] = [];
-  for (let i = 0; i < urls.length; i += 500) {
-    const chunk = urls.slice(i, i + 500);
-    const results = await store.canonicalMany(chunk);
-    results.forEach((r, j) => {
-      if (!('canonicalKey' in r)) return;
-      const c = r as CanonicalResult;
-      if (c.canonicalKey === c.key) return;
-      const url = chunk[j]!;
-      const own = site.links.get(url)!;
-      const onto = site.truth(c.canonicalUrl);
-      if (onto.kind === 'document' && own.kind === 'document' && onto.id === own.id) return;
-      out.push({ document: describe(own), url, canonical: c.canonicalUrl, onto: describe(onto), via: (c.via ?? '(unknown)').replace(/:\d+\//, ':PORT/') });
-    });
-  }
-  return out;
+  return (await findFalseMerges(site, store)).map((m) => ({ ...m, via: m.via.replace(/:\d+\//, ':PORT/') }));
 }
 
 function score(site: SimSite, client: string, from: number, seconds: number, merges: readonly FalseMerge[], report?: CrawlReport): SimRun {
