@@ -262,7 +262,8 @@ export function applies(spec: RuleSpec, rec: UriRecord): boolean {
     case 'path-prefix':
       // the paths under the prefix, not the prefix's own page: `/old/` may be an archive page of
       // its own while `/old/x` moved to `/x`
-      return rec.path.length > spec.from.length && rec.path.startsWith(spec.from);
+      // (its own page with segment parameters, `/old/;jsessionid=1`, is still its own page)
+      return rec.path.startsWith(spec.from) && bareParameterPath(rec.path).length > spec.from.length;
     case 'query-parameter': {
       const names = queryNames(rec.query);
       return parameterNames(spec).every((n) => names.includes(n));

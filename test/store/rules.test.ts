@@ -118,6 +118,14 @@ describe('applying rules', () => {
     expect(c.record.host).toBe('a.example');
   });
 
+  it('a prefix rule applies under its prefix, never to the prefix\'s own page, with or without segment parameters', () => {
+    const spec = parseSpec('path-prefix:/old/>/')!;
+    expect(applies(spec, parseUri('http://a.example/old/x'))).toBe(true);
+    expect(applies(spec, parseUri('http://a.example/old/'))).toBe(false);
+    expect(applies(spec, parseUri('http://a.example/old/;jsessionid=1'))).toBe(false);
+    expect(applies(spec, parseUri('http://a.example/old/x;jsessionid=1'))).toBe(true);
+  });
+
   it('round-trips specs and rule ids', () => {
     for (const text of ['https', 'www-add', 'slash-remove', 'default-document:index.php', 'path-prefix:/old/>/', 'query-parameter:utm=x', 'path-parameter:jsessionid']) {
       expect(formatSpec(parseSpec(text)!)).toBe(text);
