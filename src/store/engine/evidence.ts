@@ -49,6 +49,9 @@ export async function recordRedirect(s: EngineState, q: WriteQueue, learner: Rul
     return;
   }
   const suspended = s.o.presets.length > 0 && t.key !== f.key ? suspendContradictedPresets(s, txn, f, t, status, now) : [];
+  // a learned rule the redirect refuses: it maps the target back onto its source
+  const back = s.o.learnRules && t.key !== f.key ? transform(s, t.rec, t.key) : undefined;
+  const refused = back?.via?.startsWith('rule:') === true && back.key === f.key ? await learner.rewriteRefused(txn, back.via.slice(5), f, t, status, now) : undefined;
   // a fleet partition queues only its own host's URLs: the fleet hands the target to its host
   const here = !outsidePartition(s.o.partition, hostOf(t.rec));
   if (t.key !== f.key && s.o.enqueueRedirectTargets && here && inScope(s, t.rec, depth)) {
@@ -70,6 +73,7 @@ export async function recordRedirect(s: EngineState, q: WriteQueue, learner: Rul
   await q.commit(txn);
   // what the suspended presets pruned on this host comes back (elsewhere it stays pruned)
   for (const name of suspended) await restoreReason(s, q, `preset:${name}`, undefined);
+  if (refused !== undefined) await afterRuleChanges(s, q, refused);
   await afterRuleChanges(s, q, changes);
 }
 

@@ -299,6 +299,21 @@ export class RuleLearner {
     return changes;
   }
 
+  /**
+   * The host redirected `from` to `to`, the very URL a live rule maps back onto `from` (`/a` →
+   * 302 → `/a;jsessionid=…` under `path-parameter:jsessionid`): the server refuses the rule's
+   * rewrite there, a contradiction at `to`, whatever the status (else the target would be taken
+   * for its source, a loop, and never fetched). Other rules are judged so already, by the redirect
+   * that maps the other way (`judgeRedirect`); parameter rules are judged on content alone.
+   */
+  async rewriteRefused(txn: Txn, id: string, from: LearnedUrl, to: LearnedUrl, status: number, now: number): Promise<RuleChanges> {
+    const changes = noRuleChanges();
+    const parsed = parseRuleId(id);
+    if (parsed === undefined || !isParameterRule(parsed.spec)) return changes;
+    await this.observe(txn, parsed.host, parsed.spec, { v: 'against', how: 'redirect', source: to.key, to: from.key, status, t: now }, { p: placeOf(to.rec), s: to.key }, changes);
+    return changes;
+  }
+
   // ---- fetches ---------------------------------------------------------------------------------
 
   /**
