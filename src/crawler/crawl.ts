@@ -447,8 +447,10 @@ class Crawler implements Crawl, RedirectContext {
   }
 
   private async process(entry: FrontierEntry): Promise<void> {
-    // a task following a redirect chain holds it, or recorded it after the store handed it out
-    if (this.claimed.has(entry.key) || this.followed.has(entry.key)) return;
+    // a task following a redirect chain holds it, or recorded it after the store handed it out;
+    // a URL the store queued again since (a recheck, a sampled rewrite, a give-back) is fetched
+    if (this.claimed.has(entry.key)) return;
+    if (this.followed.has(entry.key) && (await this.store.canonical(entry.url)).state !== 'queued') return;
     if (this.stopping) return void this.unstarted.push(entry.url);
     this.claimed.add(entry.key);
     try {
@@ -596,7 +598,7 @@ class Crawler implements Crawl, RedirectContext {
     // recorded. These are two batches; a crash between them now leaves the page queued (fetched
     // again on resume, its links then found seen) instead of recorded as fetched with its links
     // never admitted, which no later run would repair.
-    await this.store.recordFetch(final, { status: res.status, ...(res.contentHash === undefined ? {} : { contentHash: res.contentHash }), ...(x === undefined ? {} : { shapeHash: x.shapeHash, ...(x.wordSketch === '' ? {} : { wordSketch: x.wordSketch }) }) });
+    await this.store.recordFetch(final, { status: res.status, ...(res.contentHash === undefined ? {} : { contentHash: res.contentHash }), ...(x === undefined ? {} : { shapeHash: x.shapeHash, stableHash: x.stableHash, ...(x.wordSketch === '' ? {} : { wordSketch: x.wordSketch }) }) });
     this.log.debug({ url: final, status: res.status, requests: res.requests }, 'fetched');
     return this.emit(entry, res, x, admitted, contentLocation);
   }

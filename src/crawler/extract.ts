@@ -23,7 +23,7 @@
  * reported. Bounded work: at most `maxOutlinks` distinct links per page (the rest are counted as
  * dropped) and `maxHrefBytes` of raw reference text kept until the end.
  */
-import { pageShape, SHAPE_TEXT_LIMIT, textWords, wordSketch } from './page-shape.js';
+import { pageShape, SHAPE_TEXT_LIMIT, stableTextHash, textWords, wordSketch } from './page-shape.js';
 import { createHash, type Hash } from 'node:crypto';
 import { TextDecoder } from 'node:util';
 import { parseWhatwg, serializeWhatwg, type WhatwgUrl } from '../normalize/index.js';
@@ -90,6 +90,8 @@ export interface ExtractResult {
   readonly words: readonly string[];
   /** A MinHash sketch of those words (page-shape.ts `wordSketch`). */
   readonly wordSketch: string;
+  /** Its text with runs of digits read as one (page-shape.ts `stableTextHash`). */
+  readonly stableHash: string;
 }
 
 /** Link types that create hyperlinks on `link` (HTML §4.6.7, its table), `canonical` (RFC 6596), and `previous` (a common synonym of `prev`). */
@@ -329,10 +331,11 @@ export class LinkExtractor implements BodySink {
     return record === undefined ? undefined : serializeWhatwg(record);
   }
 
-  private shapeAndWords(): { shapeHash: string; words: string[]; wordSketch: string } {
+  private shapeAndWords(): { shapeHash: string; words: string[]; wordSketch: string; stableHash: string } {
     const text = this.shapeText.join('').slice(0, SHAPE_TEXT_LIMIT);
     const words = textWords(text);
-    return { shapeHash: pageShape(text, this.documentUrl, this.shapeLength > SHAPE_TEXT_LIMIT), words, wordSketch: wordSketch(words) };
+    const truncated = this.shapeLength > SHAPE_TEXT_LIMIT;
+    return { shapeHash: pageShape(text, this.documentUrl, truncated), words, wordSketch: wordSketch(words), stableHash: stableTextHash(text, truncated) };
   }
 
   private textDigest(): string {

@@ -65,6 +65,18 @@ export function pageShape(text: string, url: string, truncated = false): string 
   return createHash('sha256').update(truncated ? `${t}\u0000…` : t).digest('hex').slice(0, 32);
 }
 
+/**
+ * The hash of a page's text with every run of digits read as one (`#`) and white space collapsed
+ * (16 hex digits): a page template that prints a fresh time or counter on every response keeps
+ * it, and markup (a hidden CSRF field, a script nonce) is not text. The learner compares it only
+ * where a URL fetched twice gave two content hashes and one stable hash (engine/learner.ts): there
+ * it is what stays the same between two fetches.
+ */
+export function stableTextHash(text: string, truncated = false): string {
+  const t = text.replace(/[0-9]+/g, '#').replace(/\s+/g, ' ').trim();
+  return createHash('sha256').update(truncated ? `${t}\u0000…` : t).digest('hex').slice(0, 16);
+}
+
 /** Words a page brings at most (its first distinct ones). */
 const MAX_WORDS = 4096;
 

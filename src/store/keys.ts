@@ -75,6 +75,8 @@ export interface UrlEntry {
   x?: string;
   /** Word sketch given with the last fetch (`FetchRecord.wordSketch`). */
   m?: string;
+  /** Stable-text hash given with the last fetch (`FetchRecord.stableHash`). */
+  y?: string;
   /** Last fetch, ms since the epoch. */
   ft?: number;
   /** Failed: the error code given with the fetch. */
@@ -150,6 +152,7 @@ export function encodeUrlEntry(e: UrlEntry): string {
   if (e.c !== undefined) out += ' c' + encodeURIComponent(e.c);
   if (e.x !== undefined) out += ' x' + encodeURIComponent(e.x);
   if (e.m !== undefined) out += ' m' + encodeURIComponent(e.m);
+  if (e.y !== undefined) out += ' y' + encodeURIComponent(e.y);
   if (e.e !== undefined) out += ' e' + encodeURIComponent(e.e);
   if (e.k !== undefined) out += ' K' + e.k;
   if (e.u === true) out += ' u';
@@ -177,6 +180,7 @@ export function decodeUrlEntry(text: string): UrlEntry {
       case 0x63 /* c */: e.c = decodeURIComponent(v); break;
       case 0x78 /* x */: e.x = decodeURIComponent(v); break;
       case 0x6d /* m */: e.m = decodeURIComponent(v); break;
+      case 0x79 /* y */: e.y = decodeURIComponent(v); break;
       case 0x65 /* e */: e.e = decodeURIComponent(v); break;
       case 0x4b /* K */: if (v === 'p' || v === 'r' || v === 'v') e.k = v; break;
       case 0x75 /* u */: e.u = true; break;

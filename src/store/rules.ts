@@ -17,6 +17,11 @@
  * | `path-prefix:<from>><to>`     | `/old/x` → `/x`                 | paths starting with `<from>` (segment boundary)  |
  * | `query-parameter:<name>`      | `?sid=1&a=2` → `?a=2`           | queries with a field named `<name>`              |
  * | `path-parameter:<name>`       | `/a;jsessionid=1` → `/a`        | paths with a `;<name>` parameter in a segment    |
+ * | `suffix:<from>><to>`          | `/a.htm` → `/a.html`            | last segments ending in `<from>` after a stem    |
+ * | `case-insensitive`            | `/Docs/A.html` → `/docs/a.html` | paths with an upper-case letter, no `;params`    |
+ *
+ * A `suffix` rule names one pair (path-variants.ts): `.htm>.html`, `.html>` (extension-less names),
+ * `.en>` (a negotiated variant onto its generic name), never a family of suffixes.
  *
  * A `query-parameter` rule may name a group (`query-parameter:utm_campaign&utm_medium`): names
  * that travel together are removed together, and only from a query that holds all of them.
@@ -37,6 +42,7 @@
  */
 import { recompose, type UriRecord } from '../normalize/index.js';
 import { bareParameterPath, fieldName, parameterValues, pathParameterNames, queryFields, removePathParameters, removeQueryFields } from './parameter-difference.js';
+import { applySuffix, caseApplies, foldCase, isSuffixPair, suffixApplies, suffixPair } from './path-variants.js';
 import { activeScopes, inScope, type ContradictionSite, type Scope, type Support } from './rule-scope.js';
 
 export type RuleSpec =
@@ -49,7 +55,9 @@ export type RuleSpec =
   | { readonly kind: 'path-prefix'; readonly from: string; readonly to: string }
   | { readonly kind: 'query-parameter'; readonly name: string }
   /** RFC 3986 §3.3: a segment's parameters follow ";" (`/a;jsessionid=1`), as servlet containers write session ids. */
-  | { readonly kind: 'path-parameter'; readonly name: string };
+  | { readonly kind: 'path-parameter'; readonly name: string }
+  | { readonly kind: 'suffix'; readonly from: string; readonly to: string }
+  | { readonly kind: 'case-insensitive' };
 
 export type RuleKind = RuleSpec['kind'];
 export type RuleComponent = 'scheme' | 'host' | 'path' | 'query';
@@ -125,7 +133,8 @@ export function formatSpec(spec: RuleSpec): string {
     case 'path-parameter':
       return `${spec.kind}:${spec.name}`;
     case 'path-prefix':
-      return `path-prefix:${spec.from}>${spec.to}`;
+    case 'suffix':
+      return `${spec.kind}:${spec.from}>${spec.to}`;
     default:
       return spec.kind;
   }
@@ -141,6 +150,7 @@ export function parseSpec(text: string): RuleSpec | undefined {
     case 'www-remove':
     case 'slash-add':
     case 'slash-remove':
+    case 'case-insensitive':
       return colon === -1 ? { kind } : undefined;
     case 'default-document':
     case 'query-parameter':
@@ -150,6 +160,12 @@ export function parseSpec(text: string): RuleSpec | undefined {
       // a normal-form path holds no raw ">" (it is percent-encoded), so the first ">" splits
       const gt = arg.indexOf('>');
       return gt === -1 ? undefined : { kind, from: arg.slice(0, gt), to: arg.slice(gt + 1) };
+    }
+    case 'suffix': {
+      const gt = arg.indexOf('>');
+      const from = arg.slice(0, gt);
+      const to = arg.slice(gt + 1);
+      return gt === -1 || !isSuffixPair(from, to) ? undefined : { kind, from, to };
     }
     default:
       return undefined;
@@ -188,11 +204,13 @@ const APPLY_ORDER: Readonly<Record<RuleKind, number>> = {
   'www-add': 1,
   'www-remove': 1,
   'path-parameter': 2,
+  'case-insensitive': 2,
   'default-document': 2,
-  'slash-remove': 3,
-  'slash-add': 4,
-  'path-prefix': 5,
-  'query-parameter': 6,
+  suffix: 3,
+  'slash-remove': 4,
+  'slash-add': 5,
+  'path-prefix': 6,
+  'query-parameter': 7,
 };
 
 export function compareForApply(a: RuleSpec, b: RuleSpec): number {
@@ -272,6 +290,12 @@ export function applies(spec: RuleSpec, rec: UriRecord): boolean {
       const names = pathParameterNames(rec.path);
       return parameterNames(spec).every((n) => names.includes(n));
     }
+    case 'suffix':
+      // a default document (`/a/index.html`) names its directory's page (Apache DirectoryIndex,
+      // nginx `index`), not a file beside the others: its suffix is not the file's to change
+      return suffixApplies(spec, rec.path) && !defaultDocuments.includes(lastSegment(rec.path));
+    case 'case-insensitive':
+      return caseApplies(rec.path);
   }
 }
 
@@ -296,6 +320,10 @@ export function apply(spec: RuleSpec, rec: UriRecord): UriRecord {
       return { ...rec, query: removeQueryFields(rec.query, new Set(parameterNames(spec))) };
     case 'path-parameter':
       return { ...rec, path: removePathParameters(rec.path, new Set(parameterNames(spec))) };
+    case 'suffix':
+      return { ...rec, path: applySuffix(spec, rec.path) };
+    case 'case-insensitive':
+      return { ...rec, path: foldCase(rec.path) };
   }
 }
 
@@ -324,6 +352,13 @@ function pathTransforms(p: string, q: string, documents: readonly string[]): Rul
     return last !== '' && last.indexOf('.') === -1 ? [{ kind: 'slash-add' }] : undefined;
   }
   if (p === q + '/') return q === '' ? undefined : [{ kind: 'slash-remove' }];
+  // a suffix (`/a.htm` → `/a.html`, `/a` → `/a.html`) or the case of letters (`/A` → `/a`)
+  const pair = suffixPair(p, q);
+  if (pair !== undefined) {
+    const from = p.endsWith(pair.from) && p.slice(0, p.length - pair.from.length) + pair.to === q ? pair : { from: pair.to, to: pair.from };
+    if (suffixApplies(from, p)) return [{ kind: 'suffix', ...from }];
+  }
+  if (q !== p && foldCase(p) === q) return [{ kind: 'case-insensitive' }];
   for (const name of documents) {
     if (!p.endsWith('/' + name)) continue;
     const dir = p.slice(0, p.length - name.length);

@@ -174,6 +174,12 @@ export interface FetchRecord {
    * content hashes apart on every fetch.
    */
   readonly wordSketch?: string;
+  /**
+   * A hash of the page's text, markup left out and every run of digits read as one (the
+   * crawler's): where a page template prints a fresh token on every response (a CSRF field, a
+   * "generated at" time), what stays the same between two fetches of one URL.
+   */
+  readonly stableHash?: string;
   /** Where redirects (followed by the fetcher) ended, when not `url` itself. */
   readonly finalUrl?: string;
   /** An error code for a failed fetch (`ERR_TOO_MANY_REDIRECTS`, `ETIMEDOUT`, …). */

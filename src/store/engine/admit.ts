@@ -311,6 +311,13 @@ function decide(s: EngineState, txn: Txn, urls: readonly string[], items: Items,
     const mj = items.mapped!.get(j)!;
     const via = mj.via!;
     let admitted = false;
+    if (via.startsWith('rule:') && !isPresent(k0, items.identityPresence[j]!) && !txn.creates(k0) && answeredNoDocument(s, key, items.canonicalW1[j]!)) {
+      // the rule's rewrite already answered no document (a 404, an error, a loop): the URL is queued as
+      // itself, and its fetch, a document beside a failed image, contradicts the rule there
+      queueNew(txn, k0, items.hostPort[j]!, depth, now, src, items.identityW1[j]!, items.identityW2[j]!, items.keyHead[j]!, items.keyRest[j]!, deliver);
+      results[i] = { url, key: k0, identityKey: k0, admitted: true, reason: 'new' };
+      continue;
+    }
     if (!isPresent(key, items.canonicalPresence[j]!) && !txn.creates(key)) {
       // a URL known as itself (fetched or queued before the rule) is seen: its rewrite is not
       // queued (a path fetched as a file is not sent to its directory form)
@@ -337,6 +344,16 @@ function decide(s: EngineState, txn: Txn, urls: readonly string[], items: Items,
     const r = results[dup[q + 1]!]!;
     results[i] = { url: urls[i]!, key: r.key, identityKey: r.identityKey, admitted: false, reason: 'duplicate-in-batch' };
   }
+}
+
+/**
+ * True when the cache knows `key` fetched with no document (summary `F`), failed, or redirected
+ * though no alias leads on from it (the canonical key is never an alias source): a temporary
+ * redirect or a loop, no document of its own.
+ */
+function answeredNoDocument(s: EngineState, key: string, h1: number): boolean {
+  const v = s.cache.get(key, h1);
+  return v === 'F' || v === 'x' || v === 'r';
 }
 
 /** The first URLs each rule rewrites that are fetched as themselves too. */

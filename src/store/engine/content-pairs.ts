@@ -9,9 +9,13 @@
  * 3. Parameters: the other documents fetched under the same path (path-documents.ts), where one
  *    is the other with a set of parameters added (parameter-difference.ts); the set is the rule
  *    (a group of tracking tags is one rule).
+ * 4. Path variants (path-variants.ts): the documents fetched under a name that differs only in the
+ *    last segment's suffix (`.htm`/`.html`, `/a`/`/a.html`, `P`/`P.en`: a `suffix` rule in its
+ *    canonical direction) or only in the case of letters (`case-insensitive`).
  */
 import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
 import { bareParameterPath, parameterDifference } from '../parameter-difference.js';
+import { foldCase, suffixPair } from '../path-variants.js';
 import { applies, apply, hostOf, parameterSpec, parseSpec, type RuleRecord, type RuleSpec } from '../rules.js';
 import type { LearnedUrl } from './learner.js';
 import type { PathDocuments } from './path-documents.js';
@@ -55,6 +59,9 @@ export function preimages(spec: RuleSpec, rec: UriRecord): UriRecord[] {
     case 'path-prefix':
       if (rec.path.startsWith(spec.to)) pre = { ...rec, path: spec.from + rec.path.slice(spec.to.length) };
       break;
+    case 'suffix':
+      if (rec.path.endsWith(spec.to)) pre = { ...rec, path: rec.path.slice(0, rec.path.length - spec.to.length) + spec.from };
+      break;
     default:
       return []; // parameters: found through the documents of the path (below)
   }
@@ -63,7 +70,10 @@ export function preimages(spec: RuleSpec, rec: UriRecord): UriRecord[] {
   return keyFromRecord(back) === keyFromRecord(rec) ? [pre] : [];
 }
 
-export async function contentPairs(fetched: Pick<PathDocuments, 'documents'>, u: LearnedUrl, rules: readonly RuleRecord[], documents: readonly string[]): Promise<ContentPair[]> {
+/** Documents of other names read for path-variant pairs. */
+const VARIANT_SAMPLE = 8;
+
+export async function contentPairs(fetched: Pick<PathDocuments, 'documents' | 'variants'>, u: LearnedUrl, rules: readonly RuleRecord[], documents: readonly string[]): Promise<ContentPair[]> {
   const out: ContentPair[] = [];
   // 1. the live rules of the host, both ways
   for (const rule of rules) {
@@ -93,6 +103,24 @@ export async function contentPairs(fetched: Pick<PathDocuments, 'documents'>, u:
     const back = parameterDifference(wrec, u.rec);
     if (back !== undefined) out.push({ variant: w, base: u.key, spec: parameterSpec(back.place === 'query' ? 'query-parameter' : 'path-parameter', back.names) });
     if (++n >= SAME_PATH_SAMPLE) break;
+  }
+  // 4. path variants: a suffix or the case of letters
+  if (bareParameterPath(path) === path) {
+    for (const [other, w] of await fetched.variants(host, path, VARIANT_SAMPLE)) {
+      const wrec = recordOfKey(w);
+      if (wrec.query !== u.rec.query || hostOf(wrec) !== host || wrec.scheme !== u.rec.scheme) continue;
+      const pair = suffixPair(path, other);
+      if (pair !== undefined) {
+        const spec: RuleSpec = { kind: 'suffix', ...pair };
+        if (path.endsWith(pair.from) && other === path.slice(0, path.length - pair.from.length) + pair.to) out.push({ variant: u.key, base: w, spec });
+        else out.push({ variant: w, base: u.key, spec });
+      } else if (foldCase(path) === foldCase(other) && (foldCase(path) === path || foldCase(path) === other)) {
+        // one of them is the folded name: the rule maps the other onto it
+        const spec: RuleSpec = { kind: 'case-insensitive' };
+        if (foldCase(path) === other) out.push({ variant: u.key, base: w, spec });
+        else out.push({ variant: w, base: u.key, spec });
+      }
+    }
   }
   return out;
 }

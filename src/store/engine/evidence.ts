@@ -155,6 +155,7 @@ async function queueChecks(s: EngineState, txn: Txn, checks: readonly CheckReque
     } else if (prev?.s === 'fetched') {
       const again: UrlEntry = { ...carried(prev, prev.d, now), s: 'queued', k: 'r' };
       if (prev.c !== undefined) again.c = prev.c;
+      if (prev.y !== undefined) again.y = prev.y;
       if (prev.st !== undefined) again.st = prev.st;
       setUrl(s, txn, c.key, prev, again, c.rec);
     }
@@ -186,12 +187,13 @@ export async function recordFetch(s: EngineState, q: WriteQueue, learner: RuleLe
   if (response.contentHash !== undefined) entry.c = response.contentHash;
   if (response.shapeHash !== undefined) entry.x = response.shapeHash;
   if (response.wordSketch !== undefined) entry.m = response.wordSketch;
+  if (response.stableHash !== undefined) entry.y = response.stableHash;
   if (response.error !== undefined) entry.e = response.error;
   setUrl(s, txn, target.key, prevTarget, entry, target.rec);
   txn.landed.push(target.key);
   // every answer is evidence for the learner: a document, or a failed rewrite
   const status = failed && response.status < 500 ? 0 : response.status;
-  const changes = s.o.learnRules ? await learner.fromFetch(txn, target, response.contentHash, status, prevTarget, now, response.shapeHash) : noRuleChanges();
+  const changes = s.o.learnRules ? await learner.fromFetch(txn, target, response.contentHash, status, prevTarget, now, response.shapeHash, response.stableHash) : noRuleChanges();
   await queueChecks(s, txn, changes.checks, entry.d, now);
   await q.commit(txn);
   await afterRuleChanges(s, q, changes);

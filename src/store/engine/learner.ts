@@ -30,6 +30,7 @@ import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, t
 import { outsidePartition } from '../host-tag.js';
 import type { Kv } from '../kv.js';
 import { bareParameterPath } from '../parameter-difference.js';
+import { foldCase, stemOf } from '../path-variants.js';
 import { dirOf, type ContradictionSite, type Support } from '../rule-scope.js';
 import {
   applies,
@@ -118,6 +119,8 @@ export function noRuleChanges(): RuleChanges {
 /** A directory's stability (`evidenceKeys.stability`): learned by fetching one of its pages again. */
 const STABLE = 'stable';
 const UNSTABLE = 'unstable';
+/** Pages whose bytes change between fetches but whose stable hash (`FetchRecord.stableHash`) does not. */
+const TEXT_STABLE = 'text';
 /** Followed by the key being fetched again. */
 const PENDING = 'pending ';
 /** Comparisons kept waiting on one recheck at most. */
@@ -296,6 +299,9 @@ export class RuleLearner {
       }
     }
     if (explained === undefined) await this.rewriteFailed(txn, from, status, undefined, changes, now);
+    // `from` answered (with a redirect): its image under a live rule that answered no document
+    // names something else
+    if (!loop) await this.imageFailed(txn, from, status, changes, now, true);
     return changes;
   }
 
@@ -320,17 +326,20 @@ export class RuleLearner {
    * The answer for `u` fetched as itself (`prev`: its entry before this fetch, which says whether
    * it was a probe, a recheck or a sampled rewrite).
    */
-  async fromFetch(txn: Txn, u: LearnedUrl, hash: string | undefined, status: number, prev: UrlEntry | undefined, now: number, shape?: string): Promise<RuleChanges> {
+  async fromFetch(txn: Txn, u: LearnedUrl, hash: string | undefined, status: number, prev: UrlEntry | undefined, now: number, shape?: string, stable?: string): Promise<RuleChanges> {
     const changes = noRuleChanges();
     const host = hostOf(u.rec);
     if (prev?.k === 'p') {
       const soft = await this.notFound.record(txn, u, status, hash, shape);
-      if (soft !== undefined) await this.discountNotFound(txn, host, soft, changes);
+      if (soft !== undefined) {
+        await this.discountNotFound(txn, host, soft, changes);
+        await this.rewritesNotFound(txn, u, soft, changes, now);
+      }
       return changes;
     }
     const document = isDocumentStatus(status) && hash !== undefined && !(await this.notFound.matches(txn, host, u.rec.path, hash, shape));
     if (prev?.k === 'r') {
-      await this.settleRecheck(txn, u, document ? hash : undefined, prev, changes, now);
+      await this.settleRecheck(txn, u, document ? hash : undefined, document ? stable : undefined, prev, changes, now);
       return changes;
     }
     if (!document) {
@@ -350,6 +359,13 @@ export class RuleLearner {
     }
     for (const p of pairs) await this.compare(txn, p, changes, now);
     await this.imageFailed(txn, u, status, changes, now, true);
+    // a rule's rewrite that answered a document: its directory's not-found page is asked for (a
+    // soft 404 there would have passed for one), and a probe that finds it fails the rewrite
+    if (this.policy.probeNotFound) {
+      for await (const [k] of this.reads.kv.entries('evidence', { ...prefixRange(evidenceKeys.rewritePrefix(u.key)), limit: 1 })) {
+        if (k !== '') await this.notFound.ask(txn, u, dirOf(u.rec.path), changes.checks);
+      }
+    }
     return changes;
   }
 
@@ -357,8 +373,9 @@ export class RuleLearner {
    * A document whose image under a live rule answered no document (or the other way round: a URL
    * that answered none, the image of a document) contradicts the rule at the document: the host
    * answered both names, and they do not name one document (a leaf page `/a/b` beside the
-   * directories `slash-add` was learned from, whose `/a/b/` is a 404). `document`: `u` is the
-   * document; otherwise `u` failed and its preimages are looked up.
+   * directories `slash-add` was learned from, whose `/a/b/` is a 404). `document`: `u` answered,
+   * with a document or a redirect; otherwise `u` failed and its preimages (documents, or URLs
+   * answered with a redirect) are looked up.
    */
   private async imageFailed(txn: Txn, u: LearnedUrl, status: number, changes: RuleChanges, now: number, document = false): Promise<void> {
     // a server error or no answer may pass: it shows nothing about the names
@@ -374,7 +391,7 @@ export class RuleLearner {
         for (const p of preimages(spec, u.rec)) pairs.push([{ rec: p, key: keyFromRecord(p) }, u.key]);
       }
       for (const [doc, image] of pairs) {
-        const other = document ? await getUrl(this.reads.kv, txn, image) : await this.documentOf(txn, doc.key);
+        const other = document ? await getUrl(this.reads.kv, txn, image) : ((await this.documentOf(txn, doc.key)) ?? (await this.redirectedOf(txn, doc.key)));
         if (other === undefined) continue;
         if (document) {
           if (other.s !== 'fetched' || other.st === undefined || isDocumentStatus(other.st) || other.st >= 500) continue;
@@ -384,6 +401,12 @@ export class RuleLearner {
         await this.observe(txn, host, spec, obs, { p: placeOf(doc.rec), s: doc.key }, changes);
       }
     }
+  }
+
+  /** The entry of a URL the host answered with a redirect (to a session form, a login page, …). */
+  private async redirectedOf(txn: Txn, key: string): Promise<UrlEntry | undefined> {
+    const e = await getUrl(this.reads.kv, txn, key);
+    return e?.s === 'redirected' && e.st !== undefined && e.st >= 300 && e.st < 400 ? e : undefined;
   }
 
   /** A fetched document's entry, when it is one: fetched as itself, a 2xx with a content hash. */
@@ -408,7 +431,14 @@ export class RuleLearner {
     const how = p.sample === true ? 'sample' : 'content';
     if (await this.notFound.matches(txn, host, vrec.path, ve.c!, ve.x)) return;
     if (await this.notFound.matches(txn, host, recordOfKey(p.base).path, be.c!, be.x)) return;
-    if ((await getEvidence(this.reads.kv, txn, evidenceKeys.stability(host, dirOf(vrec.path)))) === UNSTABLE) {
+    const known = await getEvidence(this.reads.kv, txn, evidenceKeys.stability(host, dirOf(vrec.path)));
+    if (known === TEXT_STABLE && ve.y !== undefined && be.y !== undefined) {
+      // what stays the same between two fetches of one URL here is the text but for its digits:
+      // compared on that, as content is elsewhere
+      await this.compared(txn, p, ve.y === be.y, ve, be, changes, now, ve.y);
+      return;
+    }
+    if (known === UNSTABLE || known === TEXT_STABLE) {
       // a per-response token keeps content hashes apart on every fetch here: equal content shows
       // nowhere, but pages whose words differ by far more than a token does are not one document
       if (ve.c !== be.c && sketchSimilarity(ve.m, be.m) < LARGE_DIFFERENCE) {
@@ -420,9 +450,33 @@ export class RuleLearner {
       return;
     }
     if (ve.c === be.c) {
+      await this.compared(txn, p, true, ve, be, changes, now);
+      return;
+    }
+    const id = ruleId(host, p.spec);
+    const rule = await this.ruleOf(txn, id);
+    if (rule?.manual === true) return;
+    if (known !== STABLE) {
+      // unknown: fetch the variant again first; pending: wait for that fetch
+      await this.awaitRecheck(txn, known, { rec: vrec, key: p.variant }, { id, variant: p.variant, other: p.base }, changes);
+      return;
+    }
+    await this.compared(txn, p, false, ve, be, changes, now);
+  }
+
+  /**
+   * The verdict of a comparison: equal content supports the rule where the variant lies, different
+   * content contradicts it. `doc` names the document shown (its content hash, or where a token
+   * changes the bytes on every fetch, its stable hash).
+   */
+  private async compared(txn: Txn, p: ContentPair, equal: boolean, ve: UrlEntry, be: UrlEntry, changes: RuleChanges, now: number, doc = ve.c!): Promise<void> {
+    const vrec = recordOfKey(p.variant);
+    const host = hostOf(vrec);
+    const how = p.sample === true ? 'sample' : 'content';
+    if (equal) {
       if (await this.isShell(host, ve.c!, p.spec, p.variant, p.base)) return;
       const obs: Observation = { v: 'for', how, source: p.variant, to: p.base, hash: ve.c!, t: now };
-      const site: Support = { p: placeOf(vrec), d: ve.c!, q: hasQueryKind(p.spec, vrec), s: p.variant, t: p.base, ...valueOf(p.spec, vrec) };
+      const site: Support = { p: placeOf(vrec), d: doc, q: hasQueryKind(p.spec, vrec), s: p.variant, t: p.base, ...valueOf(p.spec, vrec) };
       await this.observe(txn, host, p.spec, obs, site, changes);
       // unknown ids answered with one page (a soft 404) are found where parameters are: probe the
       // host's root and the directory there, once each
@@ -433,16 +487,7 @@ export class RuleLearner {
       }
       return;
     }
-    const id = ruleId(host, p.spec);
-    const rule = await this.ruleOf(txn, id);
-    if (rule?.manual === true) return;
-    const dir = dirOf(vrec.path);
-    const stability = await getEvidence(this.reads.kv, txn, evidenceKeys.stability(host, dir));
-    if (stability !== STABLE) {
-      // unknown: fetch the variant again first; pending: wait for that fetch
-      await this.awaitRecheck(txn, stability, { rec: vrec, key: p.variant }, { id, variant: p.variant, other: p.base }, changes);
-      return;
-    }
+    if ((await this.ruleOf(txn, ruleId(host, p.spec)))?.manual === true) return;
     const obs: Observation = { v: 'against', how, source: p.variant, to: p.base, hash: ve.c!, otherHash: be.c!, t: now };
     await this.observe(txn, host, p.spec, obs, { p: placeOf(vrec), s: p.variant }, changes);
   }
@@ -457,12 +502,17 @@ export class RuleLearner {
   private async isShell(host: string, hash: string, spec: RuleSpec, variant: string, base: string, fetching?: string): Promise<boolean> {
     let n = 0;
     const others = new Set<string>();
+    // names that are variants of the pair's own (a suffix, the case of letters) are twins, not a shell
+    const twin = (w: string): boolean => {
+      const k = foldCase(stemOf(bareParameterPath(recordOfKey(w).path)));
+      return k === foldCase(stemOf(bareParameterPath(recordOfKey(variant).path))) || k === foldCase(stemOf(bareParameterPath(recordOfKey(base).path)));
+    };
     const keys = this.reads.kv.entries('evidence', { ...prefixRange(evidenceKeys.documentPrefix(host, hash)), limit: SHELL_SAMPLE });
     // (the document being recorded is not in the database yet)
     const all = fetching === undefined ? keys : withFirst<[string, string]>([evidenceKeys.document(host, hash, fetching), ''], keys);
     for await (const [k] of all) {
       const w = k.slice(k.lastIndexOf(SEP) + 1);
-      if (w !== variant && w !== base && imageKey(spec, recordOfKey(w)) !== base) {
+      if (w !== variant && w !== base && imageKey(spec, recordOfKey(w)) !== base && !twin(w)) {
         others.add(bareParameterPath(recordOfKey(w).path));
         if (others.size >= SHELL_OTHER_PATHS) return true;
       }
@@ -505,6 +555,25 @@ export class RuleLearner {
     }
     const notFound = (k: string | undefined): boolean => k !== undefined && soft.shape !== undefined && shapes.get(k) === soft.shape;
     await this.discountWhere(txn, host, (s) => s.p.startsWith(soft.dir) && (s.d === soft.hash || notFound(s.s) || notFound(s.t)), changes);
+  }
+
+  /**
+   * A probe found the not-found page of its directory: rewrites there that were taken for documents
+   * before it (a rule's image that answered the same page, echo and all) are failed rewrites.
+   */
+  private async rewritesNotFound(txn: Txn, probe: LearnedUrl, soft: { hash: string; shape?: string }, changes: RuleChanges, now: number): Promise<void> {
+    if (probe.rec.query !== undefined) return;
+    const dirKey = probe.key.slice(0, probe.key.lastIndexOf('/') + 1);
+    const prefix = evidenceKeys.rewritePrefix(dirKey).slice(0, -SEP.length);
+    const done = new Set<string>();
+    for await (const [k] of this.reads.kv.entries('evidence', { ...prefixRange(prefix), limit: EXISTING_SAMPLE })) {
+      const target = k.slice(2, k.lastIndexOf(SEP));
+      if (done.has(target)) continue;
+      done.add(target);
+      const e = await this.documentOf(txn, target);
+      if (e === undefined || (e.c !== soft.hash && (soft.shape === undefined || e.x !== soft.shape))) continue;
+      await this.rewriteFailed(txn, { rec: recordOfKey(target), key: target }, e.st!, e.c, changes, now);
+    }
   }
 
   private async discountWhere(txn: Txn, host: string, drop: (s: Support) => boolean, changes: RuleChanges): Promise<void> {
@@ -593,14 +662,16 @@ export class RuleLearner {
    * its directory unstable (no content evidence there, either way); the same content marks it
    * stable and settles the comparisons that waited.
    */
-  private async settleRecheck(txn: Txn, u: LearnedUrl, hash: string | undefined, prev: UrlEntry, changes: RuleChanges, now: number): Promise<void> {
+  private async settleRecheck(txn: Txn, u: LearnedUrl, hash: string | undefined, stableHash: string | undefined, prev: UrlEntry, changes: RuleChanges, now: number): Promise<void> {
     const pk = evidenceKeys.pendingRecheck(u.key);
     const pending = await getEvidence(this.reads.kv, txn, pk);
     txn.del('evidence', pk);
     txn.evidence.set(pk, null);
     const stable = hash !== undefined && hash === prev.c;
-    putEvidence(txn, evidenceKeys.stability(hostOf(u.rec), dirOf(u.rec.path)), stable ? STABLE : UNSTABLE);
-    if (!stable) return;
+    // the bytes changed, the text but for its digits did not: a template token or time
+    const textStable = !stable && hash !== undefined && stableHash !== undefined && stableHash === prev.y;
+    putEvidence(txn, evidenceKeys.stability(hostOf(u.rec), dirOf(u.rec.path)), stable ? STABLE : textStable ? TEXT_STABLE : UNSTABLE);
+    if (!stable && !textStable) return;
     for (const w of pending === undefined ? [] : decodeJson<Waiting[]>(pending)) {
       const parsed = parseRuleId(w.id);
       if (parsed !== undefined) await this.compare(txn, { variant: w.variant, base: w.other, spec: parsed.spec }, changes, now);

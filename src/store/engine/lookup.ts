@@ -4,7 +4,7 @@
  */
 import { defaultLimits, fingerprintWords, normalizeAndKey, parseUri, urlFromKey, UrlError, type UrlErrorCode } from '../../normalize/index.js';
 import { counterNames, decodeJson, decodeUrlEntry, URL_STATES, type AliasEntry, type Space, type UrlState } from '../keys.js';
-import type { RuleRecord } from '../rules.js';
+import { isDocumentStatus, type RuleRecord } from '../rules.js';
 import type { AliasRecord, CanonicalFailure, CanonicalResult, CanonicalUrlRecord, StoreStats } from '../seen-store.js';
 import { identity, isUrlError, transform } from './canonicalize.js';
 import type { EngineState } from './state.js';
@@ -185,7 +185,10 @@ function resolveCanonical(p: Lookup, look: Look): CanonicalResult | typeof NEED 
   // a URL the host answered as itself is not sent by a rule to a URL it never answered: the rule
   // holds where its evidence lies, and this URL is evidence of its own (a leaf page beside the
   // directories a slash rule was learned from)
-  if (own?.s === 'fetched' && key !== k0 && via?.startsWith('rule:') === true && target?.s !== 'fetched') {
+  // (or answered with a redirect, a session form say), nor to one that answered no document
+  const answered = own?.s === 'fetched' || own?.s === 'redirected';
+  const targetDocument = target?.s === 'fetched' && target.st !== undefined && isDocumentStatus(target.st);
+  if (answered && key !== k0 && via?.startsWith('rule:') === true && !targetDocument) {
     key = k0;
     via = undefined;
     target = own;

@@ -11,6 +11,7 @@
  */
 import { evidenceKeys, prefixRange, SEP } from '../keys.js';
 import type { Kv, KvOp } from '../kv.js';
+import { foldCase, stemOf } from '../path-variants.js';
 
 /** Entries of one host kept at most. */
 const HOST_ENTRIES = 20_000;
@@ -39,8 +40,23 @@ function insertSorted(list: string[], w: string): void {
 /** One host's entries: bare path → document keys in database order. */
 type HostDocuments = Map<string, string[]>;
 
+/** One host's paths by folded stem (path-variants.ts): the names that may be variants of each other. */
+type HostStems = Map<string, Set<string>>;
+
+function stemKey(path: string): string {
+  return foldCase(stemOf(path));
+}
+
+function addStem(stems: HostStems, path: string): void {
+  const k = stemKey(path);
+  let set = stems.get(k);
+  if (set === undefined) stems.set(k, (set = new Set()));
+  set.add(path);
+}
+
 export class PathDocuments {
   private readonly hosts = new Map<string, HostDocuments>();
+  private readonly stems = new Map<string, HostStems>();
   private readonly sizes = new Map<string, number>();
   /** Hosts found with more than `HOST_ENTRIES` entries. */
   private readonly large = new Set<string>();
@@ -70,12 +86,18 @@ export class PathDocuments {
       let list = docs.get(path);
       const before = list?.length ?? 0;
       if (op.value !== undefined) {
-        if (list === undefined) docs.set(path, (list = []));
+        if (list === undefined) {
+          docs.set(path, (list = []));
+          addStem(this.stems.get(host)!, path);
+        }
         insertSorted(list, w);
       } else if (list !== undefined) {
         const i = list.indexOf(w);
         if (i >= 0) list.splice(i, 1);
-        if (list.length === 0) docs.delete(path);
+        if (list.length === 0) {
+          docs.delete(path);
+          this.stems.get(host)!.get(stemKey(path))?.delete(path);
+        }
       }
       const grown = (list?.length ?? 0) - before;
       this.sizes.set(host, this.sizes.get(host)! + grown);
@@ -90,6 +112,7 @@ export class PathDocuments {
 
   clear(): void {
     this.hosts.clear();
+    this.stems.clear();
     this.sizes.clear();
     this.large.clear();
     this.total = 0;
@@ -110,7 +133,37 @@ export class PathDocuments {
     return out;
   }
 
+  /**
+   * Documents under other paths of `host` that may be variants of `barePath` (path-variants.ts):
+   * the same stem in any case, or, on a host too large to keep, the same stem as written. At most
+   * `limit` of them, as `[path, key]`.
+   */
+  async variants(host: string, barePath: string, limit: number): Promise<[string, string][]> {
+    const docs = this.hosts.get(host) ?? (!this.keep || this.large.has(host) ? undefined : await this.load(host));
+    const out: [string, string][] = [];
+    if (docs !== undefined) {
+      for (const path of this.stems.get(host)?.get(stemKey(barePath)) ?? []) {
+        if (path === barePath) continue;
+        for (const w of docs.get(path) ?? []) {
+          out.push([path, w]);
+          if (out.length >= limit) return out;
+        }
+      }
+      return out;
+    }
+    const prefix = evidenceKeys.pathDocumentPrefix(host, stemOf(barePath)).slice(0, -SEP.length);
+    for await (const [k] of this.kv.entries('evidence', { ...prefixRange(prefix), limit: limit * 4 })) {
+      const keyStart = k.lastIndexOf(SEP) + 1;
+      const path = k.slice(prefix.length - stemOf(barePath).length, keyStart - 1);
+      if (path === barePath || stemOf(path) !== stemOf(barePath)) continue;
+      out.push([path, k.slice(keyStart)]);
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
   private drop(host: string): void {
+    this.stems.delete(host);
     if (!this.hosts.delete(host)) return;
     this.total -= this.sizes.get(host) ?? 0;
     this.sizes.delete(host);
@@ -135,6 +188,9 @@ export class PathDocuments {
     }
     if ((this.writes.get(host) ?? 0) !== writes) return undefined;
     this.hosts.set(host, docs);
+    const stems: HostStems = new Map();
+    for (const path of docs.keys()) addStem(stems, path);
+    this.stems.set(host, stems);
     this.sizes.set(host, n);
     this.total += n;
     while (this.total > ALL_ENTRIES && this.hosts.size > 1) this.drop(this.hosts.keys().next().value!);

@@ -28,15 +28,24 @@ export function makeEntry(e: UrlEntry, h: string | undefined, n: number | undefi
   return out;
 }
 
+/** A fetched entry's status (` S` field) shows no document (a 404, a 204): its summary is `F`. */
+function fetchedNoDocument(value: string): boolean {
+  const at = value.indexOf(' S');
+  if (at === -1) return false;
+  const status = parseInt(value.slice(at + 2), 10);
+  return !(status >= 200 && status < 300 && status !== 204 && status !== 205);
+}
+
 /**
- * What the cache keeps of a `url` value: all that lookups need (`canonical`: the state, and for a
- * pruned entry its reason and target). The state letter, one shared string, for every state but
- * pruned; the whole value for a pruned entry. `decodeUrlEntry` reads either.
+ * What the cache keeps of a `url` value: all that lookups need (`canonical`: the state, whether a
+ * fetch answered a document, and for a pruned entry its reason and target). The state letter, one
+ * shared string, for every state but pruned (`F`: fetched, no document); the whole value for a
+ * pruned entry. `decodeUrlEntry` reads either.
  */
 export function entrySummary(value: string): string {
   switch (value.charCodeAt(0)) {
     case 0x71 /* q */: return 'q';
-    case 0x66 /* f */: return 'f';
+    case 0x66 /* f */: return fetchedNoDocument(value) ? 'F' : 'f';
     case 0x72 /* r */: return 'r';
     case 0x78 /* x */: return 'x';
     default: return value;
@@ -45,10 +54,15 @@ export function entrySummary(value: string): string {
 
 const SUMMARY_LETTER: Readonly<Record<UrlState, string>> = { queued: 'q', fetched: 'f', redirected: 'r', pruned: 'p', failed: 'x' };
 
-/** Shared read-only entries for lookups, by state letter: all they use of an entry not pruned is its state. */
+/**
+ * Shared read-only entries for lookups, by state letter: all they use of an entry not pruned is its
+ * state, and for a fetched one whether it answered a document (a representative status: 200, or 0
+ * for none).
+ */
 const STATE_ONLY: Readonly<Record<string, Readonly<UrlEntry>>> = {
   q: Object.freeze({ s: 'queued', d: 0, t: 0 }),
-  f: Object.freeze({ s: 'fetched', d: 0, t: 0 }),
+  f: Object.freeze({ s: 'fetched', d: 0, t: 0, st: 200 }),
+  F: Object.freeze({ s: 'fetched', d: 0, t: 0, st: 0 }),
   r: Object.freeze({ s: 'redirected', d: 0, t: 0 }),
   x: Object.freeze({ s: 'failed', d: 0, t: 0 }),
 };
@@ -60,6 +74,7 @@ export function lookupEntry(value: string): Readonly<UrlEntry> {
 
 /** `entrySummary` of the value `e` is written as. */
 export function summaryOf(e: UrlEntry): string {
+  if (e.s === 'fetched' && e.st !== undefined && !(e.st >= 200 && e.st < 300 && e.st !== 204 && e.st !== 205)) return 'F';
   return e.s === 'pruned' ? encodeUrlEntry(e) : SUMMARY_LETTER[e.s];
 }
 

@@ -1,0 +1,108 @@
+/**
+ * Path variants: two names of one document that differ only in the last segment's suffix
+ * (`/a/b.htm` and `/a/b.html`; `/a/b` and `/a/b.html`; a negotiated `/index.html` and its
+ * variant `/index.html.en`) or only in the case of letters (`/Docs/A.html` on a server whose file
+ * system folds case). RFC 3986 §6.2.4 leaves both to the server: a path is case-sensitive and a
+ * suffix is part of the name, so a learner may merge them only where the host showed it.
+ *
+ * - Apache `mod_negotiation` MultiViews serves `/index.html` from `index.html.en` and names it in
+ *   `Content-Location`; `Options +MultiViews` serves `/a` from `a.html`. IIS and Windows file
+ *   systems, and macOS's default volumes, answer a path in any case.
+ * - A suffix rule names one pair of suffixes (`.htm` → `.html`), never a family: a host that
+ *   serves `.en` variants says nothing about `.de`, and `.html` twins say nothing of `.php`.
+ */
+import { bareParameterPath } from './parameter-difference.js';
+
+/** A suffix: up to two extensions of letters, digits, `_` or `-` (`.html`, `.html.en`, `.tar.gz`), or none. */
+const SUFFIX = /^(\.[A-Za-z0-9_-]{1,10}){0,2}$/;
+
+/** The path with ASCII letters lower-cased, percent-encoded octets kept (RFC 3986 §6.2.2.1 keeps their hex upper-case). */
+export function foldCase(path: string): string {
+  let out = '';
+  for (let i = 0; i < path.length; i++) {
+    const c = path.charCodeAt(i);
+    if (c === 0x25 /* % */) {
+      out += path.slice(i, i + 3);
+      i += 2;
+    } else out += c >= 0x41 && c <= 0x5a ? String.fromCharCode(c + 32) : path[i];
+  }
+  return out;
+}
+
+/** The path's stem: its last segment cut at the segment's first `.` (`/a/b.html.en` → `/a/b`). */
+export function stemOf(path: string): string {
+  const slash = path.lastIndexOf('/');
+  const dot = path.indexOf('.', slash + 1);
+  return dot === -1 ? path : path.slice(0, dot);
+}
+
+/** A suffix pair `from` → `to`: `from` is replaced by `to` at the end of a path. */
+export interface SuffixPair {
+  readonly from: string;
+  readonly to: string;
+}
+
+/**
+ * The suffix pair that maps one of two paths onto the other, when they differ only in the last
+ * segment's suffix; `undefined` otherwise. The direction is fixed by the suffixes, not by which
+ * was seen first, so one pair has one rule: a name without extension goes onto the file's name
+ * (`/a` → `/a.html`); where one suffix extends the other (`.html`/`.html.en`), the shorter is the
+ * canonical name (the one a negotiating server answers for); between two others (`.htm`/`.html`),
+ * the greater in code-unit order.
+ */
+export function suffixPair(a: string, b: string): SuffixPair | undefined {
+  if (a === b || bareParameterPath(a) !== a || bareParameterPath(b) !== b) return undefined;
+  const slash = a.lastIndexOf('/');
+  if (slash !== b.lastIndexOf('/') || a.slice(0, slash) !== b.slice(0, slash)) return undefined;
+  // the longest common prefix of the two last segments, cut where both remainders start a suffix
+  let n = slash + 1;
+  while (n < a.length && n < b.length && a[n] === b[n]) n++;
+  const boundary = (i: number): boolean => (i === a.length || a[i] === '.') && (i === b.length || b[i] === '.');
+  while (n > slash + 1 && !boundary(n)) n--;
+  if (n <= slash + 1 || a[n - 1] === '.') return undefined; // no stem left
+  const sa = a.slice(n);
+  const sb = b.slice(n);
+  if (!SUFFIX.test(sa) || !SUFFIX.test(sb)) return undefined;
+  // a name without extension onto the file's name: a catch-all route (a CMS, a soft 404) answers
+  // any extension-less name, so that is the name a rewrite must not land on
+  const dot = a.indexOf('.', slash + 1);
+  const extensionless = dot === -1 || dot >= n; // the stem has no `.` of its own
+  if (extensionless && sa === '') return { from: sa, to: sb };
+  if (extensionless && sb === '') return { from: sb, to: sa };
+  // one extends the other by whole extensions (`.html` → `.html.en`; not `.htm` → `.html`)
+  if (sb.startsWith(sa) && sb[sa.length] === '.') return { from: sb, to: sa };
+  if (sa.startsWith(sb) && sa[sb.length] === '.') return { from: sa, to: sb };
+  return sa < sb ? { from: sa, to: sb } : { from: sb, to: sa };
+}
+
+/**
+ * True when `pair` maps `path`: its last segment ends in `from` after a stem of its own (for an
+ * empty `from`, a last segment without a `.`, as a server that redirects `/a` → `/a.html` maps).
+ */
+export function suffixApplies(pair: SuffixPair, path: string): boolean {
+  if (bareParameterPath(path) !== path) return false;
+  const slash = path.lastIndexOf('/');
+  if (pair.from === '') return path.length > slash + 1 && path.indexOf('.', slash + 1) === -1;
+  if (!path.endsWith(pair.from)) return false;
+  const stemEnd = path.length - pair.from.length;
+  return stemEnd > slash + 1 && path[stemEnd - 1] !== '.';
+}
+
+/** `path` with `pair.from` replaced by `pair.to` (`suffixApplies` must hold). */
+export function applySuffix(pair: SuffixPair, path: string): string {
+  return path.slice(0, path.length - pair.from.length) + pair.to;
+}
+
+/**
+ * True when `from` → `to` is a suffix pair, in either direction (a rule spec's check): content
+ * pairs give the canonical direction, a server's redirects give its own.
+ */
+export function isSuffixPair(from: string, to: string): boolean {
+  const p = suffixPair('/x' + from, '/x' + to);
+  return p !== undefined && ((p.from === from && p.to === to) || (p.from === to && p.to === from));
+}
+
+/** True when the case-insensitive rule maps `path`: it has an upper-case letter outside a percent-encoding, and no segment parameters. */
+export function caseApplies(path: string): boolean {
+  return bareParameterPath(path) === path && foldCase(path) !== path;
+}

@@ -1,0 +1,83 @@
+// Path variants: suffix pairs and case folding (src/store/path-variants.ts), and the rules on them.
+import { describe, expect, it } from 'vitest';
+import { parseUri } from '../../src/normalize/index.js';
+import { applySuffix, caseApplies, foldCase, isSuffixPair, stemOf, suffixApplies, suffixPair } from '../../src/store/path-variants.js';
+import { applies, apply, explainRedirect, formatSpec, parseSpec, type RuleSpec } from '../../src/store/rules.js';
+
+const rec = (u: string) => parseUri(u);
+
+describe('suffixPair', () => {
+  it('cuts at whole extensions and fixes one direction per pair', () => {
+    expect(suffixPair('/a/b.htm', '/a/b.html')).toEqual({ from: '.htm', to: '.html' });
+    expect(suffixPair('/a/b.html', '/a/b.htm')).toEqual({ from: '.htm', to: '.html' });
+    expect(suffixPair('/a/b', '/a/b.html')).toEqual({ from: '', to: '.html' });
+    expect(suffixPair('/index.html.en', '/index.html')).toEqual({ from: '.en', to: '' });
+    expect(suffixPair('/a/b.php', '/a/b.html')).toEqual({ from: '.html', to: '.php' });
+  });
+
+  it('refuses names that differ elsewhere, in another directory, by case, or with parameters', () => {
+    expect(suffixPair('/a/b.html', '/a/c.html')).toBeUndefined();
+    expect(suffixPair('/a/b.html', '/x/b.htm')).toBeUndefined();
+    expect(suffixPair('/a/B.html', '/a/b.htm')).toBeUndefined();
+    expect(suffixPair('/a/b.html;jsessionid=1', '/a/b.htm')).toBeUndefined();
+    expect(suffixPair('/a/bc.html', '/a/b.html')).toBeUndefined();
+    expect(suffixPair('/a/b.x.y.z', '/a/b')).toBeUndefined(); // more than two extensions
+    expect(suffixPair('/a/', '/a/.html')).toBeUndefined(); // no stem
+  });
+
+  it('names a pair, never a family', () => {
+    expect(isSuffixPair('.en', '')).toBe(true);
+    expect(isSuffixPair('.html', '')).toBe(true); // a server's own direction, from a redirect
+    expect(isSuffixPair('.en', '.de')).toBe(true);
+    expect(isSuffixPair('en', '')).toBe(false);
+    expect(isSuffixPair('.html', '.html')).toBe(false);
+  });
+
+  it('applies to a last segment with a stem of its own', () => {
+    expect(suffixApplies({ from: '.htm', to: '.html' }, '/a/b.htm')).toBe(true);
+    expect(suffixApplies({ from: '.htm', to: '.html' }, '/a/b.html')).toBe(false);
+    expect(suffixApplies({ from: '.htm', to: '.html' }, '/a/.htm')).toBe(false);
+    expect(suffixApplies({ from: '', to: '.html' }, '/a/b')).toBe(true);
+    expect(suffixApplies({ from: '', to: '.html' }, '/a/b.txt')).toBe(false);
+    expect(suffixApplies({ from: '', to: '.html' }, '/a/')).toBe(false);
+    expect(applySuffix({ from: '.en', to: '' }, '/index.html.en')).toBe('/index.html');
+    expect(stemOf('/a/b.html.en')).toBe('/a/b');
+  });
+});
+
+describe('case folding', () => {
+  it('lower-cases letters and keeps percent-encodings as they are', () => {
+    expect(foldCase('/Docs/%C3%A9T.HTML')).toBe('/docs/%C3%A9t.html');
+    expect(caseApplies('/docs/a.html')).toBe(false);
+    expect(caseApplies('/Docs/a.html')).toBe(true);
+    expect(caseApplies('/%C3%A9')).toBe(false);
+    expect(caseApplies('/A;jsessionid=1')).toBe(false);
+  });
+});
+
+describe('suffix and case-insensitive rules', () => {
+  it('round-trip through their spec text', () => {
+    for (const spec of [{ kind: 'suffix', from: '.htm', to: '.html' }, { kind: 'suffix', from: '.html', to: '' }, { kind: 'case-insensitive' }] as RuleSpec[]) {
+      expect(parseSpec(formatSpec(spec))).toEqual(spec);
+    }
+    expect(parseSpec('suffix:.a.b.c>')).toBeUndefined();
+    expect(parseSpec('case-insensitive:x')).toBeUndefined();
+  });
+
+  it('rewrite, but never a default document', () => {
+    const htm: RuleSpec = { kind: 'suffix', from: '.htm', to: '.html' };
+    expect(apply(htm, rec('http://h/a/b.htm')).path).toBe('/a/b.html');
+    const strip: RuleSpec = { kind: 'suffix', from: '.html', to: '' };
+    expect(applies(strip, rec('http://h/a/b.html'))).toBe(true);
+    expect(applies(strip, rec('http://h/a/index.html'))).toBe(false);
+    const ci: RuleSpec = { kind: 'case-insensitive' };
+    expect(apply(ci, rec('http://h/Docs/A.html?Q=1')).path).toBe('/docs/a.html');
+    expect(apply(ci, rec('http://h/Docs/A.html?Q=1')).query).toBe('Q=1');
+  });
+
+  it('explain the redirects that make them', () => {
+    expect(explainRedirect(rec('http://h/a.htm'), rec('http://h/a.html'))).toEqual([{ kind: 'suffix', from: '.htm', to: '.html' }]);
+    expect(explainRedirect(rec('http://h/a'), rec('http://h/a.html'))).toEqual([{ kind: 'suffix', from: '', to: '.html' }]);
+    expect(explainRedirect(rec('http://h/Docs/A.html'), rec('http://h/docs/a.html'))).toEqual([{ kind: 'case-insensitive' }]);
+  });
+});
