@@ -124,6 +124,18 @@ function attr(attrs: string, name: string): string | undefined {
 }
 
 /** The references of a page as a crawler that follows `link rel=search` too sees them. */
+/** `href` resolved against `base` as an http URL without its fragment, as a crawler queues it; undefined otherwise. */
+export function absoluteHttp(href: string, base: string): string | undefined {
+  try {
+    const u = new URL(href, base);
+    if (u.protocol !== 'http:') return undefined;
+    u.hash = '';
+    return u.href;
+  } catch {
+    return undefined;
+  }
+}
+
 function references(html: string): { href: string; rel: string[] }[] {
   const out: { href: string; rel: string[] }[] = [];
   for (const m of html.matchAll(LINK_ATTR)) {
@@ -528,15 +540,8 @@ export async function startRealisticSite(options: RealisticSiteOptions = {}): Pr
         refs = [];
         const seen = new Set<string>();
         for (const { href, rel } of references(ans.body().toString('utf8'))) {
-          let abs: string;
-          try {
-            const u = new URL(href, final);
-            if (u.protocol !== 'http:') continue;
-            u.hash = '';
-            abs = u.href;
-          } catch {
-            continue;
-          }
+          const abs = absoluteHttp(href, final);
+          if (abs === undefined) continue;
           const search = rel.includes('search');
           if (seen.has(`${search}${abs}`)) continue;
           seen.add(`${search}${abs}`);

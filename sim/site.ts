@@ -8,6 +8,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { absoluteHttp } from '../bench/realistic-site.js';
 import { BEHAVIOURS } from './behaviours/index.js';
 import type { Answer, Behaviour, BehaviourKind, LinkContext, NotADocument, SimDoc, SimRequest, SiteBuilder } from './model.js';
 import { allowed, parseRobots, type RobotsRule } from './robots.js';
@@ -417,15 +418,8 @@ export async function startSimSite(options: SimOptions): Promise<SimSite> {
     if (doc !== undefined && doc.kind !== 'trap') reached.add(t.id);
     if (doc === undefined || doc.kind === 'trap') continue;
     for (const href of hrefsOf(ans.body())) {
-      let abs: string;
-      try {
-        const u = new URL(href, final);
-        if (u.protocol !== 'http:') continue;
-        u.hash = '';
-        abs = u.href;
-      } catch {
-        continue;
-      }
+      const abs = absoluteHttp(href, final);
+      if (abs === undefined) continue;
       linkCount++;
       const ar = requestOf(abs);
       if (ar === undefined || !(ar.host === host || ar.host.endsWith(`.${host}`)) || !hosts.has(ar.host)) continue;

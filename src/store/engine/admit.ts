@@ -17,7 +17,7 @@ import type { AdmitResult } from '../seen-store.js';
 import { getUrl, type Txn } from './batch.js';
 import { canonicalize, identity, inScope, isUrlError, transform, type Identity } from './canonicalize.js';
 import type { EngineState } from './state.js';
-import { entrySummary, recordOfKey, setUrl } from './url-state.js';
+import { answeredNoDocument, entrySummary, lookupEntry, recordOfKey, setUrl } from './url-state.js';
 import type { WriteQueue } from './write-queue.js';
 
 /** Presence of a key in the seen set: absent for sure, present, or asked of the database. */
@@ -311,7 +311,7 @@ function decide(s: EngineState, txn: Txn, urls: readonly string[], items: Items,
     const mj = items.mapped!.get(j)!;
     const via = mj.via!;
     let admitted = false;
-    if (via.startsWith('rule:') && !isPresent(k0, items.identityPresence[j]!) && !txn.creates(k0) && answeredNoDocument(s, key, items.canonicalW1[j]!)) {
+    if (via.startsWith('rule:') && !isPresent(k0, items.identityPresence[j]!) && !txn.creates(k0) && cachedNoDocument(s, key, items.canonicalW1[j]!)) {
       // the rule's rewrite already answered no document (a 404, an error, a loop): the URL is queued as
       // itself, and its fetch, a document beside a failed image, contradicts the rule there
       queueNew(txn, k0, items.hostPort[j]!, depth, now, src, items.identityW1[j]!, items.identityW2[j]!, items.keyHead[j]!, items.keyRest[j]!, deliver);
@@ -351,9 +351,11 @@ function decide(s: EngineState, txn: Txn, urls: readonly string[], items: Items,
  * though no alias leads on from it (the canonical key is never an alias source): a temporary
  * redirect or a loop, no document of its own.
  */
-function answeredNoDocument(s: EngineState, key: string, h1: number): boolean {
+function cachedNoDocument(s: EngineState, key: string, h1: number): boolean {
   const v = s.cache.get(key, h1);
-  return v === 'F' || v === 'x' || v === 'r';
+  if (v === undefined) return false;
+  const e = lookupEntry(v);
+  return e.s === 'redirected' || answeredNoDocument(e);
 }
 
 /** The first URLs each rule rewrites that are fetched as themselves too. */

@@ -106,6 +106,7 @@ export async function contentPairs(fetched: Pick<PathDocuments, 'documents' | 'v
   }
   // 4. path variants: a suffix or the case of letters
   if (bareParameterPath(path) === path) {
+    const folded = foldCase(path);
     for (const [other, w] of await fetched.variants(host, path, VARIANT_SAMPLE)) {
       const wrec = recordOfKey(w);
       if (wrec.query !== u.rec.query || hostOf(wrec) !== host || wrec.scheme !== u.rec.scheme) continue;
@@ -114,10 +115,10 @@ export async function contentPairs(fetched: Pick<PathDocuments, 'documents' | 'v
         const spec: RuleSpec = { kind: 'suffix', ...pair };
         if (path.endsWith(pair.from) && other === path.slice(0, path.length - pair.from.length) + pair.to) out.push({ variant: u.key, base: w, spec });
         else out.push({ variant: w, base: u.key, spec });
-      } else if (foldCase(path) === foldCase(other) && (foldCase(path) === path || foldCase(path) === other)) {
+      } else if (folded === foldCase(other) && (folded === path || folded === other)) {
         // one of them is the folded name: the rule maps the other onto it
         const spec: RuleSpec = { kind: 'case-insensitive' };
-        if (foldCase(path) === other) out.push({ variant: u.key, base: w, spec });
+        if (folded === other) out.push({ variant: u.key, base: w, spec });
         else out.push({ variant: w, base: u.key, spec });
       }
     }

@@ -7,7 +7,7 @@
 import { isPresetName, type PresetName, type UriRecord } from '../../normalize/index.js';
 import { evidenceKeys, parseFrontierKey, prefixRange, SEP } from '../keys.js';
 import { parseBlock } from '../frontier.js';
-import { applies, isDocumentStatus, parseRuleId } from '../rules.js';
+import { applies, parseRuleId } from '../rules.js';
 import { dirOf } from '../rule-scope.js';
 import type { PruneEntry } from '../seen-store.js';
 import { admitOne } from './admit.js';
@@ -15,7 +15,7 @@ import { getEvidence, getUrl, prefetchUrls, type Txn } from './batch.js';
 import { canonicalize, identity, isUrlError, transform, type Identity } from './canonicalize.js';
 import type { RuleChanges } from './learner.js';
 import type { EngineState } from './state.js';
-import { carried, recordOfKey, setUrl } from './url-state.js';
+import { answeredNoDocument, carried, recordOfKey, setUrl } from './url-state.js';
 import type { WriteQueue } from './write-queue.js';
 
 /** True while what pruned a URL still holds: its preset is on, its rule active, or it is a trap. */
@@ -138,14 +138,15 @@ async function sampleCandidates(s: EngineState, q: WriteQueue, host: string, id:
 }
 
 /**
- * True when `key`, a rule's rewrite, already answered no document (a 404, an error): the rewrite
- * failed before it was made, so the URL stays queued as itself (its fetch, a document beside a
- * failed image, contradicts the rule there).
+ * True when `key`, a rule's rewrite, already answered no document (a 404, an error, a redirect
+ * loop): the rewrite failed before it was made, so the URL stays queued as itself (its fetch, a
+ * document beside a failed image, contradicts the rule there).
  */
-async function answeredNoDocument(s: EngineState, txn: Txn, key: string): Promise<boolean> {
+async function rewriteAnsweredNoDocument(s: EngineState, txn: Txn, key: string): Promise<boolean> {
   const e = await getUrl(s.kv, txn, key);
-  if (e?.s === 'redirected') return (await getEvidence(s.kv, txn, evidenceKeys.loop(key))) !== undefined; // a loop
-  return e?.s === 'failed' || (e?.s === 'fetched' && e.st !== undefined && !isDocumentStatus(e.st));
+  if (e === undefined) return false;
+  if (e.s === 'redirected') return (await getEvidence(s.kv, txn, evidenceKeys.loop(key))) !== undefined;
+  return answeredNoDocument(e);
 }
 
 /** One batch of `pruneFrontier`: each candidate still queued where it was read, pruned when the rules move it. */
@@ -160,7 +161,7 @@ async function pruneCandidates(s: EngineState, q: WriteQueue, host: string, cand
     if (prev?.s !== 'queued' || prev.n !== seq || prev.h !== host || prev.k !== undefined) continue;
     const r = await admitOne(s, txn, rec, key, depth, prev.src, now);
     if (r.key === key || r.via === undefined || r.via === 'alias') continue;
-    if (r.via.startsWith('rule:') && (await answeredNoDocument(s, txn, r.key))) continue;
+    if (r.via.startsWith('rule:') && (await rewriteAnsweredNoDocument(s, txn, r.key))) continue;
     const still = await getUrl(s.kv, txn, key);
     if (still?.s !== 'queued') continue;
     setUrl(s, txn, key, still, { ...carried(still, depth, now), s: 'pruned', by: r.via, to: r.key });
@@ -198,7 +199,7 @@ export async function restoreReason(s: EngineState, q: WriteQueue, reason: strin
       let onto: string | undefined;
       if (t.via !== undefined && t.key !== key) {
         const r = await admitOne(s, txn, t.rec, t.key, prev.d, prev.src, now, exclude);
-        if (r.key !== key && !(t.via.startsWith('rule:') && (await answeredNoDocument(s, txn, r.key)))) onto = r.key;
+        if (r.key !== key && !(t.via.startsWith('rule:') && (await rewriteAnsweredNoDocument(s, txn, r.key)))) onto = r.key;
       }
       const cur = (await getUrl(s.kv, txn, key)) ?? prev;
       if (onto !== undefined && t.via !== undefined) setUrl(s, txn, key, cur, { ...carried(cur, cur.d, now), s: 'pruned', by: t.via, to: onto });

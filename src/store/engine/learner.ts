@@ -361,11 +361,7 @@ export class RuleLearner {
     await this.imageFailed(txn, u, status, changes, now, true);
     // a rule's rewrite that answered a document: its directory's not-found page is asked for (a
     // soft 404 there would have passed for one), and a probe that finds it fails the rewrite
-    if (this.policy.probeNotFound) {
-      for await (const [k] of this.reads.kv.entries('evidence', { ...prefixRange(evidenceKeys.rewritePrefix(u.key)), limit: 1 })) {
-        if (k !== '') await this.notFound.ask(txn, u, dirOf(u.rec.path), changes.checks);
-      }
-    }
+    if (this.policy.probeNotFound && (await this.isRewriteTarget(u.key))) await this.notFound.ask(txn, u, dirOf(u.rec.path), changes.checks);
     return changes;
   }
 
@@ -503,10 +499,9 @@ export class RuleLearner {
     let n = 0;
     const others = new Set<string>();
     // names that are variants of the pair's own (a suffix, the case of letters) are twins, not a shell
-    const twin = (w: string): boolean => {
-      const k = foldCase(stemOf(bareParameterPath(recordOfKey(w).path)));
-      return k === foldCase(stemOf(bareParameterPath(recordOfKey(variant).path))) || k === foldCase(stemOf(bareParameterPath(recordOfKey(base).path)));
-    };
+    const stemKey = (k: string): string => foldCase(stemOf(bareParameterPath(recordOfKey(k).path)));
+    const stems = new Set([stemKey(variant), stemKey(base)]);
+    const twin = (w: string): boolean => stems.has(stemKey(w));
     const keys = this.reads.kv.entries('evidence', { ...prefixRange(evidenceKeys.documentPrefix(host, hash)), limit: SHELL_SAMPLE });
     // (the document being recorded is not in the database yet)
     const all = fetching === undefined ? keys : withFirst<[string, string]>([evidenceKeys.document(host, hash, fetching), ''], keys);
@@ -557,6 +552,12 @@ export class RuleLearner {
     await this.discountWhere(txn, host, (s) => s.p.startsWith(soft.dir) && (s.d === soft.hash || notFound(s.s) || notFound(s.t)), changes);
   }
 
+  /** True when a rule rewrote some URL onto `key` (the rewrite index). */
+  private async isRewriteTarget(key: string): Promise<boolean> {
+    for await (const _ of this.reads.kv.entries('evidence', { ...prefixRange(evidenceKeys.rewritePrefix(key)), limit: 1 })) return true;
+    return false;
+  }
+
   /**
    * A probe found the not-found page of its directory: rewrites there that were taken for documents
    * before it (a rule's image that answered the same page, echo and all) are failed rewrites.
@@ -565,9 +566,10 @@ export class RuleLearner {
     if (probe.rec.query !== undefined) return;
     const dirKey = probe.key.slice(0, probe.key.lastIndexOf('/') + 1);
     const prefix = evidenceKeys.rewritePrefix(dirKey).slice(0, -SEP.length);
+    const targetAt = prefix.length - dirKey.length;
     const done = new Set<string>();
     for await (const [k] of this.reads.kv.entries('evidence', { ...prefixRange(prefix), limit: EXISTING_SAMPLE })) {
-      const target = k.slice(2, k.lastIndexOf(SEP));
+      const target = k.slice(targetAt, k.lastIndexOf(SEP));
       if (done.has(target)) continue;
       done.add(target);
       const e = await this.documentOf(txn, target);

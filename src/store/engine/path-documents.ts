@@ -151,11 +151,12 @@ export class PathDocuments {
       }
       return out;
     }
-    const prefix = evidenceKeys.pathDocumentPrefix(host, stemOf(barePath)).slice(0, -SEP.length);
+    const stem = stemOf(barePath);
+    const prefix = evidenceKeys.pathDocumentPrefix(host, stem).slice(0, -SEP.length);
     for await (const [k] of this.kv.entries('evidence', { ...prefixRange(prefix), limit: limit * 4 })) {
       const keyStart = k.lastIndexOf(SEP) + 1;
-      const path = k.slice(prefix.length - stemOf(barePath).length, keyStart - 1);
-      if (path === barePath || stemOf(path) !== stemOf(barePath)) continue;
+      const path = k.slice(prefix.length - stem.length, keyStart - 1);
+      if (path === barePath || stemOf(path) !== stem) continue;
       out.push([path, k.slice(keyStart)]);
       if (out.length >= limit) break;
     }

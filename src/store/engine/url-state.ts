@@ -5,7 +5,7 @@
  */
 import { fingerprintWords, parseUri, urlFromKey, type UriRecord } from '../../normalize/index.js';
 import { counterNames, decodeUrlEntry, encodeUrlEntry, evidenceKeys, frontierKey, prunedKey, type UrlEntry, type UrlState } from '../keys.js';
-import { hostOf } from '../rules.js';
+import { hostOf, isDocumentStatus } from '../rules.js';
 import { putEvidence, type Txn } from './batch.js';
 import type { EngineState } from './state.js';
 
@@ -32,8 +32,7 @@ export function makeEntry(e: UrlEntry, h: string | undefined, n: number | undefi
 function fetchedNoDocument(value: string): boolean {
   const at = value.indexOf(' S');
   if (at === -1) return false;
-  const status = parseInt(value.slice(at + 2), 10);
-  return !(status >= 200 && status < 300 && status !== 204 && status !== 205);
+  return !isDocumentStatus(parseInt(value.slice(at + 2), 10));
 }
 
 /**
@@ -72,9 +71,14 @@ export function lookupEntry(value: string): Readonly<UrlEntry> {
   return value.charCodeAt(0) === 0x70 /* p */ ? decodeUrlEntry(value) : (STATE_ONLY[value.charAt(0)] ?? decodeUrlEntry(value));
 }
 
+/** True when `e` (an entry, or a summary as `lookupEntry` reads it) was answered with no document: failed, or fetched with a status that shows none. */
+export function answeredNoDocument(e: Readonly<UrlEntry>): boolean {
+  return e.s === 'failed' || (e.s === 'fetched' && e.st !== undefined && !isDocumentStatus(e.st));
+}
+
 /** `entrySummary` of the value `e` is written as. */
 export function summaryOf(e: UrlEntry): string {
-  if (e.s === 'fetched' && e.st !== undefined && !(e.st >= 200 && e.st < 300 && e.st !== 204 && e.st !== 205)) return 'F';
+  if (e.s === 'fetched' && e.st !== undefined && !isDocumentStatus(e.st)) return 'F';
   return e.s === 'pruned' ? encodeUrlEntry(e) : SUMMARY_LETTER[e.s];
 }
 
