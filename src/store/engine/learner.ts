@@ -359,9 +359,10 @@ export class RuleLearner {
     }
     for (const p of pairs) await this.compare(txn, p, changes, now);
     await this.imageFailed(txn, u, status, changes, now, true);
-    // a rule's rewrite that answered a document: its directory's not-found page is asked for (a
-    // soft 404 there would have passed for one), and a probe that finds it fails the rewrite
-    if (this.policy.probeNotFound && (await this.isRewriteTarget(u.key))) await this.notFound.ask(txn, u, dirOf(u.rec.path), changes.checks);
+    // a rule's rewrite, made where its evidence does not lie, that answered a document: its
+    // directory's not-found page is asked for (a soft 404 there would have passed for one), and a
+    // probe that finds it fails the rewrite
+    if (this.policy.probeNotFound && (await this.rewrittenBeyondEvidence(txn, u))) await this.notFound.ask(txn, u, dirOf(u.rec.path), changes.checks);
     return changes;
   }
 
@@ -552,9 +553,17 @@ export class RuleLearner {
     await this.discountWhere(txn, host, (s) => s.p.startsWith(soft.dir) && (s.d === soft.hash || notFound(s.s) || notFound(s.t)), changes);
   }
 
-  /** True when a rule rewrote some URL onto `key` (the rewrite index). */
-  private async isRewriteTarget(key: string): Promise<boolean> {
-    for await (const _ of this.reads.kv.entries('evidence', { ...prefixRange(evidenceKeys.rewritePrefix(key)), limit: 1 })) return true;
+  /**
+   * True when a rule rewrote some URL onto `u` (the rewrite index) from a directory where none of
+   * its support lies: the rule acted beyond the places its evidence showed.
+   */
+  private async rewrittenBeyondEvidence(txn: Txn, u: LearnedUrl): Promise<boolean> {
+    for await (const [k, reason] of this.reads.kv.entries('evidence', { ...prefixRange(evidenceKeys.rewritePrefix(u.key)), limit: 4 })) {
+      const rule = reason.startsWith('rule:') ? await this.ruleOf(txn, reason.slice(5)) : undefined;
+      if (rule === undefined) continue;
+      const dir = dirOf(bareParameterPath(recordOfKey(k.slice(k.lastIndexOf(SEP) + 1)).path));
+      if (!(rule.support ?? []).some((s) => dirOf(s.p) === dir)) return true;
+    }
     return false;
   }
 
