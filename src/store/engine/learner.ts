@@ -425,7 +425,6 @@ export class RuleLearner {
     if (ve === undefined || be === undefined) return;
     const vrec = recordOfKey(p.variant);
     const host = hostOf(vrec);
-    const how = p.sample === true ? 'sample' : 'content';
     if (await this.notFound.matches(txn, host, vrec.path, ve.c!, ve.x)) return;
     if (await this.notFound.matches(txn, host, recordOfKey(p.base).path, be.c!, be.x)) return;
     const known = await getEvidence(this.reads.kv, txn, evidenceKeys.stability(host, dirOf(vrec.path)));
@@ -438,12 +437,7 @@ export class RuleLearner {
     if (known === UNSTABLE || known === TEXT_STABLE) {
       // a per-response token keeps content hashes apart on every fetch here: equal content shows
       // nowhere, but pages whose words differ by far more than a token does are not one document
-      if (ve.c !== be.c && sketchSimilarity(ve.m, be.m) < LARGE_DIFFERENCE) {
-        const id = ruleId(host, p.spec);
-        if ((await this.ruleOf(txn, id))?.manual === true) return;
-        const obs: Observation = { v: 'against', how, source: p.variant, to: p.base, hash: ve.c!, otherHash: be.c!, t: now };
-        await this.observe(txn, host, p.spec, obs, { p: placeOf(vrec), s: p.variant }, changes);
-      }
+      if (ve.c !== be.c && sketchSimilarity(ve.m, be.m) < LARGE_DIFFERENCE) await this.compared(txn, p, false, ve, be, changes, now);
       return;
     }
     if (ve.c === be.c) {
@@ -484,7 +478,7 @@ export class RuleLearner {
       }
       return;
     }
-    if ((await this.ruleOf(txn, ruleId(host, p.spec)))?.manual === true) return;
+    // (a rule withdrawn by hand learns nothing: `observe` drops it)
     const obs: Observation = { v: 'against', how, source: p.variant, to: p.base, hash: ve.c!, otherHash: be.c!, t: now };
     await this.observe(txn, host, p.spec, obs, { p: placeOf(vrec), s: p.variant }, changes);
   }
@@ -669,9 +663,10 @@ export class RuleLearner {
   }
 
   /**
-   * The second fetch of a URL whose content differed from an equivalent's. Changed content marks
-   * its directory unstable (no content evidence there, either way); the same content marks it
-   * stable and settles the comparisons that waited.
+   * The second fetch of a URL whose content differed from an equivalent's. The same content marks
+   * its directory stable; changed bytes with the same stable hash mark it text-stable (pages there
+   * are compared on their stable hashes); either settles the comparisons that waited. Anything
+   * else marks it unstable (no content evidence there, but a large difference of words).
    */
   private async settleRecheck(txn: Txn, u: LearnedUrl, hash: string | undefined, stableHash: string | undefined, prev: UrlEntry, changes: RuleChanges, now: number): Promise<void> {
     const pk = evidenceKeys.pendingRecheck(u.key);
