@@ -14,7 +14,7 @@
  * | `slash-add`                   | `/a/b` → `/a/b/`                | paths whose last segment is non-empty, no `.`    |
  * | `slash-remove`                | `/a/b/` → `/a/b`                | paths ending in `/`, other than `/`              |
  * | `default-document:<name>`     | `/a/index.html` → `/a/`         | paths whose last segment is `<name>`             |
- * | `path-prefix:<from>><to>`     | `/old/x` → `/x`                 | paths starting with `<from>` (segment boundary)  |
+ * | `path-prefix:<from>><to>`     | `/old/x` → `/x`                 | paths below `<from>`, not its own page           |
  * | `query-parameter:<name>`      | `?sid=1&a=2` → `?a=2`           | queries with a field named `<name>`              |
  * | `path-parameter:<name>`       | `/a;jsessionid=1` → `/a`        | paths with a `;<name>` parameter in a segment    |
  * | `suffix:<from>><to>`          | `/a.htm` → `/a.html`            | last segments ending in `<from>` after a stem    |
@@ -237,6 +237,11 @@ function lastSegment(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
 }
 
+/** True when `rest`, a path below a directory, names the directory's own page: nothing, or a default document. */
+function isOwnPage(rest: string): boolean {
+  return rest === '' || defaultDocuments.includes(rest);
+}
+
 function queryNames(query: string | undefined): string[] {
   return queryFields(query).map(fieldName);
 }
@@ -280,8 +285,9 @@ export function applies(spec: RuleSpec, rec: UriRecord): boolean {
     case 'path-prefix':
       // the paths under the prefix, not the prefix's own page: `/old/` may be an archive page of
       // its own while `/old/x` moved to `/x`
-      // (its own page with segment parameters, `/old/;jsessionid=1`, is still its own page)
-      return rec.path.startsWith(spec.from) && bareParameterPath(rec.path).length > spec.from.length;
+      // (its own page with segment parameters, `/old/;jsessionid=1`, or under a default document
+      // name, `/old/index.html`, is still its own page)
+      return rec.path.startsWith(spec.from) && !isOwnPage(bareParameterPath(rec.path).slice(spec.from.length));
     case 'query-parameter': {
       const names = queryNames(rec.query);
       return parameterNames(spec).every((n) => names.includes(n));
@@ -494,7 +500,10 @@ function within(a: readonly Scope[], b: readonly Scope[]): boolean {
 /** `rule` with `support` and `contra` replaced, its scopes and state derived again. */
 export function rederive(rule: RuleRecord, support: readonly Support[], contra: readonly ContradictionSite[], limits: LearningLimits, o: Observation | undefined): Transition {
   const before = rule.scopes ?? [];
-  const scopes = rule.manual === true ? [] : activeScopes(support, contra, limits.threshold);
+  // a host that folds case (its file system does) can never answer two names that differ only in
+  // case differently: one contradiction shows the host does not, everywhere
+  const hostWide = rule.spec === 'case-insensitive' && contra.length > 0;
+  const scopes = rule.manual === true || hostWide ? [] : activeScopes(support, contra, limits.threshold);
   const state: RuleState = rule.manual === true ? 'withdrawn' : scopes.length > 0 ? 'active' : contra.length > 0 ? 'withdrawn' : 'candidate';
   let next: RuleRecord = { ...rule, support, contra, scopes, state };
   let change: RuleChange;

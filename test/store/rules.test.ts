@@ -124,6 +124,9 @@ describe('applying rules', () => {
     expect(applies(spec, parseUri('http://a.example/old/'))).toBe(false);
     expect(applies(spec, parseUri('http://a.example/old/;jsessionid=1'))).toBe(false);
     expect(applies(spec, parseUri('http://a.example/old/x;jsessionid=1'))).toBe(true);
+    // the prefix's own page under a default document name is its own page too
+    expect(applies(spec, parseUri('http://a.example/old/index.html'))).toBe(false);
+    expect(applies(spec, parseUri('http://a.example/old/x/index.html'))).toBe(true);
   });
 
   it('round-trips specs and rule ids', () => {
@@ -139,6 +142,19 @@ describe('the rule state machine', () => {
   const limits = { threshold: 3, maxSupport: 64 };
   const obs = (v: 'for' | 'against', source: string, t = 0) => ({ v, how: 'redirect' as const, source, t });
   const at = (p: string, d = p) => ({ p, d, s: 'k' + p });
+
+  it('withdraws a case-insensitive rule everywhere at its first contradiction', () => {
+    let r = newCandidate('h', { kind: 'case-insensitive' }, 0);
+    for (const p of ['/A/x', '/A/y', '/B/x', '/B/y', '/C/x', '/C/y', '/D/x', '/D/y', '/E/x']) r = support(r, at(p), obs('for', p), limits).rule;
+    expect(r.state).toBe('active');
+    const t = contradict(r, { p: '/FAQ.html', s: 'k/FAQ.html' }, obs('against', '/FAQ.html'), limits);
+    expect(t.change).toBe('withdrawn');
+    expect(t.rule.scopes).toEqual([]);
+    // a path rule with that support only loses the contradicted place
+    let s = newCandidate('h', { kind: 'slash-add' }, 0);
+    for (const p of ['/A/x', '/A/y', '/B/x', '/B/y', '/C/x', '/C/y', '/D/x', '/D/y', '/E/x']) s = support(s, at(p), obs('for', p), limits).rule;
+    expect(contradict(s, { p: '/FAQ', s: 'k/FAQ' }, obs('against', '/FAQ'), limits).rule.state).toBe('active');
+  });
 
   it('activates where three distinct documents spread over a directory, and nowhere else', () => {
     let r = newCandidate('h', { kind: 'slash-add' }, 0);

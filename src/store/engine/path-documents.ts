@@ -142,7 +142,10 @@ export class PathDocuments {
     const docs = this.hosts.get(host) ?? (!this.keep || this.large.has(host) ? undefined : await this.load(host));
     const out: [string, string][] = [];
     if (docs !== undefined) {
-      for (const path of this.stems.get(host)?.get(stemKey(barePath)) ?? []) {
+      // the names that differ only in case first: the case rule's pairs are never sampled away
+      const folded = foldCase(barePath);
+      const paths = [...(this.stems.get(host)?.get(stemKey(barePath)) ?? [])].sort((a, b) => Number(foldCase(b) === folded) - Number(foldCase(a) === folded));
+      for (const path of paths) {
         if (path === barePath) continue;
         for (const w of docs.get(path) ?? []) {
           out.push([path, w]);
