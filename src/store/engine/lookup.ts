@@ -8,7 +8,7 @@ import { isDocumentStatus, type RuleRecord } from '../rules.js';
 import type { AliasRecord, CanonicalFailure, CanonicalResult, CanonicalUrlRecord, StoreStats } from '../seen-store.js';
 import { identity, isUrlError, transform } from './canonicalize.js';
 import type { EngineState } from './state.js';
-import { entrySummary, lookupEntry } from './url-state.js';
+import { answeredNoDocument, entrySummary, lookupEntry } from './url-state.js';
 
 const NEED: unique symbol = Symbol('need');
 /** One URL of `canonicalMany`: its identity key, the key after presets and rules, and its normal form when it is the input. */
@@ -155,17 +155,27 @@ function resolveCanonical(p: Lookup, look: Look): CanonicalResult | typeof NEED 
   const tV = p.tKey === k0 ? ownV : look('url', p.tKey);
   if (ownV === NEED || aliasV === NEED || tV === NEED) return NEED;
   const own = ownV === undefined ? undefined : lookupEntry(ownV);
+  const alias = aliasV === undefined ? undefined : decodeJson<AliasEntry>(aliasV);
+  const aliased = alias !== undefined && alias.to !== k0 ? alias.to : undefined;
   let key: string;
   let via: string | undefined;
-  if (own?.s === 'pruned' && own.to !== undefined) {
-    key = own.to;
-    via = own.by;
+  // a pruned entry names where it was sent, recorded under the first step's reason: where the
+  // rules of now send it elsewhere (a later step of the chain was withdrawn) and the recorded
+  // target answered no document, the rules of now answer
+  let stored = own?.s === 'pruned' ? own.to : undefined;
+  if (stored !== undefined && stored !== k0 && stored !== p.tKey && stored !== aliased) {
+    const v = look('url', stored);
+    if (v === NEED) return NEED;
+    if (v !== undefined && answeredNoDocument(lookupEntry(v))) stored = undefined;
+  }
+  if (stored !== undefined) {
+    key = stored;
+    via = own?.by;
   } else {
     key = p.tKey;
     via = p.tVia;
-    const alias = aliasV === undefined ? undefined : decodeJson<AliasEntry>(aliasV);
-    if (alias !== undefined && alias.to !== k0) {
-      key = alias.to;
+    if (aliased !== undefined) {
+      key = aliased;
       via ??= 'alias';
     }
   }
