@@ -102,6 +102,23 @@ export function isSuffixPair(from: string, to: string): boolean {
   return p !== undefined && ((p.from === from && p.to === to) || (p.from === to && p.to === from));
 }
 
+/**
+ * The case shape of a path, the kind of a case rule's evidence (rule-scope.ts): `word` when each
+ * run of letters with an upper-case letter is all upper-case or capitalized (`/FAQ.html`,
+ * `/Docs/Intro.html`: the names people give files, which a server may hold beside their
+ * lower-case namesakes, as Apache `mod_speling` does with `CheckCaseOnly`), `mixed` otherwise
+ * (`/quicK-Start.html`: a name nobody gives a second file). Evidence of one shape says nothing
+ * about the other: aliases with random case never show that `FAQ.html` and `faq.html` are one.
+ */
+export function caseShape(path: string): 'word' | 'mixed' {
+  const runs = path.match(/[A-Za-z]+/g) ?? [];
+  for (const run of runs) {
+    if (!/[A-Z]/.test(run)) continue;
+    if (!/^[A-Z][a-z]*$/.test(run) && !/^[A-Z]+$/.test(run)) return 'mixed';
+  }
+  return 'word';
+}
+
 /** True when the case-insensitive rule maps `path`: it has an upper-case letter outside a percent-encoding, and no segment parameters. */
 export function caseApplies(path: string): boolean {
   return bareParameterPath(path) === path && foldCase(path) !== path;

@@ -25,7 +25,8 @@
  * whose support does not (the rule is narrowed); a rule with no scope left after a contradiction
  * is withdrawn. One wrong rewrite among many right ones costs the rule that path, not the host.
  * A scope also records whether any of its evidence had a query: a rule seen only on query-less
- * URLs (`/dir` → `/dir/`) is not applied to `/login?next=…`.
+ * URLs (`/dir` → `/dir/`) is not applied to `/login?next=…`; and, for the rules whose evidence has
+ * a kind of value (a parameter's values, a path's case shape), the values it was shown for.
  */
 
 /** One supporting observation, as kept in a rule's record. */
@@ -66,7 +67,8 @@ export interface Scope {
   readonly except?: readonly string[];
   /**
    * A parameter rule whose values repeat (a choice, not an id): the values it holds for, each
-   * shown by its own documents. Absent: any value.
+   * shown by its own documents. The case rule: the case shapes it holds for (`word`, `mixed`:
+   * path-variants.ts `caseShape`), each shown by its own documents. Absent: any value.
    */
   readonly values?: readonly string[];
 }
@@ -105,9 +107,9 @@ export function covers(at: string, path: string): boolean {
 }
 
 /** True when a rule with these scopes applies to a URL with this path (and a query or not). */
-export function inScope(scopes: readonly Scope[], path: string, hasQuery: boolean, value?: () => string): boolean {
+export function inScope(scopes: readonly Scope[], path: string, hasQuery: boolean, value?: () => string | undefined): boolean {
   for (const s of scopes) {
-    if ((!hasQuery || s.query) && covers(s.at, path) && !excepted(s.except, path) && (s.values === undefined || (value !== undefined && s.values.includes(value())))) return true;
+    if ((!hasQuery || s.query) && covers(s.at, path) && !excepted(s.except, path) && (s.values === undefined || (value !== undefined && s.values.includes(value() ?? '')))) return true;
   }
   return false;
 }

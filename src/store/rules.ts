@@ -42,7 +42,7 @@
  */
 import { recompose, type UriRecord } from '../normalize/index.js';
 import { bareParameterPath, fieldName, parameterValues, pathParameterNames, queryFields, removePathParameters, removeQueryFields } from './parameter-difference.js';
-import { applySuffix, caseApplies, foldCase, isSuffixPair, suffixApplies, suffixPair } from './path-variants.js';
+import { applySuffix, caseApplies, caseShape, foldCase, isSuffixPair, suffixApplies, suffixPair } from './path-variants.js';
 import { activeScopes, inScope, type ContradictionSite, type Scope, type Support } from './rule-scope.js';
 
 export type RuleSpec =
@@ -576,12 +576,17 @@ export function hasQueryKind(spec: RuleSpec, rec: UriRecord): boolean {
 
 /** True when the active rule `r` maps `rec` elsewhere: in its domain and in one of its scopes. */
 export function rewrites(r: ActiveRule, rec: UriRecord): boolean {
-  return applies(r.spec, rec) && inScope(r.scopes, bareParameterPath(rec.path === '' ? '/' : rec.path), hasQueryKind(r.spec, rec), () => parameterValue(r.spec, rec));
+  return applies(r.spec, rec) && inScope(r.scopes, bareParameterPath(rec.path === '' ? '/' : rec.path), hasQueryKind(r.spec, rec), () => scopeValue(r.spec, rec));
 }
 
-/** What a parameter rule removes from `rec`: its values, joined by `&` ('' for other rules). */
-export function parameterValue(spec: RuleSpec, rec: UriRecord): string {
-  if (spec.kind !== 'query-parameter' && spec.kind !== 'path-parameter') return '';
+/**
+ * The value a rule's scope may be limited to (rule-scope.ts `values`): what a parameter rule
+ * removes from `rec` (its values, joined by `&`), the case shape of the path for the case rule,
+ * `undefined` for other rules.
+ */
+export function scopeValue(spec: RuleSpec, rec: UriRecord): string | undefined {
+  if (spec.kind === 'case-insensitive') return caseShape(rec.path);
+  if (spec.kind !== 'query-parameter' && spec.kind !== 'path-parameter') return undefined;
   return parameterValues(spec.kind === 'query-parameter' ? 'query' : 'path', rec, new Set(parameterNames(spec)));
 }
 

@@ -1,8 +1,8 @@
 // Path variants: suffix pairs and case folding (src/store/path-variants.ts), and the rules on them.
 import { describe, expect, it } from 'vitest';
 import { parseUri } from '../../src/normalize/index.js';
-import { applySuffix, caseApplies, foldCase, isSuffixPair, stemOf, suffixApplies, suffixPair } from '../../src/store/path-variants.js';
-import { applies, apply, explainRedirect, formatSpec, parseSpec, type RuleSpec } from '../../src/store/rules.js';
+import { applySuffix, caseApplies, caseShape, foldCase, isSuffixPair, stemOf, suffixApplies, suffixPair } from '../../src/store/path-variants.js';
+import { applies, apply, explainRedirect, formatSpec, newCandidate, parseSpec, rewrites, support, type RuleSpec } from '../../src/store/rules.js';
 
 const rec = (u: string) => parseUri(u);
 
@@ -79,5 +79,34 @@ describe('suffix and case-insensitive rules', () => {
     expect(explainRedirect(rec('http://h/a.htm'), rec('http://h/a.html'))).toEqual([{ kind: 'suffix', from: '.htm', to: '.html' }]);
     expect(explainRedirect(rec('http://h/a'), rec('http://h/a.html'))).toEqual([{ kind: 'suffix', from: '', to: '.html' }]);
     expect(explainRedirect(rec('http://h/Docs/A.html'), rec('http://h/docs/a.html'))).toEqual([{ kind: 'case-insensitive' }]);
+  });
+});
+
+describe('the case rule holds for the case shapes of its evidence', () => {
+  it('tells the names people give files from names with random case', () => {
+    expect(caseShape('/FAQ.html')).toBe('word');
+    expect(caseShape('/Docs/Intro.HTML')).toBe('word');
+    expect(caseShape('/readme-A/x')).toBe('word');
+    expect(caseShape('/quicK-STart.html')).toBe('mixed');
+    expect(caseShape('/Cl-mAnual.htmL')).toBe('mixed');
+    expect(caseShape('/getStarted')).toBe('mixed');
+  });
+
+  it('does not fold /FAQ.html on evidence from names with random case only', () => {
+    const limits = { threshold: 3, maxSupport: 64 };
+    let r = newCandidate('h', { kind: 'case-insensitive' }, 0);
+    for (const p of ['/quicK-start.html', '/maNual.html', '/lk-manuAl.html', '/TEch-docs.htmL']) {
+      r = support(r, { p, d: p.toLowerCase(), s: 'k' + p, v: caseShape(p) }, { v: 'for', how: 'content', source: 'k' + p, t: 0 }, limits).rule;
+    }
+    expect(r.state).toBe('active');
+    const active = { id: r.id, spec: { kind: 'case-insensitive' } as RuleSpec, scopes: r.scopes! };
+    expect(rewrites(active, rec('http://h/cG-Manual.html'))).toBe(true);
+    expect(rewrites(active, rec('http://h/FAQ.html'))).toBe(false);
+    expect(rewrites(active, rec('http://h/Readme.html'))).toBe(false);
+    // three documents of the word shape cover it too
+    for (const p of ['/NEWS.html', '/Authors.html', '/COPYING.html']) {
+      r = support(r, { p, d: p.toLowerCase(), s: 'k' + p, v: caseShape(p) }, { v: 'for', how: 'content', source: 'k' + p, t: 0 }, limits).rule;
+    }
+    expect(rewrites({ ...active, scopes: r.scopes! }, rec('http://h/FAQ.html'))).toBe(true);
   });
 });

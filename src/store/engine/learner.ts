@@ -44,7 +44,7 @@ import {
   isParameterRule,
   judgeRedirect,
   newCandidate,
-  parameterValue,
+  scopeValue,
   parseRuleId,
   parseSpec,
   retract,
@@ -168,9 +168,10 @@ async function* withFirst<T>(first: T, rest: AsyncIterable<T>): AsyncIterable<T>
   yield* rest;
 }
 
-/** What a parameter rule removes from `rec`, for the support it gives (`{}` for other rules). */
+/** The scope value of `rec` under `spec` (what a parameter rule removes, a case shape), for the support it gives. */
 function valueOf(spec: RuleSpec, rec: UriRecord): { v?: string } {
-  return isParameterRule(spec) ? { v: parameterValue(spec, rec) } : {};
+  const v = scopeValue(spec, rec);
+  return v === undefined ? {} : { v };
 }
 
 /** The key `spec` maps `rec` onto, or its own key where it does not apply. */
