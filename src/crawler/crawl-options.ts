@@ -197,7 +197,7 @@ const fetchOptionNames = {
   throughputGraceMs: true,
 } as const satisfies OptionNames<NonNullable<CrawlOptions['fetch']>>;
 
-const trapOptionNames = { maxRepeats: true, maxPathDepth: true, maxPagesPerHost: true, patternMinFetches: true, patternMinNewRatio: true } as const satisfies OptionNames<TrapOptions>;
+const trapOptionNames = { maxRepeats: true, maxPathDepth: true, maxPagesPerHost: true, patternMinFetches: true, patternMinNewRatio: true, patternEmptyRun: true } as const satisfies OptionNames<TrapOptions>;
 
 const extractOptionNames = { maxOutlinks: true, maxHrefBytes: true } as const satisfies OptionNames<NonNullable<CrawlOptions['extract']>>;
 

@@ -588,7 +588,7 @@ class Crawler implements Crawl, RedirectContext {
       admitted = await this.intake.admit(this.store, this.scope, entry, final, x, admittedUrls);
       if (r.duplicatesAvoided > duplicates) this.timeline.host(entry.host, { duplicates: r.duplicatesAvoided - duplicates });
       if (res.status >= 200 && res.status < 300) {
-        for (const p of this.patterns.observe(final, entry.host, x.textHash, admittedUrls, x.words, entry.url)) {
+        for (const p of this.patterns.observe({ url: final, requested: entry.url, host: entry.host, textHash: x.textHash, admitted: admittedUrls, words: x.words, links: x.links.map((l) => l.url) })) {
           r.trapPattern(p);
           this.log.info({ host: entry.host, pattern: p }, 'trap: a URL pattern without new content, refused from now on');
         }

@@ -31,6 +31,16 @@
  * `trap:pattern`: pruned in the store with that reason, so `restore('trap:pattern')` gives them
  * back. A calendar whose pages only link the next and previous month stops there, whatever month
  * each prints; a listing whose pages show other items (other text, new URLs) goes on.
+ *
+ * Empty runs. The share needs 64 pages to judge; a calendar shows what it is sooner: along a chain
+ * of pages of one pattern, each found on the one before, page after page adds nothing: no link
+ * outside the pattern that the page it was found on did not have (a site's navigation is on every
+ * page; an event, a listing's items, are not), and fewer than `NEW_WORDS` new words (digits left
+ * out). `patternEmptyRun` such pages in a row on one chain refuse the pattern. A chain that adds
+ * something starts its count again, so a listing whose pages link other items (known elsewhere or
+ * not) goes on, and a calendar stops a few months either side of the last month that added
+ * something. A page's links are remembered for a bounded number of pages (`MAX_TRACED`, as
+ * 32-bit hashes); a page whose finding page was forgotten starts a run of its own at zero.
  */
 
 export interface TrapOptions {
@@ -44,6 +54,8 @@ export interface TrapOptions {
   readonly patternMinFetches?: number;
   /** Least share of them that must bring a new text or a new URL outside the pattern. @default 0.1 */
   readonly patternMinNewRatio?: number;
+  /** Pages in a row on one chain of a pattern that add no link outside it and little text. @default 6 */
+  readonly patternEmptyRun?: number;
 }
 
 export const defaultTrapOptions = {
@@ -52,6 +64,7 @@ export const defaultTrapOptions = {
   maxPagesPerHost: 50_000,
   patternMinFetches: 64,
   patternMinNewRatio: 0.1,
+  patternEmptyRun: 6,
 } as const satisfies Required<TrapOptions>;
 
 export type TrapReason = 'trap:repeated-segments' | 'trap:path-depth' | 'trap:host-budget' | 'trap:pattern';
@@ -170,6 +183,39 @@ interface PatternCount {
   fresh: number;
 }
 
+/** A fetched page, as its children see it: its links (32-bit hashes) and its empty runs by pattern. */
+interface PageTrace {
+  readonly links: Set<number>;
+  readonly runs: Map<string, number>;
+}
+
+/** One fetched HTML page, as the pattern-trap rule reads it. */
+export interface ObservedPage {
+  /** The URL that answered. */
+  readonly url: string;
+  /** The frontier entry's URL, when redirects led elsewhere (what its finding page was remembered under). */
+  readonly requested?: string;
+  readonly host: string;
+  /** The hash of its text. */
+  readonly textHash: string;
+  /** The URLs it added to the frontier. */
+  readonly admitted: readonly string[];
+  /** Its words (digits left out); without them, any text not seen before counts as new. */
+  readonly words?: readonly string[];
+  /** Every link it has (absolute URLs); without them, only `admitted` are read. */
+  readonly links?: readonly string[];
+}
+
+/** Pages whose links are remembered for the pages found on them. */
+const MAX_TRACED = 16_384;
+
+/** FNV-1a over UTF-16 code units: a link's identity in a page trace. */
+function hash32(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
 /** Words a page must add to its host's to bring new text. */
 export const NEW_WORDS = 6;
 /** Words remembered at most, over all hosts (past it, every word counts as new: fewer traps). */
@@ -194,14 +240,18 @@ export class PatternTraps {
   /** An admitted URL → the page it was found on: the URL that answered, and the one requested. */
   private readonly sources = new Map<string, readonly [string, string]>();
   private readonly trappedSet = new Set<string>();
+  /** Fetched pages by URL (answered and requested), oldest first. */
+  private readonly traces = new Map<string, PageTrace>();
   private readonly minFetches: number;
   private readonly minRatio: number;
+  private readonly emptyRun: number;
 
   constructor(options: TrapOptions = {}) {
     this.minFetches = options.patternMinFetches ?? defaultTrapOptions.patternMinFetches;
     this.minRatio = options.patternMinNewRatio ?? defaultTrapOptions.patternMinNewRatio;
-    if (!(this.minFetches >= 1) || !(this.minRatio >= 0 && this.minRatio <= 1)) {
-      throw new TypeError('traps: patternMinFetches must be >= 1 and patternMinNewRatio in [0, 1]');
+    this.emptyRun = options.patternEmptyRun ?? defaultTrapOptions.patternEmptyRun;
+    if (!(this.minFetches >= 1) || !(this.minRatio >= 0 && this.minRatio <= 1) || !(Number.isInteger(this.emptyRun) && this.emptyRun >= 1)) {
+      throw new TypeError('traps: patternMinFetches and patternEmptyRun must be integers >= 1 and patternMinNewRatio in [0, 1]');
     }
   }
 
@@ -217,13 +267,12 @@ export class PatternTraps {
     return undefined;
   }
 
-  /**
-   * An HTML page fetched at `url` (the URL that answered): its text's hash, the URLs it added to
-   * the frontier and its words (without them, any text not seen before counts as new).
-   * `requested`: the frontier entry's URL, when redirects led elsewhere (what its finding page
-   * was remembered under). Returns the patterns this fetch made refused.
-   */
-  observe(url: string, host: string, textHash: string, admitted: readonly string[], words?: readonly string[], requested = url): string[] {
+  /** An HTML page fetched (`ObservedPage`). Returns the patterns this fetch made refused. */
+  observe(page: ObservedPage): string[] {
+    const { url, host, textHash, admitted, words } = page;
+    const requested = page.requested ?? url;
+    const trace: PageTrace = { links: new Set((page.links ?? admitted).map(hash32)), runs: new Map() };
+    const parent = this.remember(url, requested, trace);
     const source = this.sources.get(requested) ?? this.sources.get(url);
     this.sources.delete(requested);
     this.sources.delete(url);
@@ -251,8 +300,14 @@ export class PatternTraps {
     const fromPatterns = new Set([...urlPatterns(source[0]), ...urlPatterns(source[1])]);
     const patterns = [...new Set([...urlPatterns(url), ...(requested === url ? [] : urlPatterns(requested))])].filter((p) => fromPatterns.has(p));
     const admittedPatterns = admitted.map((a) => new Set(urlPatterns(a)));
+    // the links this page has that the page it was found on had not: what it adds, pattern by pattern
+    const added = parent === undefined ? undefined : (page.links ?? admitted).filter((l) => !parent.links.has(hash32(l))).map((l) => new Set(urlPatterns(l)));
     const out: string[] = [];
     for (const p of patterns) {
+      // the empty run along this chain: no link outside the pattern its parent lacked, little text
+      const adds = added === undefined || newText || added.some((s) => !s.has(p));
+      const run = adds ? 0 : (parent!.runs.get(p) ?? 0) + 1;
+      if (run > 0) trace.runs.set(p, run);
       let c = this.counts.get(p);
       if (c === undefined) {
         if (this.counts.size >= MAX_PATTERNS) continue;
@@ -265,11 +320,23 @@ export class PatternTraps {
       // seen before (numbered pages of a site may differ in their numbers alone)
       const isValuePattern = p.indexOf('?') !== -1 && (p.endsWith('=*') || p.includes('=*&'));
       if ((isValuePattern ? newText : served === 0) || admittedPatterns.some((s) => !s.has(p))) c.fresh++;
-      if (!this.trappedSet.has(p) && c.fetched >= this.minFetches && c.fresh < this.minRatio * c.fetched) {
+      if (!this.trappedSet.has(p) && ((c.fetched >= this.minFetches && c.fresh < this.minRatio * c.fetched) || run >= this.emptyRun)) {
         this.trappedSet.add(p);
         out.push(p);
       }
     }
     return out;
+  }
+
+  /** Keep `trace` under both URLs of the page; the trace of the page it was found on, if kept. */
+  private remember(url: string, requested: string, trace: PageTrace): PageTrace | undefined {
+    const source = this.sources.get(requested) ?? this.sources.get(url);
+    const parent = source === undefined ? undefined : (this.traces.get(source[0]) ?? this.traces.get(source[1]));
+    for (const u of requested === url ? [url] : [url, requested]) {
+      this.traces.delete(u);
+      this.traces.set(u, trace);
+    }
+    while (this.traces.size > MAX_TRACED) this.traces.delete(this.traces.keys().next().value!);
+    return parent;
   }
 }

@@ -144,7 +144,7 @@ describe('unknown option names', () => {
     try {
       expectMisuse(() => crawl({ store, seeds: ['http://a/'], maxpages: 1 } as never), /^crawl: unknown option "maxpages" \(known: store, storeOptions, seeds, /);
       expectMisuse(() => crawl({ store, fetch: { timeoutMs: 1 } } as never), /^crawl: unknown option "timeoutMs" in options\.fetch \(known: userAgent, /);
-      expectMisuse(() => crawl({ store, traps: { maxDepth: 1 } } as never), /^crawl: unknown option "maxDepth" in options\.traps \(known: maxRepeats, maxPathDepth, maxPagesPerHost, patternMinFetches, patternMinNewRatio\)$/);
+      expectMisuse(() => crawl({ store, traps: { maxDepth: 1 } } as never), /^crawl: unknown option "maxDepth" in options\.traps \(known: maxRepeats, maxPathDepth, maxPagesPerHost, patternMinFetches, patternMinNewRatio, patternEmptyRun\)$/);
       expectMisuse(() => crawl({ store, extract: { charset: 'utf-8' } } as never), /^crawl: unknown option "charset" in options\.extract /);
       expectMisuse(() => crawl({ store: 'db', storeOptions: { presets: [] } } as never), /^crawl: unknown option "presets" in options\.storeOptions /);
       expectMisuse(() => crawl(undefined as unknown as CrawlOptions), /^crawl: options must be an object, not undefined$/);

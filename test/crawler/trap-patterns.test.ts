@@ -8,15 +8,17 @@
  * - a real paginated listing (every page shows other items, every item its own text) is crawled
  *   whole: nothing refused, recall kept.
  *
- * The bound asserted for the traps, 1,000 requests, is generous: a pattern is judged after 64 HTML
- * pages; after that only what was already queued under it is fetched (each page of these traps
- * queues at most 2 new URLs, so at most 2 × 64 more per pattern, whose own links are refused):
- * with two patterns at most 2 × (64 + 128) + the root = 385 (about 200 in practice). The server
- * log is the oracle.
+ * The bound asserted for the a/b trap, 1,000 requests, is generous: a pattern is judged after 64
+ * HTML pages; after that only what was already queued under it is fetched (each page of these
+ * traps queues at most 2 new URLs, so at most 2 × 64 more per pattern, whose own links are
+ * refused): with two patterns at most 2 × (64 + 128) + the root = 385 (about 100 in practice).
+ * A calendar is refused sooner, by its empty runs: 6 pages in a row on one chain that add nothing
+ * (`patternEmptyRun`), so about 6 pages either side of the start, or of the last month that added
+ * a link. A chain whose pages each link something new goes on. The server log is the oracle.
  */
 import { describe, expect, it } from 'vitest';
 import { runCrawl } from '../../src/crawler/crawl.js';
-import { urlPatterns } from '../../src/crawler/traps.js';
+import { defaultTrapOptions, urlPatterns } from '../../src/crawler/traps.js';
 import { openStore } from '../../src/store/index.js';
 import { auditStore, describeAudit } from '../support/store-audit.js';
 import { html, httpServer, tempDir } from './support.js';
@@ -76,10 +78,84 @@ describe('pattern traps', () => {
       const report = await runCrawl({ store: db.path, seeds: [`${site.origin}/cal?d=30000`], allow: site.allow });
       const hits = site.requests.filter((r) => r.startsWith('/cal'));
       console.log(`calendar: ${hits.length} requests; patterns ${JSON.stringify(report.trapPatterns)}`);
-      expect(hits.length).toBeLessThanOrEqual(1000);
+      // 6 empty pages either side of the seed, and what was queued before the verdict
+      expect(hits.length).toBeLessThanOrEqual(2 * (defaultTrapOptions.patternEmptyRun + 2) + 1);
       expect(new Set(hits).size).toBe(hits.length);
       expect(report.trapPatterns).toContain(`127.0.0.1:${site.port}/cal?d=*`);
       expect(report.links.refused['trap:pattern']).toBeGreaterThan(0);
+    } finally {
+      await site.close();
+      db.remove();
+    }
+  }, 60_000);
+
+  it('a calendar goes on past months that link a new event, and stops 6 empty months after the last', async () => {
+    // months 0..40 from the seed at 0; an event page (only linked from its month) every 5 months
+    // up to month 20, each page with the site's navigation, which adds nothing after the first
+    const nav = ['/', '/about', '/contact'];
+    const site = await httpServer((req, res) => {
+      const u = new URL(req.url ?? '/', 'http://x');
+      if (u.pathname === '/robots.txt') return void res.writeHead(404).end();
+      const ev = /^\/event\/(\d+)$/.exec(u.pathname);
+      if (ev !== null) return void res.writeHead(200, { 'content-type': 'text/html' }).end(page(`<h1>Event of month ${ev[1]}</h1>`, nav));
+      if (u.pathname !== '/cal') return void res.writeHead(200, { 'content-type': 'text/html' }).end(page('home', ['/cal?m=0', ...nav]));
+      const m = Number(u.searchParams.get('m') ?? 0);
+      const event = m % 5 === 0 && m <= 20 ? [`/event/${m}`] : [];
+      res.writeHead(200, { 'content-type': 'text/html' }).end(page(`Month ${m}`, [...nav, ...event, `/cal?m=${m + 1}`]));
+    });
+    const db = tempDir();
+    try {
+      const report = await runCrawl({ store: db.path, seeds: [`${site.origin}/`], allow: site.allow });
+      const months = site.requests.filter((r) => r.startsWith('/cal')).map((r) => Number(/m=(\d+)/.exec(r)![1]));
+      console.log(`calendar with events: months ${Math.min(...months)}..${Math.max(...months)}; patterns ${JSON.stringify(report.trapPatterns)}`);
+      for (let m = 0; m <= 20; m += 5) expect(site.requests, `event ${m}`).toContain(`/event/${m}`);
+      expect(Math.max(...months)).toBeLessThanOrEqual(20 + defaultTrapOptions.patternEmptyRun + 1);
+      expect(report.trapPatterns).toEqual([`127.0.0.1:${site.port}/cal?m=*`]);
+    } finally {
+      await site.close();
+      db.remove();
+    }
+  }, 60_000);
+
+  it('a calendar by path, whose pages print their own month, stops after its empty runs', async () => {
+    const site = await httpServer((req, res) => {
+      const u = new URL(req.url ?? '/', 'http://x');
+      if (u.pathname === '/robots.txt') return void res.writeHead(404).end();
+      const m = /^\/events\/(\d{4})-(\d{2})\/$/.exec(u.pathname);
+      if (m === null) return void res.writeHead(404).end();
+      const i = Number(m[1]) * 12 + Number(m[2]) - 1;
+      const month = (k: number): string => `/events/${Math.floor(k / 12)}-${String((k % 12) + 1).padStart(2, '0')}/`;
+      res.writeHead(200, { 'content-type': 'text/html' }).end(page(`<h1>Events of ${month(i)}</h1><p>No events.</p>`, [month(i - 1), month(i + 1)]));
+    });
+    const db = tempDir();
+    try {
+      const report = await runCrawl({ store: db.path, seeds: [`${site.origin}/events/2026-11/`], allow: site.allow });
+      const hits = site.requests.filter((r) => r.startsWith('/events/'));
+      console.log(`calendar by path: ${hits.length} requests; patterns ${JSON.stringify(report.trapPatterns)}`);
+      expect(hits.length).toBeLessThanOrEqual(2 * (defaultTrapOptions.patternEmptyRun + 2) + 1);
+      expect(report.trapPatterns).toContain(`127.0.0.1:${site.port}/events/*/`);
+    } finally {
+      await site.close();
+      db.remove();
+    }
+  }, 60_000);
+
+  it('a chain of thin pages, each linking one new item, is crawled whole', async () => {
+    // `?after=N` pages of a feed, each with one new item and the next page: no new words, but a
+    // link outside the pattern its parent lacked
+    const N = 60;
+    const site = await httpServer((req, res) => {
+      const u = new URL(req.url ?? '/', 'http://x');
+      if (u.pathname === '/robots.txt') return void res.writeHead(404).end();
+      if (u.pathname.startsWith('/item/')) return void res.writeHead(200, { 'content-type': 'text/html' }).end(page('item', []));
+      const n = Number(u.searchParams.get('after') ?? 0);
+      res.writeHead(200, { 'content-type': 'text/html' }).end(page('feed', [`/item/${n}`, ...(n + 1 < N ? [`/feed?after=${n + 1}`] : [])]));
+    });
+    const db = tempDir();
+    try {
+      const report = await runCrawl({ store: db.path, seeds: [`${site.origin}/feed?after=0`], allow: site.allow });
+      for (let n = 0; n < N; n++) expect(site.requests, `item ${n}`).toContain(`/item/${n}`);
+      expect(report.trapPatterns).toEqual([]);
     } finally {
       await site.close();
       db.remove();

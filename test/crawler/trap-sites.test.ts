@@ -94,7 +94,7 @@ describe('an endless calendar beside an ordinary host', () => {
         store: db.path,
         seeds: [`${calendar.origin}/cal?m=2024-06`, `${other.origin}/o/0`],
         allow: [...calendar.allow, ...other.allow],
-        traps: { maxPagesPerHost: BUDGET },
+        traps: { maxPagesPerHost: BUDGET, patternEmptyRun: 1_000 },
       };
       const first = await runCrawl(options);
       const calHits = calendar.requests.filter((r) => r.startsWith('/cal'));
@@ -162,7 +162,7 @@ describe('fresh session ids on every link', () => {
   it('without it: the per-host budget holds', async () => {
     const BUDGET = 40;
     const site = await sessionSite();
-    const { report, audit } = await crawlSite(site, { seeds: [`${site.origin}/p/0`], traps: { maxPagesPerHost: BUDGET } });
+    const { report, audit } = await crawlSite(site, { seeds: [`${site.origin}/p/0`], traps: { maxPagesPerHost: BUDGET, patternEmptyRun: 1_000 } });
     const fetched = site.requests.filter((r) => r !== '/robots.txt');
     console.log(`session ids, preset off: ${fetched.length} requests; deferred ${JSON.stringify(report.deferred)}; ${describeAudit(audit)}`);
     expect(fetched).toHaveLength(BUDGET);
@@ -180,7 +180,7 @@ describe('ever-deepening relative links', () => {
       const hrefs = path.startsWith('/ab') ? ['a/b/'] : path.startsWith('/next') ? ['next/'] : [`s${depth}/`];
       res.writeHead(200, { 'content-type': 'text/html' }).end(links(hrefs));
     });
-    const { report, audit } = await crawlSite(site, { seeds: [`${site.origin}/ab/`, `${site.origin}/next/`, `${site.origin}/deep/`], concurrency: 4 });
+    const { report, audit } = await crawlSite(site, { seeds: [`${site.origin}/ab/`, `${site.origin}/next/`, `${site.origin}/deep/`], concurrency: 4, traps: { patternEmptyRun: 1_000 } }); // the path rules alone
     const paths = site.requests.filter((r) => r !== '/robots.txt');
     const depthOf = (p: string): number => p.split('/').filter((s) => s !== '').length;
     const deepest = (prefix: string): number => Math.max(...paths.filter((p) => p.startsWith(prefix)).map(depthOf));
@@ -222,7 +222,7 @@ describe('a soft-404 wildcard host', () => {
       if (req.url === '/robots.txt') return res.writeHead(404).end();
       res.writeHead(200, { 'content-type': 'text/html' }).end(body);
     });
-    const { report, audit } = await crawlSite(site, { seeds: [`${site.origin}/`], traps: { maxPagesPerHost: BUDGET } });
+    const { report, audit } = await crawlSite(site, { seeds: [`${site.origin}/`], traps: { maxPagesPerHost: BUDGET, patternEmptyRun: 1_000 } });
     const fetched = audit.entries.filter((e) => e.entry.s === 'fetched');
     const hashes = new Set(fetched.map((e) => e.entry.c));
     console.log(`soft-404: ${site.requests.length - 1} requests, ${report.pagesOk} ok, ${report.documents} document(s), ${hashes.size} content hash(es) over ${fetched.length} fetched entries, aliases ${audit.stats.aliases}, rules ${JSON.stringify(audit.stats.rules)}`);

@@ -75,7 +75,7 @@ describe('traps in a crawl', () => {
     });
     const db = tempDir();
     try {
-      const report = await runCrawl({ store: db.path, seeds: [`${server.origin}/cal?m=0`], allow: server.allow, traps: { maxPagesPerHost: 25 } });
+      const report = await runCrawl({ store: db.path, seeds: [`${server.origin}/cal?m=0`], allow: server.allow, traps: { maxPagesPerHost: 25, patternEmptyRun: 1_000 } }); // the budget alone: no empty-run verdict
       expect(server.requests.filter((r) => r.startsWith('/cal')).length).toBe(25);
       expect(report.pagesFetched).toBe(25);
       expect(report.stoppedBecause).toBe('deferred');
