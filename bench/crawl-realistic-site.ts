@@ -132,12 +132,12 @@ export function rulesAlone(site: RealisticSite, m: FalseMerge, active: readonly 
 export function formatTable(site: RealisticSite, runs: readonly RealisticRun[]): string {
   const n = site.documents.length;
   const lines = [
-    '| crawler | requests | documents reached | recall | false merges (documents) | lost to them | requests per document | extra fetches of a document | robots.txt-disallowed fetched | seconds |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| crawler | requests | documents reached | recall | false merges (documents) | lost to them | requests per document | over floor | extra fetches of a document | robots.txt-disallowed fetched | seconds |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of runs) {
     lines.push(
-      `| ${r.client} | ${r.requests} | ${r.documentsReached} / ${n} | ${(r.documentsReached / n).toFixed(3)} | ${r.falseMerges ?? '—'} | ${r.lostToMerges ?? '—'} | ${r.requestsPerDocument} | ${r.extraFetches} | ${r.disallowedFetched} | ${r.seconds} |`,
+      `| ${r.client} | ${r.requests} | ${r.documentsReached} / ${n} | ${(r.documentsReached / n).toFixed(3)} | ${r.falseMerges ?? '—'} | ${r.lostToMerges ?? '—'} | ${r.requestsPerDocument} | ${(r.requests / site.floor).toFixed(3)} | ${r.extraFetches} | ${r.disallowedFetched} | ${r.seconds} |`,
     );
   }
   return lines.join('\n') + '\n';
@@ -181,12 +181,12 @@ async function main(): Promise<void> {
   }
   if (args.includes('--json')) {
     const out = runs.map(({ report, ...r }) => ({ ...r, rules: report?.rules }));
-    process.stdout.write(JSON.stringify({ node: process.version, cpus: cpus().length, seed: site.seed, documents: site.documents.length, aliasLinks: site.aliasLinks, runs: out }, null, 2) + '\n');
+    process.stdout.write(JSON.stringify({ node: process.version, cpus: cpus().length, seed: site.seed, documents: site.documents.length, floor: site.floor, aliasLinks: site.aliasLinks, runs: out }, null, 2) + '\n');
     return;
   }
   const aliases = Object.values(site.aliasLinks).reduce((x, y) => x + y, 0);
   process.stdout.write(
-    `realistic site (sqlite3-doc, seed ${site.seed}) on loopback: ${site.documents.length} documents reachable (${site.onlyViaRelSearch.length} only through link rel=search), ${site.linkCount} link references on them; of the ${site.manualLinks} links between manual pages ${aliases} (${Math.round((aliases * 100) / Math.max(1, site.manualLinks))} %) rewritten into aliases ${JSON.stringify(site.aliasLinks)}\nnode ${process.version}, ${cpus().length} CPUs\n\n`,
+    `realistic site (sqlite3-doc, seed ${site.seed}) on loopback: ${site.documents.length} documents reachable (${site.onlyViaRelSearch.length} only through link rel=search), ${site.linkCount} link references on them; of the ${site.manualLinks} links between manual pages ${aliases} (${Math.round((aliases * 100) / Math.max(1, site.manualLinks))} %) rewritten into aliases ${JSON.stringify(site.aliasLinks)}; floor ${site.floor} requests (${(site.floor / site.documents.length).toFixed(3)} per document)\nnode ${process.version}, ${cpus().length} CPUs\n\n`,
   );
   const n = site.names;
   process.stdout.write(

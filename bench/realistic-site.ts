@@ -84,6 +84,12 @@ export interface RealisticSite {
   readonly manualLinks: number;
   /** The names drawn from the seed. */
   readonly names: Readonly<Record<string, string>>;
+  /**
+   * The fewest requests a crawler that knew every alias would make: robots.txt once per host it
+   * must contact, each document once by its shortest redirect chain, and each URL that answers no
+   * document (a 404, a soft 404, a shell, a loop) once, as no crawler can tell it from a link.
+   */
+  readonly floor: number;
   truth(url: string): Truth;
   close(): Promise<void>;
 }
@@ -572,6 +578,33 @@ export async function startRealisticSite(options: RealisticSiteOptions = {}): Pr
   for (const k of Object.keys(aliasLinks)) delete aliasLinks[k];
   Object.assign(aliasLinks, counted);
 
+  // ---- the floor: each resource once, by its shortest chain; robots.txt once per host --------
+  const fewestHops = new Map<string, number>();
+  const hostsContacted = new Set<string>();
+  for (const url of links.keys()) {
+    let cur = url;
+    let hops = 0;
+    let key: string | undefined;
+    for (; hops <= 10; hops++) {
+      const t = parseTarget(cur);
+      if (t === undefined || ![A, `www.${A}`, B, `www.${B}`].includes(t.host)) break; // off-site: never fetched
+      hostsContacted.add(t.host);
+      const ans = route(t.host, t.path, t.query);
+      if (ans.kind === 'document') key = `d:${ans.id}`;
+      else if (ans.kind === 'none') key = `n:${cur}`;
+      else {
+        cur = new URL(ans.location, cur).href.replace(/#.*$/, '');
+        continue;
+      }
+      break;
+    }
+    if (hops > 10) key = `n:${url}`; // a loop or a chain past every crawler's cap: its requests, once
+    if (key === undefined || key === 'd:/robots.txt') continue;
+    fewestHops.set(key, Math.min(fewestHops.get(key) ?? Infinity, Math.min(hops, 10)));
+  }
+  let floor = hostsContacted.size;
+  for (const hops of fewestHops.values()) floor += 1 + hops;
+
   return {
     seed,
     port,
@@ -587,6 +620,7 @@ export async function startRealisticSite(options: RealisticSiteOptions = {}): Pr
     linkCount,
     manualLinks,
     names: { ...N, sorts: sorts.join(','), listings: listingNames.join(',') },
+    floor,
     truth,
     close: () =>
       new Promise<void>((resolve) => {
