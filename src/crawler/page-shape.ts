@@ -12,7 +12,7 @@
  * 3. runs of white space collapsed.
  *
  * Two answers with one shape are the same page but for the echo. The learner uses the shape only
- * to tell the not-found page (engine/not-found.ts): never to call two documents equal.
+ * to tell the not-found page (learning/not-found.ts): never to call two documents equal.
  */
 import { createHash } from 'node:crypto';
 
@@ -69,7 +69,7 @@ export function pageShape(text: string, url: string, truncated = false): string 
  * The hash of a page's text with every run of digits read as one (`#`) and white space collapsed
  * (16 hex digits): a page template that prints a fresh time or counter on every response keeps
  * it, and markup (a hidden CSRF field, a script nonce) is not text. The learner compares it only
- * where a URL fetched twice gave two content hashes and one stable hash (engine/learner.ts): there
+ * where a URL fetched twice gave two content hashes and one stable hash (learning/learner.ts): there
  * it is what stays the same between two fetches.
  */
 export function stableTextHash(text: string, truncated = false): string {
@@ -102,7 +102,7 @@ const SKETCH_HASHES = 8;
  * 1997): for each of 8 hash functions, the least hash over the words, as 8 hex digits each. The
  * share of equal positions of two sketches estimates the Jaccard similarity of their word sets.
  * The learner uses it only to see a large difference where a per-response token keeps content
- * hashes from ever being equal (engine/learner.ts): never to call two pages the same.
+ * hashes from ever being equal (learning/learner.ts): never to call two pages the same.
  */
 export function wordSketch(words: readonly string[]): string {
   if (words.length === 0) return '';

@@ -22,7 +22,7 @@
  */
 import { resolve } from '../normalize/index.js';
 import type { RuleRecord, StoreStats } from '../store/index.js';
-import { formatScopes } from '../store/rule-scope.js';
+import { formatScopes } from '../store/learning/rule-scope.js';
 import type { InvalidSeed } from './crawl-options.js';
 import type { Timeline } from './timeline.js';
 

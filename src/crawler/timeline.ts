@@ -13,7 +13,7 @@
  */
 import { urlFromKey } from '../normalize/index.js';
 import type { Observation, RuleRecord } from '../store/index.js';
-import { formatScopes } from '../store/rule-scope.js';
+import { formatScopes } from '../store/learning/rule-scope.js';
 
 /** The crawl's running totals at one moment (the report's figures of the same names). */
 export interface TimelineFigures {

@@ -37,4 +37,4 @@ export {
 export { defaultDocuments, explainRedirect, parseRuleId, formatSpec, type RuleKind } from './rules.js';
 export { STORE_FORMAT_VERSION } from './keys.js';
 export type { Explanation, ExplainStep } from './engine/explain.js';
-export type { Scope } from './rule-scope.js';
+export type { Scope } from './learning/rule-scope.js';

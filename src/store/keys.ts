@@ -22,7 +22,7 @@
  * | `evidence` | `r` SEP rule id SEP source key        | JSON `Observation` (one per distinct source URL)  |
  * |            | `t` SEP source key                    | JSON `TemporaryRedirect` (302/303/307 evidence)   |
  * |            | `l` SEP source key                    | JSON `LoopRecord` (a redirect that closes a cycle) |
- * |            | `h`, `q`, `w`, `x`, `n`, `u`, `k` …   | the learner's indexes (docs/store.md; engine/learner.ts) |
+ * |            | `h`, `q`, `w`, `x`, `n`, `u`, `k` …   | the learner's indexes (docs/store.md; learning/learner.ts) |
  * | `frontier` | host SEP seq (12 hex digits)          | a block: lines `depth SP key`, in queue order, and `@head` lines (frontier.ts) |
  * | `pruned`   | reason SEP key                        | target key (`reason` = `rule:<id>` or `preset:<name>`) |
  * | `counter`  | counter name                          | decimal integer                                   |
@@ -82,7 +82,7 @@ export interface UrlEntry {
   /** Failed: the error code given with the fetch. */
   e?: string;
   /**
-   * Queued as a check the learner asked for (engine/learner.ts): `p` a probe for the host's
+   * Queued as a check the learner asked for (learning/learner.ts): `p` a probe for the host's
    * not-found answer, `r` a fetched URL fetched again (is its content stable?), `v` a URL a rule
    * rewrote, fetched as itself to check the rule (`to`: the rewrite, `by`: the rule).
    */

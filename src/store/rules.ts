@@ -26,7 +26,7 @@
  * A `query-parameter` rule may name a group (`query-parameter:utm_campaign&utm_medium`): names
  * that travel together are removed together, and only from a query that holds all of them.
  *
- * Evidence (the learner in engine/learner.ts gathers it; this module keeps the algebra):
+ * Evidence (the learner in learning/learner.ts gathers it; this module keeps the algebra):
  * - **support**: a permanent redirect `u → v` (301/308; also 302/303/307 with
  *   `temporaryRedirectsMerge`) explained as a composition of these transforms supports each of
  *   them; equal content of two documents fetched as themselves, `u` and `R(u)`, supports `R`.
@@ -41,9 +41,9 @@
  * keeps every rule with its evidence.
  */
 import { recompose, type UriRecord } from '../normalize/index.js';
-import { bareParameterPath, fieldName, parameterValues, pathParameterNames, queryFields, removePathParameters, removeQueryFields } from './parameter-difference.js';
-import { applySuffix, caseApplies, caseShape, foldCase, isSuffixPair, suffixApplies, suffixPair } from './path-variants.js';
-import { activeScopes, inScope, type ContradictionSite, type Scope, type Support } from './rule-scope.js';
+import { bareParameterPath, fieldName, parameterValues, pathParameterNames, queryFields, removePathParameters, removeQueryFields } from './learning/parameter-difference.js';
+import { applySuffix, caseApplies, caseShape, foldCase, isSuffixPair, suffixApplies, suffixPair } from './learning/path-variants.js';
+import { activeScopes, inScope, type ContradictionSite, type Scope, type Support } from './learning/rule-scope.js';
 
 export type RuleSpec =
   | { readonly kind: 'https' }
@@ -106,7 +106,7 @@ export interface RuleRecord {
   readonly manual?: boolean;
 }
 
-export type { ContradictionSite, Scope, Support } from './rule-scope.js';
+export type { ContradictionSite, Scope, Support } from './learning/rule-scope.js';
 
 /** Default documents a server serves for a directory (the `default-document` rule's names). */
 export const defaultDocuments: readonly string[] = [

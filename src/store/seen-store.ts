@@ -86,7 +86,7 @@ export interface StoreOptions {
   /**
    * Ask the crawler to fetch, at a host's root and in up to 4 directories where evidence for a
    * parameter rule lies (once each), a URL that cannot exist, so that the host's not-found page (often a 200: a soft 404) is
-   * never taken as a document (engine/not-found.ts). @default true
+   * never taken as a document (learning/not-found.ts). @default true
    */
   readonly probeNotFound?: boolean;
   /** URLs moved per batch when a rule is withdrawn or activated, or a preset removed. @default 2000 */

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { pageShape, textWords, wordSketch } from '../../src/crawler/page-shape.js';
-import { sketchSimilarity } from '../../src/store/engine/learner.js';
+import { sketchSimilarity } from '../../src/store/learning/stability.js';
 
 describe('page shape', () => {
   it('a not-found page that echoes the path and a request id has one shape for every URL', () => {

@@ -1,11 +1,11 @@
-// The host-rule learner's decisions, on its own (src/store/engine/learner.ts): evidence in through a
+// The host-rule learner's decisions, on its own (src/store/learning/learner.ts): evidence in through a
 // batch, rule changes out. A real memory Kv holds what earlier calls wrote; "commit" writes a batch's
 // operations to it and hands its rules to the live-rule table, as the write queue does. A fetch
 // writes the URL's entry into the batch first, as recordFetch does.
 import { describe, expect, it } from 'vitest';
 import { keyFromRecord, normalizeRecord } from '../../src/normalize/index.js';
 import { Txn } from '../../src/store/engine/batch.js';
-import { RuleLearner, type LearnedUrl, type RuleChanges } from '../../src/store/engine/learner.js';
+import { RuleLearner, type LearnedUrl, type RuleChanges } from '../../src/store/learning/learner.js';
 import { LiveRules } from '../../src/store/engine/state.js';
 import { counterNames, decodeJson, decodeUrlEntry, encodeUrlEntry, evidenceKeys, type UrlEntry } from '../../src/store/keys.js';
 import { MemoryKv } from '../../src/store/memory-store.js';

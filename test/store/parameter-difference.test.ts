@@ -6,7 +6,7 @@ import {
   pathParameterNames,
   removePathParameters,
   removeQueryFields,
-} from '../../src/store/parameter-difference.js';
+} from '../../src/store/learning/parameter-difference.js';
 
 const diff = (a: string, b: string) => parameterDifference(parseUri(a), parseUri(b));
 

@@ -1,7 +1,7 @@
-// Path variants: suffix pairs and case folding (src/store/path-variants.ts), and the rules on them.
+// Path variants: suffix pairs and case folding (src/store/learning/path-variants.ts), and the rules on them.
 import { describe, expect, it } from 'vitest';
 import { parseUri } from '../../src/normalize/index.js';
-import { applySuffix, caseApplies, caseShape, foldCase, isSuffixPair, stemOf, suffixApplies, suffixPair } from '../../src/store/path-variants.js';
+import { applySuffix, caseApplies, caseShape, foldCase, isSuffixPair, stemOf, suffixApplies, suffixPair } from '../../src/store/learning/path-variants.js';
 import { applies, apply, explainRedirect, formatSpec, newCandidate, parseSpec, rewrites, support, type RuleSpec } from '../../src/store/rules.js';
 
 const rec = (u: string) => parseUri(u);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { activeScopes, covers, formatScopes, inScope, type ContradictionSite, type Support } from '../../src/store/rule-scope.js';
+import { activeScopes, covers, formatScopes, inScope, type ContradictionSite, type Support } from '../../src/store/learning/rule-scope.js';
 
 const at = (p: string, d = p, q = false): Support => ({ p, d, q, s: 'k' + p + d });
 const site = (p: string): ContradictionSite => ({ p, s: 'k' + p });

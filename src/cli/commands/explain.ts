@@ -7,7 +7,7 @@ import type { Writable } from 'node:stream';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { isUrlError, urlFromKey } from '../../normalize/index.js';
 import type { Explanation, ExplainStep, SeenStore } from '../../store/index.js';
-import { formatScopes } from '../../store/rule-scope.js';
+import { formatScopes } from '../../store/learning/rule-scope.js';
 import type { Observation, RuleRecord } from '../../store/rules.js';
 import { presetsFrom } from '../args.js';
 import { failure, UsageError } from '../errors.js';

@@ -8,12 +8,12 @@ import { isPresetName, type PresetName, type UriRecord } from '../../normalize/i
 import { evidenceKeys, parseFrontierKey, prefixRange, SEP } from '../keys.js';
 import { parseBlock } from '../frontier.js';
 import { applies, parseRuleId } from '../rules.js';
-import { dirOf } from '../rule-scope.js';
+import { dirOf } from '../learning/rule-scope.js';
 import type { PruneEntry } from '../seen-store.js';
 import { admitOne } from './admit.js';
 import { getEvidence, getUrl, prefetchUrls, type Txn } from './batch.js';
 import { canonicalize, identity, isUrlError, transform, type Identity } from './canonicalize.js';
-import type { RuleChanges } from './learner.js';
+import type { RuleChanges } from '../learning/learner.js';
 import type { EngineState } from './state.js';
 import { answeredNoDocument, carried, recordOfKey, setUrl } from './url-state.js';
 import type { WriteQueue } from './write-queue.js';

@@ -42,7 +42,7 @@ import { Delivery } from './delivery.js';
 import { recordFetch, recordRedirect, REDIRECT_STATUSES } from './evidence.js';
 import { afterRuleChanges, prune, pruneRequests, reasonOf, restoreReason, type PruneRequest } from './give-back.js';
 import { explain, type Explanation } from './explain.js';
-import { RuleLearner } from './learner.js';
+import { RuleLearner } from '../learning/learner.js';
 import * as lookup from './lookup.js';
 import { load, writeFrontsAtClose } from './open.js';
 import { resolveStoreOptions, type ResolvedOptions } from './options.js';

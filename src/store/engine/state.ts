@@ -15,8 +15,8 @@ import { counterNames } from '../keys.js';
 import type { Kv } from '../kv.js';
 import { compareForApply, parseRuleId, type ActiveRule, type RuleRecord } from '../rules.js';
 import type { Txn } from './batch.js';
-import { NotFoundCache } from './not-found.js';
-import { PathDocuments } from './path-documents.js';
+import { NotFoundCache } from '../learning/not-found.js';
+import { PathDocuments } from '../learning/path-documents.js';
 import { customNormalizeOptions, type ResolvedOptions } from './options.js';
 import { summaryOf } from './url-state.js';
 

@@ -11,7 +11,7 @@
  */
 import { evidenceKeys, prefixRange, SEP } from '../keys.js';
 import type { Kv, KvOp } from '../kv.js';
-import { foldCase, stemOf } from '../path-variants.js';
+import { foldCase, stemOf } from './path-variants.js';
 
 /** Entries of one host kept at most. */
 const HOST_ENTRIES = 20_000;

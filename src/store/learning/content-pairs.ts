@@ -14,12 +14,12 @@
  *    canonical direction) or only in the case of letters (`case-insensitive`).
  */
 import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
-import { bareParameterPath, parameterDifference } from '../parameter-difference.js';
-import { foldCase, suffixPair } from '../path-variants.js';
+import { bareParameterPath, parameterDifference } from './parameter-difference.js';
+import { foldCase, suffixPair } from './path-variants.js';
 import { applies, apply, hostOf, parameterSpec, parseSpec, type RuleRecord, type RuleSpec } from '../rules.js';
 import type { LearnedUrl } from './learner.js';
 import type { PathDocuments } from './path-documents.js';
-import { recordOfKey } from './url-state.js';
+import { recordOfKey } from '../engine/url-state.js';
 
 /** `spec(variant)` = `base`, both to be compared. */
 export interface ContentPair {

@@ -29,9 +29,9 @@ import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
 import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, type UrlEntry } from '../keys.js';
 import { outsidePartition } from '../host-tag.js';
 import type { Kv } from '../kv.js';
-import { bareParameterPath } from '../parameter-difference.js';
-import { foldCase, stemOf } from '../path-variants.js';
-import { dirOf, type ContradictionSite, type Support } from '../rule-scope.js';
+import { bareParameterPath } from './parameter-difference.js';
+import { foldCase, stemOf } from './path-variants.js';
+import { dirOf, type ContradictionSite, type Support } from './rule-scope.js';
 import {
   applies,
   apply,
@@ -57,12 +57,13 @@ import {
   type Transition,
   withdrawByHand,
 } from '../rules.js';
-import { getEvidence, getUrl, putEvidence, type Txn } from './batch.js';
+import { getEvidence, getUrl, putEvidence, type Txn } from '../engine/batch.js';
 import { contentPairs, preimages, type ContentPair } from './content-pairs.js';
 import { NotFoundSignatures, type NotFoundCache } from './not-found.js';
 import { PathDocuments } from './path-documents.js';
-import type { LiveRules } from './state.js';
-import { recordOfKey } from './url-state.js';
+import { LARGE_DIFFERENCE, MAX_WAITING, PENDING, sketchSimilarity, STABLE, TEXT_STABLE, UNSTABLE, type Waiting } from './stability.js';
+import type { LiveRules } from '../engine/state.js';
+import { recordOfKey } from '../engine/url-state.js';
 
 /** A URL as the learner sees it: its record and identity key. */
 export interface LearnedUrl {
@@ -114,37 +115,6 @@ export interface RuleChanges {
 
 export function noRuleChanges(): RuleChanges {
   return { activated: [], withdrawn: [], givesBack: [], checks: [] };
-}
-
-/** A directory's stability (`evidenceKeys.stability`): learned by fetching one of its pages again. */
-const STABLE = 'stable';
-const UNSTABLE = 'unstable';
-/** Pages whose bytes change between fetches but whose stable hash (`FetchRecord.stableHash`) does not. */
-const TEXT_STABLE = 'text';
-/** Followed by the key being fetched again. */
-const PENDING = 'pending ';
-/** Comparisons kept waiting on one recheck at most. */
-const MAX_WAITING = 64;
-
-/** A comparison waiting for a recheck. */
-interface Waiting {
-  readonly id: string;
-  readonly variant: string;
-  readonly other: string;
-}
-/**
- * Below this share of equal word-sketch positions (an estimate of the Jaccard similarity of their
- * words), two pages of a directory whose pages carry a per-response token are two documents.
- */
-const LARGE_DIFFERENCE = 0.5;
-
-/** The share of equal positions of two word sketches (8 hex digits each); 1 when either is missing. */
-export function sketchSimilarity(a: string | undefined, b: string | undefined): number {
-  if (a === undefined || b === undefined || a.length !== b.length || a.length === 0) return 1;
-  let same = 0;
-  const n = a.length / 8;
-  for (let i = 0; i < a.length; i += 8) if (a.slice(i, i + 8) === b.slice(i, i + 8)) same++;
-  return same / n;
 }
 
 /** Other documents with one hash read for the shell test. */

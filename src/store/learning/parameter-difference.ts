@@ -10,7 +10,7 @@
  * `utm_medium`, `utm_campaign`), so removing one of them never yields a fetched URL; removing the
  * set does (Dasgupta et al., KDD 2008, learn such multi-field rewrites offline).
  */
-import type { UriRecord } from '../normalize/index.js';
+import type { UriRecord } from '../../normalize/index.js';
 
 export type ParameterPlace = 'query' | 'path';
 

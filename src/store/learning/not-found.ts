@@ -12,9 +12,9 @@ import { createHash } from 'node:crypto';
 import { keyFromRecord } from '../../normalize/index.js';
 import { decodeJson, encodeJson, evidenceKeys, prefixRange, SEP } from '../keys.js';
 import type { Kv, KvOp } from '../kv.js';
-import { dirOf } from '../rule-scope.js';
+import { dirOf } from './rule-scope.js';
 import { hostOf, isDocumentStatus } from '../rules.js';
-import { getEvidence, putEvidence, type Txn } from './batch.js';
+import { getEvidence, putEvidence, type Txn } from '../engine/batch.js';
 import type { CheckRequest, LearnedUrl } from './learner.js';
 
 /** Directories probed per host at most (the root included). */
