@@ -133,6 +133,8 @@ export function describeObservation(o: Observation): string {
       return `redirect the other way${o.status === undefined ? '' : ` (${o.status})`} ${from}${to}`;
     case 'content':
       return `${o.v === 'for' ? 'same' : 'different'} content: ${from}${o.to === undefined ? '' : ` and ${urlOrKey(o.to)}`}`;
+    case 'content-location':
+      return `Content-Location: ${from} answered with the representation of ${o.to === undefined ? '' : urlOrKey(o.to)}`;
     case 'sample':
       return `${o.v === 'for' ? 'same' : 'different'} content, a rewritten URL fetched as itself: ${from}${o.to === undefined ? '' : ` and ${urlOrKey(o.to)}`}`;
     case 'rewrite':

@@ -42,7 +42,7 @@
  */
 import { recompose, type UriRecord } from '../normalize/index.js';
 import { bareParameterPath, fieldName, parameterValues, pathParameterNames, queryFields, removePathParameters, removeQueryFields } from './learning/parameter-difference.js';
-import { applySuffix, caseApplies, caseShape, foldCase, isSuffixPair, suffixApplies, suffixPair } from './learning/path-variants.js';
+import { applySuffix, caseApplies, caseShape, foldCase, isSuffixPair, suffixApplies, suffixPair, suffixStemKind } from './learning/path-variants.js';
 import { activeScopes, inScope, type ContradictionSite, type Scope, type Support } from './learning/rule-scope.js';
 
 export type RuleSpec =
@@ -65,7 +65,7 @@ export type RuleState = 'candidate' | 'active' | 'withdrawn';
 export type Verdict = 'for' | 'against';
 
 /** How an observation was made. */
-export type ObservationKind = 'redirect' | 'content' | 'inverse-redirect' | 'rewrite' | 'sample' | 'operator';
+export type ObservationKind = 'redirect' | 'content' | 'content-location' | 'inverse-redirect' | 'rewrite' | 'sample' | 'operator';
 
 export interface Observation {
   readonly v: Verdict;
@@ -582,10 +582,11 @@ export function rewrites(r: ActiveRule, rec: UriRecord): boolean {
 /**
  * The value a rule's scope may be limited to (rule-scope.ts `values`): what a parameter rule
  * removes from `rec` (its values, joined by `&`), the case shape of the path for the case rule,
- * `undefined` for other rules.
+ * the stem kind for a suffix rule, `undefined` for other rules.
  */
 export function scopeValue(spec: RuleSpec, rec: UriRecord): string | undefined {
   if (spec.kind === 'case-insensitive') return caseShape(rec.path);
+  if (spec.kind === 'suffix') return suffixStemKind(spec, rec.path);
   if (spec.kind !== 'query-parameter' && spec.kind !== 'path-parameter') return undefined;
   return parameterValues(spec.kind === 'query-parameter' ? 'query' : 'path', rec, new Set(parameterNames(spec)));
 }

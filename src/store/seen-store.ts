@@ -182,6 +182,12 @@ export interface FetchRecord {
   readonly stableHash?: string;
   /** Where redirects (followed by the fetcher) ended, when not `url` itself. */
   readonly finalUrl?: string;
+  /**
+   * The response's `Content-Location`, resolved against the URL that answered (RFC 9110 §8.7):
+   * evidence for a rule between a negotiated name and its variant, or a directory and its default
+   * document, checked like a redirect; never a merge by itself.
+   */
+  readonly contentLocation?: string;
   /** An error code for a failed fetch (`ERR_TOO_MANY_REDIRECTS`, `ETIMEDOUT`, …). */
   readonly error?: string;
 }

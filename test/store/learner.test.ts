@@ -41,7 +41,7 @@ class Harness {
   }
 
   /** One answer for `u` fetched as itself: its entry written (as recordFetch does), then learned from. */
-  async fetch(u: string, hash?: string, status = 200, sketch?: string): Promise<{ changes: RuleChanges; txn: Txn }> {
+  async fetch(u: string, hash?: string, status = 200, sketch?: string, contentLocation?: string): Promise<{ changes: RuleChanges; txn: Txn }> {
     const txn = new Txn(0);
     const target = url(u);
     const prevText = await this.kv.get('url', target.key);
@@ -51,7 +51,7 @@ class Harness {
     if (sketch !== undefined) entry.m = sketch;
     txn.urls.set(target.key, entry);
     txn.put('url', target.key, encodeUrlEntry(entry));
-    const changes = await this.learner.fromFetch(txn, target, hash, status, prev, this.now++);
+    const changes = await this.learner.fromFetch(txn, target, hash, status, prev, this.now++, undefined, undefined, contentLocation === undefined ? undefined : url(contentLocation));
     await this.commit(txn);
     return { changes, txn };
   }
@@ -361,5 +361,42 @@ describe('evidence seen before a candidate exists', () => {
     const r = await h.rule('www.b.example', { kind: 'www-remove' });
     expect(r?.against).toBeGreaterThanOrEqual(1);
     expect(h.rewrite('http://www.b.example/y')).toBe(url('http://www.b.example/y').key);
+  });
+});
+
+describe('Content-Location', () => {
+  it('a negotiated name and its variant: support for the suffix rule, in its canonical direction', async () => {
+    const h = new Harness(3);
+    for (const n of ['a', 'b', 'c']) await h.fetch(`http://n.example/docs/${n}`, `h-${n}`, 200, undefined, `http://n.example/docs/${n}.en.html`);
+    const rule = await h.rule('n.example', { kind: 'suffix', from: '', to: '.en.html' });
+    expect(rule).toMatchObject({ state: 'active', for: 3 });
+    expect(rule?.support?.map((x) => x.s)).toEqual(['a', 'b', 'c'].map((n) => url(`http://n.example/docs/${n}`).key));
+    // the rule acts on names of its kind only: a stem with a dot of its own is not one
+    expect(h.rewrite('http://n.example/docs/d')).toBe(url('http://n.example/docs/d.en.html').key);
+    expect(h.rewrite('http://n.example/docs/d.x')).toBe(url('http://n.example/docs/d.x').key);
+  });
+
+  it('a directory and its default document (IIS names Default.htm for /)', async () => {
+    const h = new Harness(3);
+    for (const d of ['a', 'b', 'c']) await h.fetch(`http://i.example/${d}/`, `h-${d}`, 200, undefined, `http://i.example/${d}/index.html`);
+    expect(await h.rule('i.example', { kind: 'default-document', name: 'index.html' })).toMatchObject({ state: 'active', for: 3 });
+  });
+
+  it('never a parameter, another path, or another host: a route that names its path without the query claims nothing', async () => {
+    const h = new Harness(1);
+    const a = await h.fetch('http://p.example/list?page=2', 'h-2', 200, undefined, 'http://p.example/list');
+    const b = await h.fetch('http://p.example/x.html', 'h-x', 200, undefined, 'http://p.example/index.php');
+    const c = await h.fetch('http://p.example/y.html', 'h-y', 200, undefined, 'http://q.example/y.html');
+    for (const r of [a, b, c]) expect(r.changes.activated).toEqual([]);
+    expect(await h.kv.get('rule', ruleId('p.example', { kind: 'query-parameter', name: 'page' }))).toBeUndefined();
+  });
+
+  it('one body claimed under names the rule does not explain is a shell, and shows nothing', async () => {
+    const h = new Harness(2);
+    // the application shell: one body under many paths
+    for (const p of ['/app/x', '/app/y', '/app/z']) await h.fetch(`http://s.example${p}`, 'shell');
+    await h.fetch('http://s.example/app/q', 'shell', 200, undefined, 'http://s.example/app/q.html');
+    await h.fetch('http://s.example/app/r', 'shell', 200, undefined, 'http://s.example/app/r.html');
+    expect((await h.rule('s.example', { kind: 'suffix', from: '', to: '.html' }))?.state ?? 'none').not.toBe('active');
   });
 });

@@ -1,7 +1,7 @@
 // Path variants: suffix pairs and case folding (src/store/learning/path-variants.ts), and the rules on them.
 import { describe, expect, it } from 'vitest';
 import { parseUri } from '../../src/normalize/index.js';
-import { applySuffix, caseApplies, caseShape, foldCase, isSuffixPair, stemOf, suffixApplies, suffixPair } from '../../src/store/learning/path-variants.js';
+import { applySuffix, caseApplies, caseShape, foldCase, isSuffixPair, stemOf, suffixApplies, suffixPair, suffixStemKind } from '../../src/store/learning/path-variants.js';
 import { applies, apply, explainRedirect, formatSpec, newCandidate, parseSpec, rewrites, support, type RuleSpec } from '../../src/store/rules.js';
 
 const rec = (u: string) => parseUri(u);
@@ -108,5 +108,27 @@ describe('the case rule holds for the case shapes of its evidence', () => {
       r = support(r, { p, d: p.toLowerCase(), s: 'k' + p, v: caseShape(p) }, { v: 'for', how: 'content', source: 'k' + p, t: 0 }, limits).rule;
     }
     expect(rewrites({ ...active, scopes: r.scopes! }, rec('http://h/FAQ.html'))).toBe(true);
+  });
+});
+
+describe('the suffix rule holds for the stem kind of its evidence', () => {
+  it('tells a negotiated variant (/a.en of /a.en.html) from a plain name (/a of /a.html)', () => {
+    const strip = { from: '.html', to: '' };
+    expect(suffixStemKind(strip, '/d/a.en.html')).toBe('dotted');
+    expect(suffixStemKind(strip, '/d/a.html')).toBe('plain');
+    expect(suffixStemKind({ from: '', to: '.html' }, '/d/a')).toBe('plain');
+  });
+
+  it('does not strip .html from /api.html on evidence from /x.en.html → /x.en', () => {
+    const limits = { threshold: 3, maxSupport: 64 };
+    const spec: RuleSpec = { kind: 'suffix', from: '.html', to: '' };
+    let r = newCandidate('h', spec, 0);
+    for (const n of ['a', 'b', 'c']) {
+      const p = `/${n}.en.html`;
+      r = support(r, { p, d: n, s: 'k' + p, v: suffixStemKind(spec, p) }, { v: 'for', how: 'content-location', source: 'k' + p, t: 0 }, limits).rule;
+    }
+    const active = { id: r.id, spec, scopes: r.scopes! };
+    expect(rewrites(active, rec('http://h/d.en.html'))).toBe(true);
+    expect(rewrites(active, rec('http://h/api.html'))).toBe(false);
   });
 });

@@ -129,13 +129,22 @@ export class StoreEngine implements SeenStore {
     }
     let u: Identity;
     let fin: Identity | undefined;
+    let at: Identity | undefined;
     try {
       u = identity(this.s, url);
       if (response.finalUrl !== undefined) fin = identity(this.s, response.finalUrl);
     } catch (e) {
       return Promise.reject(e);
     }
-    return this.q.exclusive(() => recordFetch(this.s, this.q, this.learner, u, fin, response));
+    // a Content-Location is the server's word, not the caller's: one that is no URL is ignored
+    if (typeof response.contentLocation === 'string') {
+      try {
+        at = identity(this.s, response.contentLocation);
+      } catch (e) {
+        if (!isUrlError(e)) return Promise.reject(e);
+      }
+    }
+    return this.q.exclusive(() => recordFetch(this.s, this.q, this.learner, u, fin, response, at));
   }
 
   restore(reason: string): Promise<number> {

@@ -125,3 +125,34 @@ export async function contentPairs(fetched: Pick<PathDocuments, 'documents' | 'v
   }
   return out;
 }
+
+/**
+ * The pairs a response's `Content-Location` claims (RFC 9110 §8.7: the enclosed representation is
+ * the one `at` identifies): a negotiated name and its variant (`/a/b` and `/a/b.en.html`: a suffix
+ * rule in its canonical direction), a name and its folded case, a directory and its default
+ * document (IIS names `Default.htm` for `/`). Only names of one path, the layouts negotiation and
+ * default documents make; never parameters: a route that reports its path without the query
+ * (`/list` for `/list?page=2`) is a misconfiguration, not a claim that the query is irrelevant.
+ */
+export function representationPairs(u: LearnedUrl, at: LearnedUrl, documents: readonly string[]): ContentPair[] {
+  if (u.key === at.key || hostOf(u.rec) !== hostOf(at.rec) || u.rec.scheme !== at.rec.scheme || u.rec.query !== at.rec.query) return [];
+  const path = u.rec.path;
+  const other = at.rec.path;
+  if (bareParameterPath(path) !== path || bareParameterPath(other) !== other) return [];
+  const pair = suffixPair(path, other);
+  if (pair !== undefined) {
+    const spec: RuleSpec = { kind: 'suffix', ...pair };
+    return path.endsWith(pair.from) && other === path.slice(0, path.length - pair.from.length) + pair.to ? [{ variant: u.key, base: at.key, spec }] : [{ variant: at.key, base: u.key, spec }];
+  }
+  const folded = foldCase(path);
+  if (folded === foldCase(other) && (folded === path || folded === other)) {
+    const spec: RuleSpec = { kind: 'case-insensitive' };
+    return folded === other ? [{ variant: u.key, base: at.key, spec }] : [{ variant: at.key, base: u.key, spec }];
+  }
+  const name = (dir: string, file: string): string | undefined => (dir.endsWith('/') && file.startsWith(dir) && documents.includes(file.slice(dir.length)) ? file.slice(dir.length) : undefined);
+  const fromDir = name(path, other);
+  if (fromDir !== undefined) return [{ variant: at.key, base: u.key, spec: { kind: 'default-document', name: fromDir } }];
+  const toDir = name(other, path);
+  if (toDir !== undefined) return [{ variant: u.key, base: at.key, spec: { kind: 'default-document', name: toDir } }];
+  return [];
+}

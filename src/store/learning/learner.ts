@@ -58,7 +58,7 @@ import {
   withdrawByHand,
 } from '../rules.js';
 import { getEvidence, getUrl, putEvidence, type Txn } from '../engine/batch.js';
-import { contentPairs, preimages, type ContentPair } from './content-pairs.js';
+import { contentPairs, preimages, representationPairs, type ContentPair } from './content-pairs.js';
 import { NotFoundSignatures, type NotFoundCache } from './not-found.js';
 import { PathDocuments } from './path-documents.js';
 import { LARGE_DIFFERENCE, MAX_WAITING, PENDING, sketchSimilarity, STABLE, TEXT_STABLE, UNSTABLE, type Waiting } from './stability.js';
@@ -297,7 +297,7 @@ export class RuleLearner {
    * The answer for `u` fetched as itself (`prev`: its entry before this fetch, which says whether
    * it was a probe, a recheck or a sampled rewrite).
    */
-  async fromFetch(txn: Txn, u: LearnedUrl, hash: string | undefined, status: number, prev: UrlEntry | undefined, now: number, shape?: string, stable?: string): Promise<RuleChanges> {
+  async fromFetch(txn: Txn, u: LearnedUrl, hash: string | undefined, status: number, prev: UrlEntry | undefined, now: number, shape?: string, stable?: string, contentLocation?: LearnedUrl): Promise<RuleChanges> {
     const changes = noRuleChanges();
     const host = hostOf(u.rec);
     if (prev?.k === 'p') {
@@ -329,12 +329,31 @@ export class RuleLearner {
       if (parsed !== undefined) pairs.push({ variant: u.key, base: prev.to, spec: parsed.spec, sample: true });
     }
     for (const p of pairs) await this.compare(txn, p, changes, now);
+    if (contentLocation !== undefined) await this.fromContentLocation(txn, u, contentLocation, hash, changes, now);
     await this.imageFailed(txn, u, status, changes, now, true);
     // a rule's rewrite, made where its evidence does not lie, that answered a document: its
     // directory's not-found page is asked for (a soft 404 there would have passed for one), and a
     // probe that finds it fails the rewrite
     if (this.policy.probeNotFound && (await this.rewrittenBeyondEvidence(txn, u))) await this.notFound.ask(txn, u, dirOf(u.rec.path), changes.checks);
     return changes;
+  }
+
+  /**
+   * A document that named its representation elsewhere (`Content-Location`): the server says the
+   * two names give one representation, as a redirect says the source is the target. Support like a
+   * redirect's for the rule that maps one name onto the other (content-pairs.ts
+   * `representationPairs`: path variants and default documents only), never a merge by itself; the
+   * rule is checked like any other once it acts, and a shell (one body under names the rule does
+   * not explain) shows nothing.
+   */
+  private async fromContentLocation(txn: Txn, u: LearnedUrl, at: LearnedUrl, hash: string, changes: RuleChanges, now: number): Promise<void> {
+    for (const p of representationPairs(u, at, this.policy.defaultDocuments)) {
+      const host = hostOf(u.rec);
+      if (await this.isShell(host, hash, p.spec, p.variant, p.base)) continue;
+      const vrec = recordOfKey(p.variant);
+      const obs: Observation = { v: 'for', how: 'content-location', source: u.key, to: at.key, hash, t: now };
+      await this.observe(txn, host, p.spec, obs, { p: placeOf(vrec), d: hash, q: hasQueryKind(p.spec, vrec), s: p.variant, t: p.base, ...valueOf(p.spec, vrec) }, changes);
+    }
   }
 
   /**

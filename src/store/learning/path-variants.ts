@@ -88,6 +88,19 @@ export function suffixApplies(pair: SuffixPair, path: string): boolean {
   return stemEnd > slash + 1 && path[stemEnd - 1] !== '.';
 }
 
+/**
+ * The stem kind of a path under a suffix pair, the kind of a suffix rule's evidence (rule-scope.ts):
+ * `dotted` when the name left once `pair.from` is cut has a `.` of its own (`/a.en` of
+ * `/a.en.html`), `plain` otherwise (`/a` of `/a.html`). `.html` cut from `/a.en.html` names the
+ * negotiated `/a.en`; cut from `/a.html` it names `/a`, which a server may route elsewhere (a
+ * CMS's catch-all): evidence of one kind says nothing about the other.
+ */
+export function suffixStemKind(pair: SuffixPair, path: string): 'dotted' | 'plain' {
+  const slash = path.lastIndexOf('/');
+  const stem = path.slice(slash + 1, path.length - pair.from.length);
+  return stem.includes('.') ? 'dotted' : 'plain';
+}
+
 /** `path` with `pair.from` replaced by `pair.to` (`suffixApplies` must hold). */
 export function applySuffix(pair: SuffixPair, path: string): string {
   return path.slice(0, path.length - pair.from.length) + pair.to;
