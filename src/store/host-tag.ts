@@ -19,9 +19,20 @@ export function hostTag(host: string): string {
 }
 
 /**
+ * The partition of a fleet store that holds `host`: its tag without a leading `www.` label, so
+ * `www.example.com` and `example.com` share one partition and the rules between them (`www-add`,
+ * `www-remove`) are learned and checked in it, as in a whole store. (A single-writer Redis store
+ * keys by `hostTag`, one slot per host.)
+ */
+export function partitionTag(host: string): string {
+  const www = host.length > 4 && host.slice(0, 4).toLowerCase() === 'www.' && host.indexOf('.', 4) !== -1;
+  return hostTag(www ? host.slice(4) : host);
+}
+
+/**
  * In a fleet partition, the one holding the hosts tagged `partition.tag` (engine options.ts
  * `partition`): `host` is another partition's. Always false for a whole store (`undefined`).
  */
 export function outsidePartition(partition: { readonly tag: string } | undefined, host: string): boolean {
-  return partition !== undefined && hostTag(host) !== partition.tag;
+  return partition !== undefined && partitionTag(host) !== partition.tag;
 }

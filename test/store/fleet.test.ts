@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster } from 'ioredis';
 import { isStoreError } from '../../src/store/index.js';
 import { openFleetStore, type FleetStore } from '../../src/store/fleet/fleet-store.js';
-import { hostTag } from '../../src/store/host-tag.js';
+import { hostTag, partitionTag } from '../../src/store/host-tag.js';
 import { destroyRedisStore } from '../../src/store/redis/cluster.js';
 import { openRedisStore } from '../../src/store/redis-store.js';
 import { sharedCluster, type TestCluster } from '../support/redis-cluster.js';
@@ -38,6 +38,28 @@ async function worker(name: string, leaseMs = 3000, maxHosts = 4): Promise<Fleet
 const never = new AbortController().signal;
 
 describe('fleet store', () => {
+  it('puts a host and its www name in one partition, and refuses a fleet of the earlier layout', async () => {
+    expect(partitionTag('www.example.com:8080')).toBe(hostTag('example.com'));
+    expect(partitionTag('WWW.example.com')).toBe(hostTag('example.com'));
+    expect(partitionTag('www.localhost')).toBe(hostTag('www.localhost')); // not a name with a www label
+    expect(partitionTag('wwwx.example.com')).toBe(hostTag('wwwx.example.com'));
+    const name = newName();
+    const a = await worker(name);
+    try {
+      await a.admit(['http://www.w.example/1', 'http://w.example/2'], { depth: 0 });
+      expect(await a.waitForWork(never)).toBe(true);
+      const got = [...(await a.next({ host: 'www.w.example', limit: 10 })), ...(await a.next({ host: 'w.example', limit: 10 }))];
+      expect(got.map((e) => e.url).sort()).toEqual(['http://w.example/2', 'http://www.w.example/1']);
+      expect(await raw.smembers(`${name}{g}hosts`)).toEqual([hostTag('w.example')]);
+    } finally {
+      await a.close();
+    }
+    const old = newName();
+    await raw.hset(`${old}{g}fleet`, 'layout', '1', 'salt', 'x');
+    const e = await worker(old).catch((x: unknown) => x);
+    expect(isStoreError(e) && e.code === 'ERR_STORE_INCOMPATIBLE' && /layout 1/.test(e.message)).toBe(true);
+  });
+
   it('sends links for a host it does not hold to that host, whose holder admits them once', async () => {
     const name = newName();
     const a = await worker(name);
@@ -83,16 +105,17 @@ describe('fleet store', () => {
     }
   });
 
-  it('queues a URL only in its own host: a redirect or an alias to another host sends it there', async () => {
+  it('queues a URL only in its own partition: a redirect or an alias to another host sends it there', async () => {
     const name = newName();
     const a = await worker(name);
     try {
-      await a.admit(['http://www.moved.example/p']);
+      await a.admit(['http://old.example/p']);
       expect(await a.waitForWork(never)).toBe(true);
-      const [e] = await a.next({ host: 'www.moved.example' });
+      const [e] = await a.next({ host: 'old.example' });
       await a.recordRedirect(e!.url, 'http://moved.example/p', 301);
-      // the www URL again: an alias onto the other host's URL, which goes to that host
-      const [r] = await a.admit(['http://www.moved.example/p']);
+      // the old URL again: an alias onto the other host's URL, which goes to that host (a host and
+      // its www name share a partition: not those)
+      const [r] = await a.admit(['http://old.example/p']);
       expect(r).toMatchObject({ admitted: false, reason: 'forwarded', key: 'example,moved)http:///p' });
       expect((await a.stats()).frontier.hosts).toEqual({});
       expect(await a.waitForWork(never)).toBe(true);

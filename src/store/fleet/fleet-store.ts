@@ -8,10 +8,10 @@
  * with SIGKILL loses its leases at expiry; its hosts, their queued and in-flight URLs still queued
  * in their partitions, go back to the others.
  *
- * What a partition cannot see: another host's state. A redirect to another host becomes an alias
- * in the source's partition and its target is sent to the target's host; rules across hosts
- * (`www-add`, `www-remove`) are not learned in a fleet (their check would fetch in another
- * partition). See docs/scale-out.md.
+ * What a partition cannot see: another partition's state. A host and its `www.` name share one
+ * partition (host-tag.ts `partitionTag`), so the rules between them are learned there as in a
+ * whole store; a redirect to any other host becomes an alias in the source's partition and its
+ * target is sent to the target's partition. See docs/scale-out.md.
  */
 import type { Cluster } from 'ioredis';
 import { identifyInto, isUrlError, normalizeRecord, recompose, urlFromKey, UrlIdentity, type UrlError } from '../../normalize/index.js';
@@ -20,7 +20,7 @@ import { StoreError } from '../errors.js';
 import type { Explanation } from '../engine/explain.js';
 import { statsOf } from '../engine/lookup.js';
 import type { StoreEngine } from '../engine/index.js';
-import { hostTag } from '../host-tag.js';
+import { partitionTag } from '../host-tag.js';
 import { checkDurability, clusterReady, connectCluster, redisError, resolveRedisOptions, type RedisSeeds, type RedisStoreOptions } from '../redis/cluster.js';
 import type { RuleRecord } from '../rules.js';
 import type {
@@ -177,7 +177,7 @@ export class FleetStore implements SeenStore, FleetMember {
 
   /** The partition tag of `url`, or the `UrlError` that refuses it. */
   private tagOf(url: string): string {
-    return hostTag(identifyInto(url, this.scratch, this.options.normalize).hostPort);
+    return partitionTag(identifyInto(url, this.scratch, this.options.normalize).hostPort);
   }
 
   /**
@@ -252,7 +252,7 @@ export class FleetStore implements SeenStore, FleetMember {
       let tag: string;
       try {
         const id = identifyInto(urls[i]!, this.scratch, this.options.normalize);
-        tag = hostTag(id.hostPort);
+        tag = partitionTag(id.hostPort);
         each?.(i, id);
       } catch (e) {
         if (!isUrlError(e)) throw e;
@@ -366,7 +366,7 @@ export class FleetStore implements SeenStore, FleetMember {
 
   /** The held partition whose frontier has `host` (`host[:port]`, as `stats().frontier.hosts` names it). */
   private async holderOf(host: string): Promise<HeldPartition | undefined> {
-    const p = this.live(hostTag(host));
+    const p = this.live(partitionTag(host));
     if (p !== undefined) return p;
     for (const q of this.held.values()) if (this.live(q.tag) !== undefined && (await q.engine.stats()).frontier.hosts[host] !== undefined) return q;
     return undefined;

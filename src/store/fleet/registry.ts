@@ -17,6 +17,9 @@ import { StoreError } from '../errors.js';
 import { newSalt } from '../userinfo.js';
 import { inboxKey, leaseKey } from './partition.js';
 
+/** The fleet's key layout (`<name>{g}fleet` field `layout`). */
+const FLEET_LAYOUT = '2';
+
 /** What an inbox line holds: a link to admit (or, with `p`, to record as pruned for that reason). */
 export interface InboxEntry {
   readonly u: string;
@@ -48,7 +51,13 @@ export class FleetRegistry {
       throw new StoreError('ERR_STORE_INCOMPATIBLE', location, { detail: `${this.name} is a single-writer Redis store (openRedisStore, --redis without a fleet), not a fleet store` });
     }
     const marker = this.key('fleet');
-    await this.cluster.hsetnx(marker, 'layout', '1');
+    // layout 2: a host and its `www.` name share a partition (host-tag.ts `partitionTag`); a
+    // layout-1 fleet keyed them apart, and its `www.` partitions would be read as nobody's
+    await this.cluster.hsetnx(marker, 'layout', FLEET_LAYOUT);
+    const layout = await this.cluster.hget(marker, 'layout');
+    if (layout !== FLEET_LAYOUT) {
+      throw new StoreError('ERR_STORE_INCOMPATIBLE', location, { detail: `${this.name} is a fleet store of layout ${layout ?? '(none)'}, written by an earlier urldedup; this one reads layout ${FLEET_LAYOUT} (finish that crawl with the version that began it, or start a new fleet under another --redis-name)` });
+    }
     await this.cluster.hsetnx(marker, 'created', new Date().toISOString());
     // the fleet's password salt (userinfo.ts): one for every partition and the inboxes
     await this.cluster.hsetnx(marker, 'salt', newSalt());
