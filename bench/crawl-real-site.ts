@@ -94,6 +94,8 @@ interface ChildJob {
   readonly concurrency: number;
   /** Crawl once into a scratch store first (not measured). */
   readonly warm?: boolean;
+  /** The store option `learnMirrors`. */
+  readonly learnMirrors?: boolean;
 }
 
 function crawlOptions(job: ChildJob): Parameters<typeof runCrawl>[0] {
@@ -107,6 +109,7 @@ function crawlOptions(job: ChildJob): Parameters<typeof runCrawl>[0] {
     presets: job.presets,
     concurrency: job.concurrency,
     perHost: job.concurrency,
+    ...(job.learnMirrors === true ? { storeOptions: { learnMirrors: true } } : {}),
   };
 }
 
@@ -174,6 +177,8 @@ export interface CrawlMeasure {
   readonly warm?: boolean;
   /** Given the store's folder after the crawl, before it is removed. */
   readonly inspect?: (store: string) => Promise<void>;
+  /** The store option `learnMirrors` (the opt-in mirror rule). */
+  readonly learnMirrors?: boolean;
 }
 
 /**
@@ -190,7 +195,7 @@ export async function crawlWithUrldedup(
   const from = site.requests.length;
   const t = performance.now();
   try {
-    const job: ChildJob = { store: dir, seeds: site.seeds ?? [site.url], port: site.port, presets, concurrency, ...(measure.warm === true ? { warm: true } : {}) };
+    const job: ChildJob = { store: dir, seeds: site.seeds ?? [site.url], port: site.port, presets, concurrency, ...(measure.warm === true ? { warm: true } : {}), ...(measure.learnMirrors === true ? { learnMirrors: true } : {}) };
     const name = presets.length === 0 ? 'urldedup' : `urldedup --preset ${presets.join(',')}`;
     if (measure.child === true) {
       const { report, cpu } = await crawlInChild(job, measure.profileDir);

@@ -6,7 +6,7 @@
 // documents those merges lost, requests per document, documents fetched more than once, robots.txt.
 //
 //   apt-get install -y sqlite3-doc      # the tree, in /usr/share/doc/sqlite3
-//   npx tsc -p tsconfig.build.json && node dist/bench/crawl-realistic-site.js [--seed N] [--pages N] [--no-wget] [--json]
+//   npx tsc -p tsconfig.build.json && node dist/bench/crawl-realistic-site.js [--seed N] [--pages N] [--no-wget] [--mirrors] [--json]
 //
 // Benchmarks print; they assert nothing.
 
@@ -89,12 +89,15 @@ export function score(run: ClientRun, merges?: readonly FalseMerge[]): Realistic
 }
 
 /** urldedup on the site, scored. */
-export async function crawlRealisticWithUrldedup(site: RealisticSite, presets: readonly PresetName[] = []): Promise<RealisticRun> {
+export async function crawlRealisticWithUrldedup(site: RealisticSite, presets: readonly PresetName[] = [], learnMirrors = false): Promise<RealisticRun> {
   let merges: FalseMerge[] = [];
-  const run = await crawlWithUrldedup(site, presets, 8, { inspect: async (dir) => {
-    merges = await findFalseMerges(site, dir);
-  } });
-  return score(run, merges);
+  const run = await crawlWithUrldedup(site, presets, 8, {
+    inspect: async (dir) => {
+      merges = await findFalseMerges(site, dir);
+    },
+    learnMirrors,
+  });
+  return score(learnMirrors ? { ...run, client: `${run.client} --learn-mirrors` } : run, merges);
 }
 
 /** wget on the site, scored (it keeps no store: false merges are not asked). */
@@ -175,6 +178,7 @@ async function main(): Promise<void> {
   try {
     runs.push(await crawlRealisticWithUrldedup(site));
     runs.push(await crawlRealisticWithUrldedup(site, ['session-ids', 'tracking']));
+    if (args.includes('--mirrors')) runs.push(await crawlRealisticWithUrldedup(site, [], true));
     if (!args.includes('--no-wget')) runs.push(await crawlRealisticWithWget(site));
   } finally {
     await site.close();

@@ -67,8 +67,8 @@ function score(site: SimSite, client: string, from: number, seconds: number, mer
   };
 }
 
-/** Crawl the site with urldedup into a fresh LevelDB store, and score it. */
-export async function crawlSimWithUrldedup(site: SimSite, presets: readonly PresetName[] = [], concurrency = 4): Promise<SimRun> {
+/** Crawl the site with urldedup into a fresh LevelDB store, and score it (`learnMirrors`: the opt-in mirror rule too). */
+export async function crawlSimWithUrldedup(site: SimSite, presets: readonly PresetName[] = [], concurrency = 4, learnMirrors = false): Promise<SimRun> {
   const dir = mkdtempSync(join(tmpdir(), 'urldedup-sim-'));
   const from = site.requests.length;
   const t = performance.now();
@@ -85,6 +85,7 @@ export async function crawlSimWithUrldedup(site: SimSite, presets: readonly Pres
       concurrency,
       perHost: concurrency,
       fetch: { userAgent: 'urldedup/sim' },
+      ...(learnMirrors ? { storeOptions: { learnMirrors } } : {}),
       // a cap on pages per host for sweeps of older builds, whose traps may run to the budget
       ...(process.env['URLDEDUP_SIM_MAX_PAGES'] === undefined ? {} : { traps: { maxPagesPerHost: Number(process.env['URLDEDUP_SIM_MAX_PAGES']) } }),
     });
@@ -95,7 +96,7 @@ export async function crawlSimWithUrldedup(site: SimSite, presets: readonly Pres
     } finally {
       await store.close();
     }
-    const name = presets.length === 0 ? 'urldedup' : `urldedup --preset ${presets.join(',')}`;
+    const name = `urldedup${presets.length === 0 ? '' : ` --preset ${presets.join(',')}`}${learnMirrors ? ' --learn-mirrors' : ''}`;
     return score(site, name, from, (performance.now() - t) / 1000, merges, report);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-// node dist/sim/run.js [--seeds A-B] [--presets] [--behaviours a,b] [--pages N]
+// node dist/sim/run.js [--seeds A-B] [--presets] [--mirrors] [--behaviours a,b] [--pages N] [--why]
 import { crawlSimWithUrldedup } from './crawl.js';
 import { startSimSite } from './site.js';
 
@@ -10,7 +10,7 @@ for (let seed = lo!; seed <= (hi ?? lo!); seed++) {
   const site = await startSimSite({ seed, ...(bh ? { behaviours: bh.split(',') } : {}), ...(arg('--pages') ? { pages: Number(arg('--pages')) } : {}) });
   try {
     for (const presets of args.includes('--presets') ? [[], ['session-ids', 'tracking']] as const : [[]] as const) {
-      const r = await crawlSimWithUrldedup(site, presets as never);
+      const r = await crawlSimWithUrldedup(site, presets as never, 4, args.includes('--mirrors'));
       console.log(`seed ${seed} [${site.behaviours.join(',')}] tree ${site.tree.split('/')[4]} docs ${site.documents.length} floor ${site.floor} aliases ${site.aliasLinks}/${site.linkCount} | ${r.client}: reached ${r.reached}/${r.documents} merges ${r.falseMerges} lost ${r.lostToMerges} req ${r.requests} rpd ${r.requestsPerDocument} xfloor ${r.overFloor} ${r.seconds}s`);
       if (args.includes('--why')) {
         const reqs = site.requests.filter((q) => q.client === 'urldedup');

@@ -4,7 +4,7 @@
  * the failure holds, then halve the pages while it holds. The result is a case for
  * test/regressions/simulator-cases.json, replayed on every run.
  *
- *   node dist/sim/shrink.js --seed N [--presets] [--behaviours a,b,…] [--pages N]
+ *   node dist/sim/shrink.js --seed N [--presets] [--mirrors] [--behaviours a,b,…] [--pages N]
  */
 import type { PresetName } from '../src/normalize/index.js';
 import { crawlSimWithUrldedup, type SimRun } from './crawl.js';
@@ -16,6 +16,8 @@ export interface SimCase {
   readonly behaviours: readonly string[];
   readonly pages: number;
   readonly presets: readonly PresetName[];
+  /** The opt-in mirror rule (store option `learnMirrors`). */
+  readonly learnMirrors?: boolean;
   /** The tree's folder (default: drawn from the seed among the trees installed). */
   readonly tree?: string;
   /** What failed, in words (kept with a regression). */
@@ -40,7 +42,7 @@ export function failuresOf(run: SimRun): string[] {
 }
 
 /** Build the site of a case, crawl it, score it. */
-export async function runCase(c: Omit<SimCase, 'note'> | (SimOptions & { presets: readonly PresetName[] })): Promise<CaseResult> {
+export async function runCase(c: Omit<SimCase, 'note'> | (SimOptions & { presets: readonly PresetName[]; learnMirrors?: boolean })): Promise<CaseResult> {
   const site = await startSimSite({
     seed: c.seed,
     ...('behaviours' in c && c.behaviours !== undefined ? { behaviours: c.behaviours } : {}),
@@ -48,7 +50,7 @@ export async function runCase(c: Omit<SimCase, 'note'> | (SimOptions & { presets
     ...(c.tree === undefined ? {} : { tree: c.tree }),
   });
   try {
-    const run = await crawlSimWithUrldedup(site, c.presets);
+    const run = await crawlSimWithUrldedup(site, c.presets, 4, c.learnMirrors === true);
     return { ok: failuresOf(run).length === 0, run, documents: site.documents.length, floor: site.floor };
   } finally {
     await site.close();
@@ -84,7 +86,7 @@ async function main(): Promise<void> {
   const seed = Number(arg('--seed') ?? 1);
   const presets: PresetName[] = args.includes('--presets') ? ['session-ids', 'tracking'] : [];
   const site = await startSimSite({ seed, ...(arg('--behaviours') === undefined ? {} : { behaviours: arg('--behaviours')!.split(',') }), ...(arg('--pages') === undefined ? {} : { pages: Number(arg('--pages')) }) });
-  const start: SimCase = { seed, behaviours: site.behaviours, pages: site.pages, presets, tree: site.tree };
+  const start: SimCase = { seed, behaviours: site.behaviours, pages: site.pages, presets, tree: site.tree, ...(args.includes('--mirrors') ? { learnMirrors: true } : {}) };
   await site.close();
   const first = await runCase(start);
   if (first.ok) {

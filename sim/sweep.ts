@@ -1,4 +1,4 @@
-// node dist/sim/sweep.js [--seeds 1-200]: the test suite's sites (sim/, 16–40 tree pages), each
+// node dist/sim/sweep.js [--seeds 1-200] [--mirrors]: the test suite's sites (sim/, 16–40 tree pages), each
 // crawled with and without presets; prints the failing seeds and the totals (before/after figures).
 import type { PresetName } from '../src/normalize/index.js';
 import { failuresOf, runCase } from './shrink.js';
@@ -19,7 +19,7 @@ for (let seed = lo; seed <= hi; seed++) {
   const start = { seed, behaviours: site.behaviours, pages: site.pages, tree: site.tree };
   await site.close();
   for (const presets of [[], ['session-ids', 'tracking']] as PresetName[][]) {
-    const r = await runCase({ ...start, presets }).catch((e: unknown) => {
+    const r = await runCase({ ...start, presets, learnMirrors: args.includes('--mirrors') }).catch((e: unknown) => {
       process.stdout.write(`seed ${seed} [${presets.join(',')}]: error ${String(e)}\n`);
       return undefined;
     });

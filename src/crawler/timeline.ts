@@ -135,6 +135,8 @@ export function describeObservation(o: Observation): string {
       return `${o.v === 'for' ? 'same' : 'different'} content: ${from}${o.to === undefined ? '' : ` and ${urlOrKey(o.to)}`}`;
     case 'content-location':
       return `Content-Location: ${from} answered with the representation of ${o.to === undefined ? '' : urlOrKey(o.to)}`;
+    case 'canonical':
+      return `rel=canonical: ${from} names ${o.to === undefined ? '' : urlOrKey(o.to)} as its URL`;
     case 'sample':
       return `${o.v === 'for' ? 'same' : 'different'} content, a rewritten URL fetched as itself: ${from}${o.to === undefined ? '' : ` and ${urlOrKey(o.to)}`}`;
     case 'rewrite':

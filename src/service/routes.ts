@@ -203,7 +203,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** POST /v1/evidence: `{ "redirects"?: [{from, to, status}], "fetches"?: [{url, status, contentHash?, finalUrl?, error?, contentLocation?}] }`. */
+/** POST /v1/evidence: `{ "redirects"?: [{from, to, status}], "fetches"?: [{url, status, contentHash?, finalUrl?, error?, contentLocation?, canonical?}] }`. */
 function evidenceRequest(value: unknown, maxBatch: number): { redirects: RedirectEvidence[]; fetches: FetchEvidence[] } {
   if (!isObject(value)) throw invalidBody('the body must be {"redirects": [...], "fetches": [...]}');
   for (const k of Object.keys(value)) if (k !== 'redirects' && k !== 'fetches') throw invalidBody(`unknown field ${JSON.stringify(k)}`, k);
@@ -224,13 +224,13 @@ function evidenceRequest(value: unknown, maxBatch: number): { redirects: Redirec
   });
   const fetches = fs.map((f: unknown, i): FetchEvidence => {
     const at = `fetches[${i}]`;
-    if (!isObject(f)) throw invalidBody(`${at} must be {url, status, contentHash?, finalUrl?, error?, contentLocation?}`, at);
+    if (!isObject(f)) throw invalidBody(`${at} must be {url, status, contentHash?, finalUrl?, error?, contentLocation?, canonical?}`, at);
     if (typeof f.url !== 'string') throw invalidBody(`${at}.url must be a URL string`, at);
     if (!Number.isInteger(f.status) || (f.status as number) < 0 || (f.status as number) > 999) {
       throw invalidBody(`${at}.status must be an integer 0–999 (0: no response)`, at);
     }
-    const record: { status: number; contentHash?: string; finalUrl?: string; error?: string; contentLocation?: string } = { status: f.status as number };
-    for (const field of ['contentHash', 'finalUrl', 'error', 'contentLocation'] as const) {
+    const record: { status: number; contentHash?: string; finalUrl?: string; error?: string; contentLocation?: string; canonical?: string } = { status: f.status as number };
+    for (const field of ['contentHash', 'finalUrl', 'error', 'contentLocation', 'canonical'] as const) {
       const v = f[field];
       if (v === undefined || v === null) continue;
       if (typeof v !== 'string' || v.length > 16384) throw invalidBody(`${at}.${field} must be a string`, at);

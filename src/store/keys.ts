@@ -239,6 +239,9 @@ export const evidenceKeys = {
   /** A document fetched as itself, by host and content hash (the shell test); value `''`. */
   document: (host: string, hash: string, key: string): string => 'h' + SEP + host + SEP + hash + SEP + key,
   documentPrefix: (host: string, hash?: string): string => 'h' + SEP + host + SEP + (hash === undefined ? '' : hash + SEP),
+  /** A document fetched as itself, by content hash alone, for mirror hosts (`learnMirrors`); value `''`. */
+  body: (hash: string, key: string): string => 'c' + SEP + hash + SEP + key,
+  bodyPrefix: (hash: string): string => 'c' + SEP + hash + SEP,
   /** A document fetched as itself, by host and path without segment parameters; value its hash. */
   pathDocument: (host: string, barePath: string, key: string): string => 'q' + SEP + host + SEP + barePath + SEP + key,
   pathDocumentPrefix: (host: string, barePath: string): string => 'q' + SEP + host + SEP + barePath + SEP,

@@ -12,6 +12,7 @@ export const storeOptionNames = {
   presets: true,
   ruleThreshold: true,
   learnRules: true,
+  learnMirrors: true,
   temporaryRedirectsMerge: true,
   enqueueRedirectTargets: true,
   sync: true,

@@ -19,6 +19,7 @@
  * | `path-parameter:<name>`       | `/a;jsessionid=1` → `/a`        | paths with a `;<name>` parameter in a segment    |
  * | `suffix:<from>><to>`          | `/a.htm` → `/a.html`            | last segments ending in `<from>` after a stem    |
  * | `case-insensitive`            | `/Docs/A.html` → `/docs/a.html` | paths with an upper-case letter, no `;params`    |
+ * | `mirror:<host>`               | `m.a.b/x` → `a.b/x`             | every URL of the host (opt-in: `learnMirrors`)   |
  *
  * A `suffix` rule names one pair (path-variants.ts): `.htm>.html`, `.html>` (extension-less names),
  * `.en>` (a negotiated variant onto its generic name), never a family of suffixes.
@@ -57,7 +58,9 @@ export type RuleSpec =
   /** RFC 3986 §3.3: a segment's parameters follow ";" (`/a;jsessionid=1`), as servlet containers write session ids. */
   | { readonly kind: 'path-parameter'; readonly name: string }
   | { readonly kind: 'suffix'; readonly from: string; readonly to: string }
-  | { readonly kind: 'case-insensitive' };
+  | { readonly kind: 'case-insensitive' }
+  /** A second name of a host (Apache `ServerAlias`): its URLs onto `host` (`name[:port]`). */
+  | { readonly kind: 'mirror'; readonly host: string };
 
 export type RuleKind = RuleSpec['kind'];
 export type RuleComponent = 'scheme' | 'host' | 'path' | 'query';
@@ -65,7 +68,7 @@ export type RuleState = 'candidate' | 'active' | 'withdrawn';
 export type Verdict = 'for' | 'against';
 
 /** How an observation was made. */
-export type ObservationKind = 'redirect' | 'content' | 'content-location' | 'inverse-redirect' | 'rewrite' | 'sample' | 'operator';
+export type ObservationKind = 'redirect' | 'content' | 'content-location' | 'canonical' | 'inverse-redirect' | 'rewrite' | 'sample' | 'operator';
 
 export interface Observation {
   readonly v: Verdict;
@@ -135,6 +138,8 @@ export function formatSpec(spec: RuleSpec): string {
     case 'path-prefix':
     case 'suffix':
       return `${spec.kind}:${spec.from}>${spec.to}`;
+    case 'mirror':
+      return `mirror:${spec.host}`;
     default:
       return spec.kind;
   }
@@ -167,6 +172,9 @@ export function parseSpec(text: string): RuleSpec | undefined {
       const to = arg.slice(gt + 1);
       return gt === -1 || !isSuffixPair(from, to) ? undefined : { kind, from, to };
     }
+    case 'mirror':
+      // a host as rules name it, `name[:port]`: no `/`, `@`, `?` or `#`, and not empty
+      return /^[^/@?#\s]+$/.test(arg) ? { kind, host: arg } : undefined;
     default:
       return undefined;
   }
@@ -190,6 +198,7 @@ export function componentOf(spec: RuleSpec): RuleComponent {
       return 'scheme';
     case 'www-add':
     case 'www-remove':
+    case 'mirror':
       return 'host';
     case 'query-parameter':
       return 'query';
@@ -203,6 +212,7 @@ const APPLY_ORDER: Readonly<Record<RuleKind, number>> = {
   https: 0,
   'www-add': 1,
   'www-remove': 1,
+  mirror: 1,
   'path-parameter': 2,
   'case-insensitive': 2,
   'default-document': 2,
@@ -302,6 +312,8 @@ export function applies(spec: RuleSpec, rec: UriRecord): boolean {
       return suffixApplies(spec, rec.path) && !defaultDocuments.includes(lastSegment(rec.path));
     case 'case-insensitive':
       return caseApplies(rec.path);
+    case 'mirror':
+      return hostOf(rec) !== spec.host;
   }
 }
 
@@ -330,7 +342,30 @@ export function apply(spec: RuleSpec, rec: UriRecord): UriRecord {
       return { ...rec, path: applySuffix(spec, rec.path) };
     case 'case-insensitive':
       return { ...rec, path: foldCase(rec.path) };
+    case 'mirror':
+      return withHost(rec, spec.host);
   }
+}
+
+/** `rec` on `host` (`name[:port]`, `[v6][:port]`). */
+function withHost(rec: UriRecord, host: string): UriRecord {
+  const close = host.charCodeAt(0) === 0x5b ? host.indexOf(']') : -1;
+  const colon = host.indexOf(':', close + 1);
+  if (colon === -1) return { ...rec, host, port: undefined };
+  return { ...rec, host: host.slice(0, colon), port: host.slice(colon + 1) };
+}
+
+/**
+ * The mirror pair of two hosts that served one document under one path: the host mapped (the
+ * one with more labels, `docs-mirror.example.com` onto `example.com`; between equals, the greater
+ * in code-unit order) and its rule. One direction for one pair, so two mirrors never map onto each
+ * other.
+ */
+export function mirrorPair(a: string, b: string): { readonly from: string; readonly spec: RuleSpec } | undefined {
+  if (a === b) return undefined;
+  const labels = (h: string): number => h.split('.').length;
+  const aFirst = labels(a) > labels(b) || (labels(a) === labels(b) && a > b);
+  return aFirst ? { from: a, spec: { kind: 'mirror', host: b } } : { from: b, spec: { kind: 'mirror', host: a } };
 }
 
 function componentValue(rec: UriRecord, c: RuleComponent): string {
@@ -433,6 +468,8 @@ export function judgeRedirect(spec: RuleSpec, host: string, u: UriRecord, v: Uri
   const text = formatSpec(spec);
   if (hostOf(u) === host && applies(spec, u)) {
     if (explained?.some((t) => formatSpec(t) === text)) return 'for';
+    // a mirror sent to the host it mirrors: for, on the same path; on another, nothing either way
+    if (spec.kind === 'mirror' && hostOf(v) === spec.host) return v.path === u.path && v.query === u.query ? 'for' : undefined;
     // parameters are judged on content: a server may rewrite one parameter and keep another
     if (isParameterRule(spec)) return undefined;
     const c = componentOf(spec);

@@ -55,6 +55,14 @@ export interface StoreOptions {
   readonly ruleThreshold?: number;
   /** Learn host rules from redirects and content hashes. @default true */
   readonly learnRules?: boolean;
+  /**
+   * Learn `mirror:<host>` rules too: a host whose documents are another host's under the same
+   * paths (a `ServerAlias`), learned from equal content and checked like every rule. Opt-in: it
+   * keeps an index of documents by content hash across hosts, and a wrong mirror rule costs a
+   * whole host until its first contradiction. Not learned in a fleet (two hosts, two partitions).
+   * @default false
+   */
+  readonly learnMirrors?: boolean;
   /** Treat 302, 303 and 307 like 301 and 308: merge (alias) and learn from them. @default false */
   readonly temporaryRedirectsMerge?: boolean;
   /** Queue the target of a recorded redirect when it is new. @default true */
@@ -107,6 +115,7 @@ export const defaultStoreOptions = {
   presets: [],
   ruleThreshold: 3,
   learnRules: true,
+  learnMirrors: false,
   temporaryRedirectsMerge: false,
   enqueueRedirectTargets: true,
   sync: { everyBatches: 64, everyMs: 1000 },
@@ -190,6 +199,12 @@ export interface FetchRecord {
   readonly contentLocation?: string;
   /** An error code for a failed fetch (`ERR_TOO_MANY_REDIRECTS`, `ETIMEDOUT`, …). */
   readonly error?: string;
+  /**
+   * The page's `<link rel=canonical>` (RFC 6596), resolved: evidence as `contentLocation` is, for
+   * the same rules between names of one path; never a merge by itself (a template that names the
+   * home page as every page's canonical claims nothing a rule can say).
+   */
+  readonly canonical?: string;
 }
 
 export type CanonicalState = UrlState | 'seen' | 'unknown';

@@ -18,7 +18,7 @@ describe.skipIf(availableTrees().length === 0)('simulator regressions', () => {
       it.skip(`seed ${c.seed}: its tree ${c.tree} is not installed`, () => undefined);
       continue;
     }
-    it(`seed ${c.seed} [${c.behaviours.join(',')}] presets [${c.presets.join(',')}]: ${c.note ?? ''}`.slice(0, 200), { timeout: 60_000 }, async () => {
+    it(`seed ${c.seed} [${c.behaviours.join(',')}] presets [${c.presets.join(',')}]${c.learnMirrors === true ? ' learnMirrors' : ''}: ${c.note ?? ''}`.slice(0, 200), { timeout: 60_000 }, async () => {
       const r = await runCase(c);
       expect(failuresOf(r.run)).toEqual([]);
       expect(r.run.reached).toBe(r.documents);

@@ -24,7 +24,7 @@ interface Row {
   readonly floor: number;
 }
 
-/** Sites for seeds `from` to `to`, small (16–40 pages), each crawled with and without presets. */
+/** Sites for seeds `from` to `to`, small (16–40 pages), each crawled with and without presets (every fourth also with `learnMirrors`). */
 export function simulatorSeeds(from: number, to: number): void {
   const rows: Row[] = [];
   const trees = availableTrees();
@@ -41,14 +41,17 @@ export function simulatorSeeds(from: number, to: number): void {
         const start = { seed, behaviours: site.behaviours, pages: site.pages, tree: site.tree };
         await site.close();
         const failed: string[] = [];
-        for (const presets of PRESET_RUNS) {
-          const r = await runCase({ ...start, presets });
-          rows.push({ seed, presets: presets.join(','), documents: r.documents, requests: r.run.requests, floor: r.floor });
+        // every fourth seed also with the opt-in mirror rule (store option learnMirrors)
+        const runs = [...PRESET_RUNS.map((presets) => ({ presets, learnMirrors: false })), ...(seed % 4 === 0 ? [{ presets: [] as readonly PresetName[], learnMirrors: true }] : [])];
+        for (const { presets, learnMirrors } of runs) {
+          const c = { ...start, presets, ...(learnMirrors ? { learnMirrors } : {}) };
+          const r = await runCase(c);
+          rows.push({ seed, presets: presets.join(',') + (learnMirrors ? ' mirrors' : ''), documents: r.documents, requests: r.run.requests, floor: r.floor });
           const f = failuresOf(r.run);
           if (f.length === 0) continue;
-          const small: SimCase = await shrink({ ...start, presets }, 45_000);
+          const small: SimCase = await shrink(c, 45_000);
           const again = await runCase(small);
-          failed.push(`presets [${presets.join(',')}]: ${f.join('; ')}\n  shrunk: ${JSON.stringify({ ...small, note: failuresOf(again.run).join('; ') })}`);
+          failed.push(`presets [${presets.join(',')}]${learnMirrors ? ' learnMirrors' : ''}: ${f.join('; ')}\n  shrunk: ${JSON.stringify({ ...small, note: failuresOf(again.run).join('; ') })}`);
         }
         expect(failed).toEqual([]);
       });

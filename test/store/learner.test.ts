@@ -23,8 +23,8 @@ class Harness {
   readonly learner: RuleLearner;
   now = 1_000;
 
-  constructor(ruleThreshold = 3, probeNotFound = false) {
-    this.learner = new RuleLearner({ kv: this.kv, rules: this.rules }, { ruleThreshold, maxEvidencePerRule: 64, defaultDocuments, probeNotFound });
+  constructor(ruleThreshold = 3, probeNotFound = false, learnMirrors = false) {
+    this.learner = new RuleLearner({ kv: this.kv, rules: this.rules }, { ruleThreshold, maxEvidencePerRule: 64, defaultDocuments, probeNotFound, learnMirrors });
   }
 
   private async commit(txn: Txn): Promise<void> {
@@ -41,7 +41,7 @@ class Harness {
   }
 
   /** One answer for `u` fetched as itself: its entry written (as recordFetch does), then learned from. */
-  async fetch(u: string, hash?: string, status = 200, sketch?: string, contentLocation?: string): Promise<{ changes: RuleChanges; txn: Txn }> {
+  async fetch(u: string, hash?: string, status = 200, sketch?: string, contentLocation?: string, canonical?: string): Promise<{ changes: RuleChanges; txn: Txn }> {
     const txn = new Txn(0);
     const target = url(u);
     const prevText = await this.kv.get('url', target.key);
@@ -51,7 +51,7 @@ class Harness {
     if (sketch !== undefined) entry.m = sketch;
     txn.urls.set(target.key, entry);
     txn.put('url', target.key, encodeUrlEntry(entry));
-    const changes = await this.learner.fromFetch(txn, target, hash, status, prev, this.now++, undefined, undefined, contentLocation === undefined ? undefined : url(contentLocation));
+    const changes = await this.learner.fromFetch(txn, target, hash, status, prev, this.now++, undefined, undefined, [...(contentLocation === undefined ? [] : [{ at: url(contentLocation), how: 'content-location' as const }]), ...(canonical === undefined ? [] : [{ at: url(canonical), how: 'canonical' as const }])]);
     await this.commit(txn);
     return { changes, txn };
   }
@@ -364,7 +364,7 @@ describe('evidence seen before a candidate exists', () => {
   });
 });
 
-describe('Content-Location', () => {
+describe('Content-Location and rel=canonical', () => {
   it('a negotiated name and its variant: support for the suffix rule, in its canonical direction', async () => {
     const h = new Harness(3);
     for (const n of ['a', 'b', 'c']) await h.fetch(`http://n.example/docs/${n}`, `h-${n}`, 200, undefined, `http://n.example/docs/${n}.en.html`);
@@ -374,6 +374,16 @@ describe('Content-Location', () => {
     // the rule acts on names of its kind only: a stem with a dot of its own is not one
     expect(h.rewrite('http://n.example/docs/d')).toBe(url('http://n.example/docs/d.en.html').key);
     expect(h.rewrite('http://n.example/docs/d.x')).toBe(url('http://n.example/docs/d.x').key);
+  });
+
+  it('rel=canonical naming a case or suffix variant supports that rule; naming the home page, nothing', async () => {
+    const h = new Harness(3);
+    for (const n of ['A', 'B', 'C']) await h.fetch(`http://c.example/d/${n}.htm`, `h-${n}`, 200, undefined, undefined, `http://c.example/d/${n}.html`);
+    const rule = await h.rule('c.example', { kind: 'suffix', from: '.htm', to: '.html' });
+    expect(rule).toMatchObject({ state: 'active', for: 3 });
+    const w = new Harness(1);
+    for (const n of ['a', 'b', 'c']) expect((await w.fetch(`http://w.example/d/${n}.html`, `h-${n}`, 200, undefined, undefined, 'http://w.example/')).changes.activated).toEqual([]);
+    expect(await w.kv.get('rule', ruleId('w.example', { kind: 'default-document', name: 'index.html' }))).toBeUndefined();
   });
 
   it('a directory and its default document (IIS names Default.htm for /)', async () => {
@@ -398,5 +408,47 @@ describe('Content-Location', () => {
     await h.fetch('http://s.example/app/q', 'shell', 200, undefined, 'http://s.example/app/q.html');
     await h.fetch('http://s.example/app/r', 'shell', 200, undefined, 'http://s.example/app/r.html');
     expect((await h.rule('s.example', { kind: 'suffix', from: '', to: '.html' }))?.state ?? 'none').not.toBe('active');
+  });
+});
+
+describe('mirror hosts (opt-in)', () => {
+  const MIRROR: RuleSpec = { kind: 'mirror', host: 'example.com' };
+
+  it('learns a mirror from equal documents under the same paths, onto the host with fewer labels', async () => {
+    const h = new Harness(3, false, true);
+    for (const p of ['/a/1.html', '/a/2.html', '/b/3.html']) {
+      await h.fetch(`http://example.com${p}`, `h${p}`);
+      await h.fetch(`http://docs.example.com${p}`, `h${p}`);
+    }
+    expect(await h.rule('docs.example.com', MIRROR)).toMatchObject({ state: 'active', for: 3, scopes: [{ at: '/' }] });
+    expect(h.rewrite('http://docs.example.com/c/9.html')).toBe(url('http://example.com/c/9.html').key);
+  });
+
+  it('learns nothing without the option, from other paths, or from a host whose pages differ', async () => {
+    const off = new Harness(1, false, false);
+    await off.fetch('http://example.com/a', 'h');
+    await off.fetch('http://docs.example.com/a', 'h');
+    expect(await off.rule('docs.example.com', MIRROR)).toBeUndefined();
+    const h = new Harness(1, false, true);
+    await h.fetch('http://example.com/a', 'same');
+    await h.fetch('http://docs.example.com/b', 'same');
+    expect(await h.rule('docs.example.com', MIRROR)).toBeUndefined();
+  });
+
+  it('a page that differs under its own path on the mirror excepts that place, or withdraws the rule', async () => {
+    const h = new Harness(3, false, true);
+    for (const p of ['/a/1.html', '/a/2.html', '/b/3.html']) {
+      await h.fetch(`http://example.com${p}`, `h${p}`);
+      await h.fetch(`http://docs.example.com${p}`, `h${p}`);
+    }
+    await h.fetch('http://example.com/c/own.html', 'theirs');
+    const first = await h.fetch('http://docs.example.com/c/own.html', 'ours');
+    // content that differs counts once the page proved stable: it is fetched again, unchanged
+    expect(first.changes.checks.map((c) => c.kind)).toContain('recheck');
+    await h.requeue('http://docs.example.com/c/own.html', 'r');
+    await h.fetch('http://docs.example.com/c/own.html', 'ours');
+    const rule = await h.rule('docs.example.com', MIRROR);
+    expect(rule?.against).toBeGreaterThan(0);
+    expect(h.rewrite('http://docs.example.com/c/own.html')).toBe(url('http://docs.example.com/c/own.html').key);
   });
 });

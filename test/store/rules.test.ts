@@ -9,6 +9,7 @@ import {
   formatSpec,
   judgeRedirect,
   contradict,
+  mirrorPair,
   discount,
   newCandidate,
   parseRuleId,
@@ -202,5 +203,33 @@ describe('the rule state machine', () => {
     expect(applyRules(rec('http://h/docs/x'), () => [active]).record.path).toBe('/docs/x/');
     expect(applyRules(rec('http://h/api/users'), () => [active]).first).toBeUndefined();
     expect(applyRules(rec('http://h/docs/login?next=/'), () => [active]).first).toBeUndefined();
+  });
+});
+
+describe('the mirror rule', () => {
+  it('round-trips, maps a host with its port onto another, and keeps the path', () => {
+    const spec: RuleSpec = { kind: 'mirror', host: 'example.com:8080' };
+    expect(parseSpec(formatSpec(spec))).toEqual(spec);
+    expect(parseSpec('mirror:')).toBeUndefined();
+    expect(parseSpec('mirror:a/b')).toBeUndefined();
+    const r = apply(spec, rec('http://docs.example.com/a/b?c=1'));
+    expect(r).toMatchObject({ host: 'example.com', port: '8080', path: '/a/b', query: 'c=1' });
+    expect(apply({ kind: 'mirror', host: 'example.com' }, rec('http://m.example.com:81/x')).port).toBeUndefined();
+  });
+
+  it('has one direction per pair: onto the host with fewer labels, else the lesser name', () => {
+    expect(mirrorPair('docs.example.com', 'example.com')).toEqual({ from: 'docs.example.com', spec: { kind: 'mirror', host: 'example.com' } });
+    expect(mirrorPair('example.com', 'docs.example.com')).toEqual({ from: 'docs.example.com', spec: { kind: 'mirror', host: 'example.com' } });
+    expect(mirrorPair('b.example', 'a.example')).toEqual({ from: 'b.example', spec: { kind: 'mirror', host: 'a.example' } });
+    expect(mirrorPair('a.example', 'a.example')).toBeUndefined();
+  });
+
+  it('a redirect from the mirror to the same path on its host supports it; elsewhere contradicts it', () => {
+    const spec: RuleSpec = { kind: 'mirror', host: 'example.com' };
+    const from = rec('http://m.example.com/a');
+    expect(judgeRedirect(spec, 'm.example.com', from, rec('http://example.com/a'), undefined)).toBe('for');
+    expect(judgeRedirect(spec, 'm.example.com', from, rec('http://example.com/b'), undefined)).toBeUndefined();
+    expect(judgeRedirect(spec, 'm.example.com', from, rec('http://sso.example.net/login'), undefined)).toBe('against');
+    expect(judgeRedirect(spec, 'm.example.com', from, rec('http://m.example.com/a/'), undefined)).toBeUndefined();
   });
 });

@@ -49,6 +49,9 @@ Options:
                        (refused by default, checked on the resolved address at connect time)
   --preset NAME        opt-in normalization preset, repeatable or comma-separated
                        (tracking, session-ids, sort-query, www, remove-index-document, …)
+  --learn-mirrors      learn mirror hosts too: a host whose documents are another host's under
+                       the same paths (a ServerAlias) is mapped onto it, checked like every
+                       learned rule (docs/rules.md); not in a fleet
   --sync POLICY        when store writes reach the disk: hybrid (default: a synced write every
                        64 batches or 1 s, power loss loses at most that), always, or never
   --max-retries N      fetches again, within the run, of a URL that failed transiently: 5xx, 429,
@@ -87,6 +90,7 @@ const flags = {
   exclude: { type: 'string', multiple: true },
   'allow-private': { type: 'boolean' },
   preset: { type: 'string', multiple: true },
+  'learn-mirrors': { type: 'boolean' },
   report: { type: 'string' },
   'max-retries': { type: 'string' },
   'retry-cooldown': { type: 'string' },
@@ -245,6 +249,7 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
           maxHosts: maxHosts ?? Math.ceil(c / ph) + 1,
         },
       };
+      if (values['learn-mirrors'] === true) throw new UsageError('--learn-mirrors is not available in a fleet (a host and its mirror are two partitions)');
     } else if (values['lease-ms'] !== undefined || values['max-hosts'] !== undefined) {
       throw new UsageError('--lease-ms and --max-hosts need --redis');
     }
@@ -257,8 +262,9 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
     const retryCooldownMs = duration('retry-cooldown', values['retry-cooldown']);
     const sync = values.sync ?? 'hybrid';
     if (sync !== 'hybrid' && sync !== 'always' && sync !== 'never') throw new UsageError('--sync must be hybrid, always or never');
+    const storeOptions: NonNullable<CrawlOptions['storeOptions']> = { ...(sync === 'hybrid' ? {} : { sync: sync as 'always' | 'never' }), ...(values['learn-mirrors'] === true ? { learnMirrors: true } : {}) };
     options = {
-      ...(sync === 'hybrid' ? {} : { storeOptions: { sync } }),
+      ...(Object.keys(storeOptions).length === 0 ? {} : { storeOptions }),
       presets,
       scope: scope as ScopeMode,
       include: (values.include ?? []).map((r) => regex('include', r)),

@@ -12,7 +12,7 @@ import { admitOne } from './admit.js';
 import { getAlias, getEvidence, getUrl, putEvidence, type Txn } from './batch.js';
 import { inScope, transform, type Identity } from './canonicalize.js';
 import { afterRuleChanges, restoreReason } from './give-back.js';
-import { noRuleChanges, type CheckRequest, type RuleLearner } from '../learning/learner.js';
+import { noRuleChanges, type CheckRequest, type RepresentationClaim, type RuleLearner } from '../learning/learner.js';
 import type { EngineState } from './state.js';
 import { carried, setUrl } from './url-state.js';
 import type { WriteQueue } from './write-queue.js';
@@ -167,7 +167,7 @@ async function queueChecks(s: EngineState, txn: Txn, checks: readonly CheckReque
  * the fetcher followed redirects: `u` is recorded redirected (hops unknown) and the answer is the
  * final URL's.
  */
-export async function recordFetch(s: EngineState, q: WriteQueue, learner: RuleLearner, u: Identity, fin: Identity | undefined, response: FetchRecord, contentLocation?: Identity): Promise<void> {
+export async function recordFetch(s: EngineState, q: WriteQueue, learner: RuleLearner, u: Identity, fin: Identity | undefined, response: FetchRecord, claims: readonly RepresentationClaim[] = []): Promise<void> {
   const now = Date.now();
   const txn = q.newTxn();
   // a fetch records the entry the frontier handed out: its state as read then, unless changed since
@@ -193,7 +193,7 @@ export async function recordFetch(s: EngineState, q: WriteQueue, learner: RuleLe
   txn.landed.push(target.key);
   // every answer is evidence for the learner: a document, or a failed rewrite
   const status = failed && response.status < 500 ? 0 : response.status;
-  const changes = s.o.learnRules ? await learner.fromFetch(txn, target, response.contentHash, status, prevTarget, now, response.shapeHash, response.stableHash, contentLocation) : noRuleChanges();
+  const changes = s.o.learnRules ? await learner.fromFetch(txn, target, response.contentHash, status, prevTarget, now, response.shapeHash, response.stableHash, claims) : noRuleChanges();
   await queueChecks(s, txn, changes.checks, entry.d, now);
   await q.commit(txn);
   await afterRuleChanges(s, q, changes);

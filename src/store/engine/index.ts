@@ -42,7 +42,7 @@ import { Delivery } from './delivery.js';
 import { recordFetch, recordRedirect, REDIRECT_STATUSES } from './evidence.js';
 import { afterRuleChanges, prune, pruneRequests, reasonOf, restoreReason, type PruneRequest } from './give-back.js';
 import { explain, type Explanation } from './explain.js';
-import { RuleLearner } from '../learning/learner.js';
+import { RuleLearner, type RepresentationClaim } from '../learning/learner.js';
 import * as lookup from './lookup.js';
 import { load, writeFrontsAtClose } from './open.js';
 import { resolveStoreOptions, type ResolvedOptions } from './options.js';
@@ -129,22 +129,25 @@ export class StoreEngine implements SeenStore {
     }
     let u: Identity;
     let fin: Identity | undefined;
-    let at: Identity | undefined;
+    const claims: RepresentationClaim[] = [];
     try {
       u = identity(this.s, url);
       if (response.finalUrl !== undefined) fin = identity(this.s, response.finalUrl);
     } catch (e) {
       return Promise.reject(e);
     }
-    // a Content-Location is the server's word, not the caller's: one that is no URL is ignored
-    if (typeof response.contentLocation === 'string') {
+    // what the answer named itself is the server's or the page's word, not the caller's: a name
+    // that is no URL is ignored
+    for (const how of ['content-location', 'canonical'] as const) {
+      const text = how === 'canonical' ? response.canonical : response.contentLocation;
+      if (typeof text !== 'string') continue;
       try {
-        at = identity(this.s, response.contentLocation);
+        claims.push({ at: identity(this.s, text), how });
       } catch (e) {
         if (!isUrlError(e)) return Promise.reject(e);
       }
     }
-    return this.q.exclusive(() => recordFetch(this.s, this.q, this.learner, u, fin, response, at));
+    return this.q.exclusive(() => recordFetch(this.s, this.q, this.learner, u, fin, response, claims));
   }
 
   restore(reason: string): Promise<number> {

@@ -11,6 +11,7 @@ export interface ResolvedOptions {
   readonly presets: readonly PresetName[];
   readonly ruleThreshold: number;
   readonly learnRules: boolean;
+  readonly learnMirrors: boolean;
   readonly temporaryRedirectsMerge: boolean;
   readonly enqueueRedirectTargets: boolean;
   readonly sync: SyncPolicy;
@@ -70,6 +71,7 @@ export function resolveStoreOptions(options: StoreOptions = {}): ResolvedOptions
     presets: [...presets],
     ruleThreshold,
     learnRules: options.learnRules ?? d.learnRules,
+    learnMirrors: options.learnMirrors ?? d.learnMirrors,
     temporaryRedirectsMerge: options.temporaryRedirectsMerge ?? d.temporaryRedirectsMerge,
     enqueueRedirectTargets: options.enqueueRedirectTargets ?? d.enqueueRedirectTargets,
     sync,

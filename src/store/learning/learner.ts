@@ -43,6 +43,7 @@ import {
   isDocumentStatus,
   isParameterRule,
   judgeRedirect,
+  mirrorPair,
   newCandidate,
   scopeValue,
   parseRuleId,
@@ -90,6 +91,8 @@ export interface LearningPolicy {
   readonly defaultDocuments: readonly string[];
   /** Fetch a URL that cannot exist per host (and directory) to learn its not-found answer. */
   readonly probeNotFound: boolean;
+  /** Learn `mirror:<host>` rules (store option `learnMirrors`). */
+  readonly learnMirrors?: boolean;
   /** A fleet partition's host tag (options.ts): only redirects within it are evidence. */
   readonly partition?: { readonly tag: string } | undefined;
 }
@@ -113,6 +116,16 @@ export interface RuleChanges {
   readonly checks: CheckRequest[];
 }
 
+/**
+ * A name a document gave itself elsewhere: the server's `Content-Location` (RFC 9110 §8.7: the
+ * representation sent is the one that URL identifies) or the page's `<link rel=canonical>` (RFC
+ * 6596: the author's preferred URL for the same content).
+ */
+export interface RepresentationClaim {
+  readonly at: LearnedUrl;
+  readonly how: 'content-location' | 'canonical';
+}
+
 export function noRuleChanges(): RuleChanges {
   return { activated: [], withdrawn: [], givesBack: [], checks: [] };
 }
@@ -125,6 +138,8 @@ const SHELL_SAMPLE = 16;
  * `.html`, a case variant) is a twin, not a shell, and says nothing against the rule.
  */
 const SHELL_OTHER_PATHS = 2;
+/** Documents with one body on other hosts read for mirror pairs. */
+const MIRROR_SAMPLE = 8;
 /** Fetched documents of a host judged when a candidate appears. */
 const EXISTING_SAMPLE = 64;
 
@@ -297,7 +312,7 @@ export class RuleLearner {
    * The answer for `u` fetched as itself (`prev`: its entry before this fetch, which says whether
    * it was a probe, a recheck or a sampled rewrite).
    */
-  async fromFetch(txn: Txn, u: LearnedUrl, hash: string | undefined, status: number, prev: UrlEntry | undefined, now: number, shape?: string, stable?: string, contentLocation?: LearnedUrl): Promise<RuleChanges> {
+  async fromFetch(txn: Txn, u: LearnedUrl, hash: string | undefined, status: number, prev: UrlEntry | undefined, now: number, shape?: string, stable?: string, claims: readonly RepresentationClaim[] = []): Promise<RuleChanges> {
     const changes = noRuleChanges();
     const host = hostOf(u.rec);
     if (prev?.k === 'p') {
@@ -324,12 +339,13 @@ export class RuleLearner {
     putEvidence(txn, evidenceKeys.pathDocument(host, bareParameterPath(u.rec.path), u.key), hash);
     await this.shellAfterFetch(txn, host, hash, u, changes);
     const pairs = await contentPairs(this.pathDocuments, u, this.liveRulesOf(txn, host), this.policy.defaultDocuments);
+    if (this.policy.learnMirrors === true && !this.policy.partition) pairs.push(...(await this.mirrorPairs(txn, u, hash)));
     if (prev?.k === 'v' && prev.to !== undefined && prev.by?.startsWith('rule:') === true) {
       const parsed = parseRuleId(prev.by.slice(5));
       if (parsed !== undefined) pairs.push({ variant: u.key, base: prev.to, spec: parsed.spec, sample: true });
     }
     for (const p of pairs) await this.compare(txn, p, changes, now);
-    if (contentLocation !== undefined) await this.fromContentLocation(txn, u, contentLocation, hash, changes, now);
+    for (const c of claims) await this.fromClaim(txn, u, c, hash, changes, now);
     await this.imageFailed(txn, u, status, changes, now, true);
     // a rule's rewrite, made where its evidence does not lie, that answered a document: its
     // directory's not-found page is asked for (a soft 404 there would have passed for one), and a
@@ -339,19 +355,42 @@ export class RuleLearner {
   }
 
   /**
-   * A document that named its representation elsewhere (`Content-Location`): the server says the
-   * two names give one representation, as a redirect says the source is the target. Support like a
-   * redirect's for the rule that maps one name onto the other (content-pairs.ts
-   * `representationPairs`: path variants and default documents only), never a merge by itself; the
-   * rule is checked like any other once it acts, and a shell (one body under names the rule does
-   * not explain) shows nothing.
+   * Mirror hosts (`learnMirrors`): the documents with this body fetched as themselves on other
+   * hosts under the same path and query, each a pair for the `mirror` rule of the host with more
+   * labels (rules.ts `mirrorPair`). Compared like every pair: a shell or a not-found page shows
+   * nothing, an unstable directory is fetched again first.
    */
-  private async fromContentLocation(txn: Txn, u: LearnedUrl, at: LearnedUrl, hash: string, changes: RuleChanges, now: number): Promise<void> {
+  private async mirrorPairs(txn: Txn, u: LearnedUrl, hash: string): Promise<ContentPair[]> {
+    putEvidence(txn, evidenceKeys.body(hash, u.key), '');
+    const out: ContentPair[] = [];
+    const host = hostOf(u.rec);
+    let n = 0;
+    for await (const [k] of this.reads.kv.entries('evidence', { ...prefixRange(evidenceKeys.bodyPrefix(hash)), limit: MIRROR_SAMPLE })) {
+      const w = k.slice(evidenceKeys.bodyPrefix(hash).length);
+      const wrec = recordOfKey(w);
+      const other = hostOf(wrec);
+      if (other === host || wrec.path !== u.rec.path || wrec.query !== u.rec.query || wrec.scheme !== u.rec.scheme) continue;
+      const pair = mirrorPair(host, other);
+      if (pair !== undefined) out.push(pair.from === host ? { variant: u.key, base: w, spec: pair.spec } : { variant: w, base: u.key, spec: pair.spec });
+      if (++n >= MIRROR_SAMPLE) break;
+    }
+    return out;
+  }
+
+  /**
+   * A document that named its representation elsewhere (`RepresentationClaim`): the two names give
+   * one representation, as a redirect says its source is its target. Support like a redirect's for
+   * the rule that maps one name onto the other (content-pairs.ts `representationPairs`: path
+   * variants and default documents only), never a merge by itself; the rule is checked like any
+   * other once it acts, and a shell (one body under names the rule does not explain) shows nothing.
+   */
+  private async fromClaim(txn: Txn, u: LearnedUrl, claim: RepresentationClaim, hash: string, changes: RuleChanges, now: number): Promise<void> {
+    const at = claim.at;
     for (const p of representationPairs(u, at, this.policy.defaultDocuments)) {
       const host = hostOf(u.rec);
       if (await this.isShell(host, hash, p.spec, p.variant, p.base)) continue;
       const vrec = recordOfKey(p.variant);
-      const obs: Observation = { v: 'for', how: 'content-location', source: u.key, to: at.key, hash, t: now };
+      const obs: Observation = { v: 'for', how: claim.how, source: u.key, to: at.key, hash, t: now };
       await this.observe(txn, host, p.spec, obs, { p: placeOf(vrec), d: hash, q: hasQueryKind(p.spec, vrec), s: p.variant, t: p.base, ...valueOf(p.spec, vrec) }, changes);
     }
   }

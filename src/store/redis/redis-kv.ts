@@ -128,6 +128,8 @@ export function tagPrefix(space: Space, k: string): { end: number; tag: string }
     case 'evidence': {
       if (k.length < 2 || k.charCodeAt(1) !== 0) return undefined;
       switch (k.charCodeAt(0)) {
+        case 0x63 /* c: documents by hash on every host (mirrors) */:
+          return { end: 2, tag: GLOBAL_TAG };
         case 0x72 /* r: rule id */: {
           const slash = k.indexOf('/', 2);
           return slash === -1 ? undefined : { end: slash + 1, tag: hostTag(k.slice(2, slash)) };
