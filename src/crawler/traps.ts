@@ -33,14 +33,18 @@
  * each prints; a listing whose pages show other items (other text, new URLs) goes on.
  *
  * Empty runs. The share needs 64 pages to judge; a calendar shows what it is sooner: along a chain
- * of pages of one pattern, each found on the one before, page after page adds nothing: no link
- * outside the pattern that the page it was found on did not have (a site's navigation is on every
- * page; an event, a listing's items, are not), and fewer than `NEW_WORDS` new words (digits left
- * out). `patternEmptyRun` such pages in a row on one chain refuse the pattern. A chain that adds
- * something starts its count again, so a listing whose pages link other items (known elsewhere or
- * not) goes on, and a calendar stops a few months either side of the last month that added
- * something. A page's links are remembered for a bounded number of pages (`MAX_TRACED`, as
- * 32-bit hashes); a page whose finding page was forgotten starts a run of its own at zero.
+ * of pages of one pattern, each found on the one before, page after page only walks on and adds
+ * nothing. A page walks on when, of its links the page it was found on lacked (that page itself
+ * aside), at most one is of the pattern and at most one is new to the frontier (previous and next:
+ * a site's graph of thin numbered pages, each linking several others, is no chain). It adds
+ * nothing when it has no link outside the pattern that the page it was found on did not have (a
+ * site's navigation is on every page; an event, a listing's items, are not) and fewer than
+ * `NEW_WORDS` new words (digits left out). `patternEmptyRun` such pages in a row on one chain
+ * refuse the pattern. A chain that adds something starts its count again, so a listing whose pages
+ * link other items (known elsewhere or not) goes on, and a calendar stops a few months either side
+ * of the last month that added something. A page's links are remembered for a bounded number of
+ * pages (`MAX_TRACED`, as 32-bit hashes); a page whose finding page was forgotten starts a run of
+ * its own at zero.
  */
 
 export interface TrapOptions {
@@ -54,7 +58,7 @@ export interface TrapOptions {
   readonly patternMinFetches?: number;
   /** Least share of them that must bring a new text or a new URL outside the pattern. @default 0.1 */
   readonly patternMinNewRatio?: number;
-  /** Pages in a row on one chain of a pattern that add no link outside it and little text. @default 6 */
+  /** Pages in a row on one chain of a pattern that only walk on and add no link outside it and little text. @default 6 */
   readonly patternEmptyRun?: number;
 }
 
@@ -300,12 +304,17 @@ export class PatternTraps {
     const fromPatterns = new Set([...urlPatterns(source[0]), ...urlPatterns(source[1])]);
     const patterns = [...new Set([...urlPatterns(url), ...(requested === url ? [] : urlPatterns(requested))])].filter((p) => fromPatterns.has(p));
     const admittedPatterns = admitted.map((a) => new Set(urlPatterns(a)));
-    // the links this page has that the page it was found on had not: what it adds, pattern by pattern
-    const added = parent === undefined ? undefined : (page.links ?? admitted).filter((l) => !parent.links.has(hash32(l))).map((l) => new Set(urlPatterns(l)));
+    // the links this page has that the page it was found on had not (that page itself aside)
+    const back = new Set([hash32(source[0]), hash32(source[1])]);
+    const added = parent === undefined ? undefined : (page.links ?? admitted).filter((l) => !parent.links.has(hash32(l)) && !back.has(hash32(l))).map((l) => new Set(urlPatterns(l)));
     const out: string[] = [];
     for (const p of patterns) {
-      // the empty run along this chain: no link outside the pattern its parent lacked, little text
-      const adds = added === undefined || newText || added.some((s) => !s.has(p));
+      // the empty run along this chain: a step that walks on by one link of the pattern at most
+      // (previous and next, as a calendar's months: pages that each link several others of the
+      // pattern are a site's graph, not a walk), no link outside the pattern its parent lacked,
+      // little text
+      const inside = added === undefined ? 0 : added.reduce((n, s) => n + (s.has(p) ? 1 : 0), 0);
+      const adds = added === undefined || newText || admitted.length > 1 || inside > 1 || added.some((s) => !s.has(p));
       const run = adds ? 0 : (parent!.runs.get(p) ?? 0) + 1;
       if (run > 0) trace.runs.set(p, run);
       let c = this.counts.get(p);

@@ -140,6 +140,29 @@ describe('pattern traps', () => {
     }
   }, 60_000);
 
+  it('a graph of thin numbered pages (no words but numbers, every link inside /*) is crawled whole', async () => {
+    // as test/support/generated-site.ts serves: each page links a few others, no page links back
+    const N = 400;
+    const out = (i: number): number[] => [(i * 7 + 1) % N, (i * 13 + 5) % N, (i + 1) % N];
+    const site = await httpServer((req, res) => {
+      const u = new URL(req.url ?? '/', 'http://x');
+      if (u.pathname === '/robots.txt') return void res.writeHead(404).end();
+      const i = Number(/^\/p(\d+)$/.exec(u.pathname)?.[1] ?? -1);
+      if (i < 0 || i >= N) return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'text/html' }).end(page(`<h1>page ${i}</h1>`, out(i).map((k) => `/p${k}`)));
+    });
+    const db = tempDir();
+    try {
+      const report = await runCrawl({ store: db.path, seeds: [`${site.origin}/p0`], allow: site.allow });
+      const served = new Set(site.requests);
+      for (let i = 0; i < N; i++) expect(served.has(`/p${i}`), `page ${i}`).toBe(true);
+      expect(report.trapPatterns).toEqual([]);
+    } finally {
+      await site.close();
+      db.remove();
+    }
+  }, 60_000);
+
   it('a chain of thin pages, each linking one new item, is crawled whole', async () => {
     // `?after=N` pages of a feed, each with one new item and the next page: no new words, but a
     // link outside the pattern its parent lacked

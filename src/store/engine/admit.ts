@@ -12,6 +12,7 @@ import { defaultLimits, fingerprintInto, fingerprintWords, parseUri, recompose, 
 import { identifyInto, UrlIdentity } from '../../normalize/identify.js';
 import { decodeJson, encodeUrlEntry, type AdmitReason, type AliasEntry, type UrlEntry } from '../keys.js';
 import { outsidePartition } from '../host-tag.js';
+import { dirOf } from '../learning/rule-scope.js';
 import { hostOf } from '../rules.js';
 import type { AdmitResult } from '../seen-store.js';
 import { getUrl, type Txn } from './batch.js';
@@ -335,7 +336,7 @@ function decide(s: EngineState, txn: Txn, urls: readonly string[], items: Items,
       queueNew(txn, key, host, depth, now, src, items.canonicalW1[j]!, items.canonicalW2[j]!, undefined, undefined, deliver);
       admitted = true;
     }
-    if (via !== 'alias' && !isPresent(k0, items.identityPresence[j]!) && !txn.creates(k0)) setUrl(s, txn, k0, undefined, rewritten(s, key, via, depth, now, src));
+    if (via !== 'alias' && !isPresent(k0, items.identityPresence[j]!) && !txn.creates(k0)) setUrl(s, txn, k0, undefined, rewritten(s, k0, key, via, depth, now, src));
     results[i] = admitted ? { url, key, identityKey: k0, admitted: true, reason: 'new', via } : { url, key, identityKey: k0, admitted: false, reason: via as AdmitReason };
   }
   const dup = items.duplicates;
@@ -360,24 +361,43 @@ function cachedNoDocument(s: EngineState, key: string, h1: number): boolean {
 
 /** The first URLs each rule rewrites that are fetched as themselves too. */
 const REWRITE_SAMPLES_FIRST = 2;
-/** After those, one rewritten URL in this many. */
-const REWRITE_SAMPLE_EVERY = 32;
+/** After those, one rewritten URL in this many (besides powers of two and new directories). */
+const REWRITE_SAMPLE_EVERY = 128;
+/** Directories per rule remembered for the new-directory check (past it, only the counts sample). */
+const SAMPLED_DIRS = 256;
 
 /**
  * The entry of `k0`, which `via` maps onto `key`: pruned, so that a give-back finds it. A rule's
  * rewrites are checked after it acts (DUSTBuster's validation step, Bar-Yossef et al., WWW 2007):
- * its first few rewritten URLs, and one in `REWRITE_SAMPLE_EVERY` after, are queued to be fetched
- * as themselves (the `v` check), and the learner compares them with their rewrite.
+ * a rewritten URL is queued to be fetched as itself too (the `v` check), and the learner compares
+ * it with its rewrite, when it is one of the rule's first rewrites, when the rule's count of
+ * rewrites reaches a power of two or a multiple of `REWRITE_SAMPLE_EVERY`, and when it lies in a
+ * directory where the rule has neither evidence nor a check yet: the places least like the
+ * evidence are checked first, and a rule sure in a place is not checked there at a fixed rate.
  */
-function rewritten(s: EngineState, key: string, via: string, depth: number, now: number, src: string | undefined): UrlEntry {
+function rewritten(s: EngineState, k0: string, key: string, via: string, depth: number, now: number, src: string | undefined): UrlEntry {
   let entry: UrlEntry = { s: 'pruned', d: depth, t: now, by: via, to: key };
   if (via.startsWith('rule:')) {
     const n = s.rewrites.get(via) ?? 0;
     s.rewrites.set(via, n + 1);
-    if (n < REWRITE_SAMPLES_FIRST || n % REWRITE_SAMPLE_EVERY === 0) entry = { s: 'queued', d: depth, t: now, k: 'v', by: via, to: key };
+    if (n < REWRITE_SAMPLES_FIRST || (n & (n - 1)) === 0 || n % REWRITE_SAMPLE_EVERY === 0 || newDirectory(s, via, k0)) entry = { s: 'queued', d: depth, t: now, k: 'v', by: via, to: key };
   }
   if (src !== undefined) entry.src = src;
   return entry;
+}
+
+/** True the first time rule `via` rewrites a URL of a directory where it has no evidence. */
+function newDirectory(s: EngineState, via: string, k0: string): boolean {
+  let dirs = s.rewriteDirs.get(via);
+  if (dirs === undefined) {
+    dirs = new Set((s.rules.get(via.slice(5))?.support ?? []).map((x) => dirOf(x.p === '' ? '/' : x.p)));
+    s.rewriteDirs.set(via, dirs);
+  }
+  if (dirs.size >= SAMPLED_DIRS) return false;
+  const dir = dirOf(recordOfKey(k0).path || '/');
+  if (dirs.has(dir)) return false;
+  dirs.add(dir);
+  return true;
 }
 
 /** One `admit` call, built into a batch and submitted (the queue's `admitQueued` runs it). */
@@ -439,7 +459,7 @@ export async function admitOne(s: EngineState, txn: Txn, rec: UriRecord, k0: str
   }
   if (key !== k0 && via !== undefined && via !== 'alias') {
     const own = await getUrl(s.kv, txn, k0);
-    if (own === undefined) setUrl(s, txn, k0, undefined, rewritten(s, key, via, depth, now, src), rec);
+    if (own === undefined) setUrl(s, txn, k0, undefined, rewritten(s, k0, key, via, depth, now, src), rec);
   }
   return { key, admitted, via };
 }

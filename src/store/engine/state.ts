@@ -126,6 +126,8 @@ export class EngineState {
   readonly outbox: { readonly url: string; readonly depth: number; readonly src?: string }[] = [];
   /** URLs each rule rewrote in this process: which of them are fetched as themselves too (admit.ts). */
   readonly rewrites = new Map<string, number>();
+  /** The directories where each rule has evidence or a checked rewrite (admit.ts `newDirectory`). */
+  readonly rewriteDirs = new Map<string, Set<string>>();
   /** Presets off on a host because its redirects contradict them (host → preset names; evidence.ts). */
   readonly suspendedPresets = new Map<string, Set<string>>();
   /** Each host's not-found entries as read (not-found.ts), until a written batch changes them. */
