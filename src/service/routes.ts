@@ -7,7 +7,7 @@
  *   POST /v1/admit       the frontier gate (`store.admit`), one atomic batch per request
  *   POST /v1/evidence    redirects and fetch results from an external crawler
  *   GET  /v1/stats       the store's counts (`store.stats()`)
- *   GET  /healthz        liveness; 503 while shutting down
+ *   GET  /healthz        liveness; 503 while shutting down, or once the store stopped its writes
  *   GET  /metrics        Prometheus text format 0.0.4 (prom-client, metrics.ts)
  *
  * A handler returns a `Reply` or throws a `ServiceError`; the server writes it.
@@ -358,7 +358,11 @@ export const routes: readonly Route[] = [
     path: '/healthz',
     auth: false,
     limited: false,
-    async handle() {
+    async handle(_req, _query, ctx) {
+      // a store whose writes stopped (fail-stop after a failed write) is not healthy: reads
+      // answer, but no admit or evidence is taken until it is reopened
+      const failure = ctx.store.writeFailure();
+      if (failure !== undefined) throw new ServiceError(503, failure.code, 'the store takes no writes until it is reopened (a write failed)');
       return { status: 200, json: { status: 'ok' } };
     },
   },

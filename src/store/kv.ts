@@ -24,6 +24,13 @@ export interface Kv {
   /** Where the data lives (a folder, or a description for in-memory data). */
   readonly location: string;
   readonly durable: boolean;
+  /**
+   * After a failed write, take no more until reopened (fail-stop). LevelDB must: a write that
+   * failed part way (a full disk) may leave a damaged record at the end of its log, which it goes
+   * on appending to, and a reopen drops the damaged block with the later, acknowledged writes in
+   * it. Redis applies a script whole or not at all, so a failed write there leaves nothing behind.
+   */
+  readonly failStop?: boolean;
   get(space: Space, key: string): Promise<string | undefined>;
   getMany(space: Space, keys: readonly string[]): Promise<(string | undefined)[]>;
   /** One read of keys in several namespaces (LevelDB: one `getMany` on the root). Optional: the engine falls back to `getMany` per space. */

@@ -90,6 +90,7 @@ const UTF8 = { keyEncoding: 'utf8', valueEncoding: 'utf8' } as const;
  */
 class LevelKv implements Kv {
   readonly durable = true;
+  readonly failStop = true;
   private readonly subs: Record<Space, LevelSublevel>;
   private readonly prefixes: Record<Space, string>;
   private readonly root: LevelRoot;

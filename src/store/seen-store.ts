@@ -7,6 +7,7 @@ import type { NormalizeOptions, PresetName, UriRecord, UrlErrorCode } from '../n
 import type { AdmitReason, UrlState } from './keys.js';
 import type { RuleRecord, RuleState } from './rules.js';
 import type { Explanation } from './engine/explain.js';
+import type { StoreError } from './errors.js';
 
 export type { AdmitReason, UrlState } from './keys.js';
 export type { RuleRecord, RuleState, RuleSpec, Observation } from './rules.js';
@@ -399,6 +400,12 @@ export interface SeenStore {
    * atomic batch: it is idempotent, run it again after a crash. In-flight entries are forgotten.
    */
   rebuildDerived(): Promise<RebuildReport>;
+  /**
+   * The error that stopped the store's writes, if one did (`ERR_STORE_IO`): a LevelDB store takes
+   * no write after a failed one until it is reopened (fail-stop: docs/reliability.md, promise 1);
+   * reads still answer. `undefined` while writes are taken.
+   */
+  writeFailure(): StoreError | undefined;
   /** Wait for pending writes, write a synced marker, close. */
   close(): Promise<void>;
 }

@@ -277,6 +277,10 @@ export class StoreEngine implements SeenStore {
     return this.q.exclusive(() => rebuildDerived(this.s));
   }
 
+  writeFailure(): StoreError | undefined {
+    return this.q.writeFailure;
+  }
+
   close(): Promise<void> {
     return this.q.close(() => writeFrontsAtClose(this.s));
   }

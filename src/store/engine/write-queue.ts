@@ -4,7 +4,11 @@
  * resolves only after its own LevelDB batch, and so every earlier one, returned).
  *
  * `admit` batches are pipelined (the next one is built while this one is written); a failed write
- * refuses every batch built on it (the epoch) and rolls the in-memory state back (state.ts).
+ * refuses every batch built on it (the epoch) and rolls the in-memory state back (state.ts). On a
+ * fail-stop store (LevelDB: `Kv.failStop`) it refuses every later write too, until the store is
+ * reopened: LevelDB goes on appending to a log whose last record may be damaged, and a reopen would
+ * drop the damaged block with the acknowledged writes after it (as databases stop after a failed
+ * fsync). Reads still answer.
  * Synced markers follow LevelDB's hybrid scheme (promise 2): a `sync: true` write every
  * `everyBatches` batches or `everyMs` milliseconds.
  */
@@ -22,6 +26,8 @@ export class WriteQueue {
   /** Bumped when a write fails; batches built in an earlier epoch are refused (they built on it). */
   epoch = 0;
   private failure: unknown;
+  /** Set by the first failed write of a fail-stop store: every later write is refused with it. */
+  private stopped: StoreError | undefined;
   private tail: Promise<void> = Promise.resolve();
   /** Writes of admit batches not yet returned, oldest first (see `admitQueued`). */
   private readonly admitWrites: Promise<void>[] = [];
@@ -38,6 +44,11 @@ export class WriteQueue {
       return Promise.reject(new StoreError('ERR_STORE_IO', this.s.location, { detail: 'the store is closed' }));
     }
     return undefined;
+  }
+
+  /** The error that stopped writes (fail-stop), if one did: the store takes none until reopened. */
+  get writeFailure(): StoreError | undefined {
+    return this.stopped;
   }
 
   /**
@@ -119,6 +130,7 @@ export class WriteQueue {
    * every batch built on it and rolls the in-memory state back to what was written.
    */
   submit(txn: Txn, epoch: number): Promise<void> {
+    if (this.stopped !== undefined) return Promise.reject(this.stopped);
     if (epoch !== this.epoch) return Promise.reject(this.failure);
     const s = this.s;
     const ops = txn.ops;
@@ -166,6 +178,13 @@ export class WriteQueue {
     this.epoch++;
     this.failure = error;
     this.s.rollback();
+    if (this.s.kv.failStop === true && this.stopped === undefined) {
+      const code = (error as { code?: unknown; cause?: { code?: unknown } } | undefined)?.cause?.code ?? (error as { code?: unknown } | undefined)?.code;
+      this.stopped = new StoreError('ERR_STORE_IO', this.s.location, {
+        detail: `a write failed${typeof code === 'string' ? ` (${code})` : ''}: the store takes no more writes until it is reopened (what was acknowledged is kept)`,
+        cause: error,
+      });
+    }
   }
 
   private noteWrite(synced: boolean): void {
@@ -187,7 +206,7 @@ export class WriteQueue {
   }
 
   private async writeSyncMarker(): Promise<void> {
-    if (this.unsyncedBatches === 0) return;
+    if (this.unsyncedBatches === 0 || this.stopped !== undefined) return;
     await this.s.kv.write([{ space: 'meta', key: 'synced', value: new Date().toISOString() }], { sync: true });
     this.unsyncedBatches = 0;
     this.noteWrite(true);
@@ -208,7 +227,8 @@ export class WriteQueue {
       if (this.syncTimer !== undefined) clearTimeout(this.syncTimer);
       this.syncTimer = undefined;
       try {
-        await beforeClose();
+        // a stopped store writes nothing more, its snapshot and synced marker included
+        if (this.stopped === undefined) await beforeClose();
         if (s.o.sync !== 'never' && s.kv.durable && !s.o.readOnly) await this.writeSyncMarker();
       } finally {
         this.closed = true;

@@ -653,6 +653,11 @@ export class FleetStore implements SeenStore, FleetMember {
     return this.exclusiveOnly('rebuildDerived');
   }
 
+  /** A fleet's writes go to Redis, whole or not at all: a failed one stops nothing (`undefined`). */
+  writeFailure(): StoreError | undefined {
+    return undefined;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
