@@ -40,5 +40,11 @@ export interface Kv {
   keys(space: Space, range?: KvRange): AsyncIterable<string>;
   /** All `ops` or none. With `sync`, returns only after the data reached the disk (fsync). */
   write(ops: readonly KvOp[], options: { readonly sync: boolean }): Promise<void>;
+  /**
+   * True when the database holds no key at all, in any namespace or outside them; `undefined` (or
+   * absent) where it cannot tell or the data may be shared. A database without the store's meta
+   * becomes a store only when empty: another program's data is never taken for an empty store.
+   */
+  isEmpty?(): Promise<boolean | undefined>;
   close(): Promise<void>;
 }

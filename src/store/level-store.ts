@@ -12,7 +12,7 @@
  * - anything else from the database (`LEVEL_IO_ERROR`, …) → `ERR_STORE_IO`.
  * Each keeps the original error as `cause`.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { Level } from 'level';
 import { StoreError } from './errors.js';
 import { resolveStoreOptions, StoreEngine } from './engine/index.js';
@@ -36,6 +36,7 @@ interface LevelRoot {
   batch(): LevelChainedBatch;
   keyEncoding(): { readonly name: string };
   valueEncoding(): { readonly name: string };
+  keys(options: object): AsyncIterable<string> & { close(): Promise<void> };
 }
 
 interface LevelChainedBatch {
@@ -81,6 +82,34 @@ export function storeError(error: unknown, location: string): StoreError {
 }
 
 const UTF8 = { keyEncoding: 'utf8', valueEncoding: 'utf8' } as const;
+
+/** The files LevelDB writes in its folder; `LOCK` and `LOG` alone are left by any open, a store or not. */
+const LEVELDB_FILE = /^(\d{6}\.(ldb|log|sst)|MANIFEST-\d{6}|CURRENT|LOCK|LOG(\.old)?)$/;
+const LEVELDB_DATA = /^(\d{6}\.(ldb|log|sst)|MANIFEST-\d{6})$/;
+
+/**
+ * What a store folder holds, checked before LevelDB touches it: `new` (missing, empty, or only a
+ * `LOCK` and `LOG` left by an open), or `existing` (a database: its `CURRENT` names the live
+ * files). A folder whose data files are there without `CURRENT` is damaged, never made into a new
+ * store (LevelDB would, and delete the old tables); a folder of other files is no store.
+ */
+function folderState(location: string): 'new' | 'existing' {
+  if (!existsSync(location)) return 'new';
+  let names: string[];
+  try {
+    names = readdirSync(location);
+  } catch (e) {
+    throw storeError(e, location);
+  }
+  if (names.includes('CURRENT')) return 'existing';
+  if (names.some((n) => LEVELDB_DATA.test(n))) {
+    throw new StoreError('ERR_STORE_CORRUPT', location, { detail: 'the folder has LevelDB files but no CURRENT file, which names the live ones; run `urldedup repair` (opening would start an empty store and delete them)' });
+  }
+  if (names.some((n) => !LEVELDB_FILE.test(n))) {
+    throw new StoreError('ERR_STORE_IO', location, { detail: 'not a store: the folder holds other files; give an empty or new folder' });
+  }
+  return 'new';
+}
 
 /**
  * `Kv` over LevelDB sublevels. Reads by key and writes go to the root database with each
@@ -190,6 +219,24 @@ class LevelKv implements Kv {
     }
   }
 
+  /**
+   * True when the database holds no key at all: a folder the store owns that has no urldedup meta
+   * must be empty to become a store (another program's LevelDB is not written into). A database
+   * handed in by the caller may hold other data beside the store's sublevels: not asked.
+   */
+  async isEmpty(): Promise<boolean | undefined> {
+    if (!this.owned) return undefined;
+    const it = this.root.keys({ limit: 1 });
+    try {
+      for await (const _ of it) return false;
+      return true;
+    } catch (e) {
+      throw storeError(e, this.location);
+    } finally {
+      await it.close().catch(() => undefined);
+    }
+  }
+
   async close(): Promise<void> {
     if (!this.owned) return;
     try {
@@ -240,10 +287,12 @@ export async function openStore(location: string | LevelDatabase, options: OpenS
   if (typeof location === 'string') {
     const { level: tuning, ...rest } = options;
     void rest;
-    // read-only: never create the folder (a missing store is ERR_STORE_IO); the LOCK is still taken
-    const create = options.readOnly === true ? { createIfMissing: false } : {};
-    // (classic-level makes the folder before it opens: refuse a missing one here, touching nothing)
-    if (options.readOnly === true && !existsSync(location)) throw new StoreError('ERR_STORE_IO', location, { detail: 'read-only: no store in this folder' });
+    // what the folder holds decides, before LevelDB touches it: a new store only in a new folder, a
+    // damaged one (no CURRENT) or a folder of other files refused; read-only never creates (nor
+    // leaves a LOCK or LOG behind in a folder that is no store)
+    const state = folderState(location);
+    if (options.readOnly === true && state === 'new') throw new StoreError('ERR_STORE_IO', location, { detail: 'read-only: no store in this folder' });
+    const create = { createIfMissing: state === 'new' };
     const db = new Level<string, string>(location, { keyEncoding: 'utf8', valueEncoding: 'utf8', writeBufferSize: 16 * 2 ** 20, ...create, ...(tuning ?? {}) });
     try {
       await db.open(create);

@@ -12,6 +12,7 @@
  * handle of its own): another opener starting in that moment is the one case not excluded.
  */
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { Level } from 'level';
 import { StoreError } from './errors.js';
@@ -36,6 +37,9 @@ const UTF8 = { keyEncoding: 'utf8', valueEncoding: 'utf8' } as const;
  * read: its counts are missing; a held LOCK or any other failure to open is thrown as a `StoreError`.
  */
 async function countSublevels(location: string): Promise<SublevelCounts> {
+  // without CURRENT LevelDB cannot tell the live files: nothing to count until the repairer has
+  // written a new one from the tables and logs it finds
+  if (!existsSync(join(location, 'CURRENT'))) return {};
   const db = new Level<string, string>(location, { ...UTF8, createIfMissing: false });
   try {
     await db.open({ createIfMissing: false });

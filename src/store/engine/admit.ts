@@ -371,7 +371,7 @@ const SAMPLED_DIRS = 256;
  * rewrites are checked after it acts (DUSTBuster's validation step, Bar-Yossef et al., WWW 2007):
  * a rewritten URL is queued to be fetched as itself too (the `v` check), and the learner compares
  * it with its rewrite, when it is one of the rule's first rewrites, when the rule's count of
- * rewrites reaches a power of two or a multiple of `REWRITE_SAMPLE_EVERY`, and when it lies in a
+ * rewrites reaches a power of two from 8 or a multiple of `REWRITE_SAMPLE_EVERY`, and when it lies in a
  * directory where the rule has neither evidence nor a check yet: the places least like the
  * evidence are checked first, and a rule sure in a place is not checked there at a fixed rate.
  */
@@ -380,21 +380,26 @@ function rewritten(s: EngineState, k0: string, key: string, via: string, depth: 
   if (via.startsWith('rule:')) {
     const n = s.rewrites.get(via) ?? 0;
     s.rewrites.set(via, n + 1);
-    if (n < REWRITE_SAMPLES_FIRST || (n & (n - 1)) === 0 || n % REWRITE_SAMPLE_EVERY === 0 || newDirectory(s, via, k0)) entry = { s: 'queued', d: depth, t: now, k: 'v', by: via, to: key };
+    if (n < REWRITE_SAMPLES_FIRST || (n >= 8 && (n & (n - 1)) === 0) || n % REWRITE_SAMPLE_EVERY === 0 || newDirectory(s, via, k0)) entry = { s: 'queued', d: depth, t: now, k: 'v', by: via, to: key };
   }
   if (src !== undefined) entry.src = src;
   return entry;
+}
+
+/** The directory an entry lies in: `/a/b.html` and `/a/b/` both in `/a/`. */
+function entryDir(path: string): string {
+  return dirOf(path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path || '/');
 }
 
 /** True the first time rule `via` rewrites a URL of a directory where it has no evidence. */
 function newDirectory(s: EngineState, via: string, k0: string): boolean {
   let dirs = s.rewriteDirs.get(via);
   if (dirs === undefined) {
-    dirs = new Set((s.rules.get(via.slice(5))?.support ?? []).map((x) => dirOf(x.p === '' ? '/' : x.p)));
+    dirs = new Set((s.rules.get(via.slice(5))?.support ?? []).map((x) => entryDir(x.p)));
     s.rewriteDirs.set(via, dirs);
   }
   if (dirs.size >= SAMPLED_DIRS) return false;
-  const dir = dirOf(recordOfKey(k0).path || '/');
+  const dir = entryDir(recordOfKey(k0).path);
   if (dirs.has(dir)) return false;
   dirs.add(dir);
   return true;

@@ -34,6 +34,9 @@ export async function load(s: EngineState, q: WriteQueue): Promise<void> {
     for await (const _ of s.kv.keys('url', { limit: 1 })) {
       throw new StoreError('ERR_STORE_CORRUPT', s.location, { detail: 'URL entries without a meta/format record' });
     }
+    if ((await s.kv.isEmpty?.()) === false) {
+      throw new StoreError('ERR_STORE_INCOMPATIBLE', s.location, { detail: 'not a urldedup store: the database holds other data and no urldedup meta record' });
+    }
     s.salt = s.o.partition?.salt ?? newSalt();
     const now = new Date().toISOString();
     // read-only on an empty database: an empty store that writes nothing (not even its meta)
