@@ -14,8 +14,8 @@ import { runRulesCommand } from './commands/rules.js';
 import { runServeCommand } from './commands/serve.js';
 import { runStatsCommand } from './commands/stats.js';
 import { runVerifyCommand } from './commands/verify.js';
-import { UsageError } from './errors.js';
-import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
+import { isBrokenPipe, UsageError } from './errors.js';
+import { EXIT_BROKEN_PIPE, EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
 import { packageVersion } from './version.js';
 
 const USAGE = `urldedup — URL deduplication for web crawlers
@@ -82,9 +82,18 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// A reader that goes away (`urldedup verify | head -1`) makes every later write to stdout fail with
+// EPIPE, emitted as an 'error' event that would end the process with a stack trace: the command
+// finishes its work (a store closes cleanly) and exits 141, as a process SIGPIPE ended would.
+let brokenPipe = false;
+process.stdout.on('error', (error: unknown) => {
+  if (isBrokenPipe(error)) brokenPipe = true;
+  else process.stderr.write(`urldedup: stdout: ${(error as Error).message}\n`);
+});
+
 main(process.argv.slice(2)).then(
   (code) => {
-    process.exitCode = code;
+    process.exitCode = brokenPipe ? EXIT_BROKEN_PIPE : code;
   },
   (error: unknown) => {
     const isUsage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');

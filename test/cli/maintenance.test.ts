@@ -1,7 +1,7 @@
 // `urldedup verify` and `urldedup repair`, and a damaged table (RELIABILITY crash/corrupt-table):
 // a flipped block gives ERR_STORE_CORRUPT with exit 3 and a hint, never a silent wrong answer;
 // repair recovers what can be read, rebuilds counters and frontier, and verify then runs clean.
-import { fork } from 'node:child_process';
+import { fork, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +42,16 @@ describe('urldedup verify', () => {
     expect(report.problems).toEqual([]);
     expect(report.counted.admitted).toBe(3002);
   });
+  it('a reader that goes away (`verify | head -c 1`) ends it with 141, never a stack trace', async () => {
+    const db = await filledStore(200);
+    const main = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+    for (let i = 0; i < 4; i++) {
+      const sh = spawnSync('bash', ['-c', `set -o pipefail; "${process.execPath}" "${main}" verify --db "${db}" --json | head -c 1 > /dev/null; echo "\${PIPESTATUS[0]}"`], { encoding: 'utf8' });
+      expect(sh.stderr).not.toMatch(/Unhandled 'error' event|EPIPE|at /);
+      expect(['0', '141']).toContain(sh.stdout.trim());
+    }
+  });
+
   it('a missing store is exit 3', async () => {
     const r = await runCli(['verify', '--db', join(tmpdir(), 'urldedup-no-such-store-xyz')]);
     expect(r.code).toBe(3);

@@ -105,6 +105,24 @@ describe('runCrawlCommand', () => {
     }
   });
 
+  it('every seed failing → 4, after the report; an html report into a missing folder → 2, before any fetch', async () => {
+    const db = tempDir();
+    const gone = await httpServer((_req, res) => void res.writeHead(404, { 'content-type': 'text/html' }).end('<p>gone'));
+    try {
+      // every seed answers 404
+      const r = await run([`${gone.origin}/`, `${gone.origin}/x`, '--db', db.path, '--allow-private']);
+      expect(r.code).toBe(4);
+      expect(r.stdout).toContain('pages fetched');
+      expect(r.stderr).toContain('no page was fetched successfully');
+      const missing = await run(['http://127.0.0.1:9/', '--db', db.path, '--allow-private', '--report', 'html', '/no/such/folder/report.html']);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain('/no/such/folder');
+    } finally {
+      await gone.close();
+      db.remove();
+    }
+  });
+
   it('a locked store → 3', async () => {
     const db = tempDir();
     const holder = await openStore(db.path);

@@ -2,7 +2,7 @@
  * `urldedup crawl [URL...] --db DIR`: the crawl command. With no URL it starts the built-in demo
  * site on loopback and crawls it, with loopback allowed for that site's port only.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { accessSync, constants as fsConstants, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Writable } from 'node:stream';
@@ -67,7 +67,8 @@ Options:
   --demo-port N        the demo site's port (default: the last one used with this --db, else any)
   -h, --help
 
-Exit codes: 0 done (or a limit reached), 2 usage, 3 store locked or unavailable, 4 failure,
+Exit codes: 0 done (or a limit reached), 2 usage, 3 store locked or unavailable, 4 failure (no
+page fetched successfully: every seed failed, or an unexpected error),
 130 / 143 stopped by SIGINT / SIGTERM (in-flight pages are finished and recorded first).
 
 Examples:
@@ -135,6 +136,14 @@ function htmlReportFile(tokens: readonly { kind: string; name?: string; index: n
   const file = tokens.find((t) => t.kind === 'positional' && t.index === at);
   if (file?.value === undefined) throw new UsageError('--report html needs a FILE to write the page to (--report html FILE)');
   positionals.splice(positionals.indexOf(file.value), 1);
+  // checked before the crawl, not after it: a report that cannot be written is lost with its crawl
+  const folder = dirname(resolvePath(file.value));
+  try {
+    if (!statSync(folder).isDirectory()) throw new Error('not a folder');
+    accessSync(folder, fsConstants.W_OK);
+  } catch {
+    throw new UsageError(`--report html ${file.value}: the folder ${folder} does not exist or cannot be written`);
+  }
   return file.value;
 }
 
@@ -346,10 +355,21 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
     const r = await c.done;
     if (tty) stderr.write('\r\x1b[K');
     if (htmlFile !== undefined) {
-      writeFileSync(htmlFile, renderReportHtml(r));
-      stderr.write(`report written to ${htmlFile}\n`);
+      try {
+        writeFileSync(htmlFile, renderReportHtml(r));
+        stderr.write(`report written to ${htmlFile}\n`);
+      } catch (error) {
+        // the crawl is done: its report goes to stdout rather than nowhere
+        stderr.write(`urldedup crawl: the report could not be written to ${htmlFile} (${(error as Error).message}); here it is as text\n`);
+        stdout.write(formatReport(r));
+      }
     } else stdout.write(report === 'json' ? JSON.stringify(r, null, 2) + '\n' : formatReport(r));
     if (signal !== undefined) return signal === 'SIGINT' ? EXIT_SIGINT : EXIT_SIGTERM;
+    // a crawl that fetched nothing successfully (every seed refused, unreachable or failing) failed
+    if (r.pagesOk === 0 && (r.pagesFetched > 0 || Object.keys(r.errors).length > 0)) {
+      stderr.write(`urldedup crawl: no page was fetched successfully (every seed failed: see the report's statuses and errors)\n`);
+      return EXIT_FAILURE;
+    }
     return EXIT_OK;
   } catch (error) {
     if (tty) stderr.write('\r\x1b[K');
