@@ -46,6 +46,16 @@ export function mergePaths(base: UriRecord, refPath: string): string {
   return slash === -1 ? refPath : base.path.slice(0, slash + 1) + refPath;
 }
 
+/**
+ * A target path without an authority must not begin with "//" (§3.3), or its recomposition
+ * (§5.3) would read as an authority: `.//g` against `f:/a` removes to `//g`, which would give
+ * `f://g`, another URI. "/." is kept in front instead (`f:/.//g`), as RFC 3986's errata and the
+ * WHATWG URL Standard do.
+ */
+function guarded(host: string | undefined, path: string): string {
+  return host === undefined && path.charCodeAt(0) === 0x2f && path.charCodeAt(1) === 0x2f ? '/.' + path : path;
+}
+
 /** §5.2.2: transform references. `base` must have a scheme (§5.1). */
 export function resolveRecord(ref: UriRecord, base: UriRecord, strict = true): UriRecord {
   let scheme = ref.scheme;
@@ -55,7 +65,7 @@ export function resolveRecord(ref: UriRecord, base: UriRecord, strict = true): U
   }
   // if defined(R.scheme) then T.* = R.*, T.path = remove_dot_segments(R.path)
   if (scheme !== undefined) {
-    return { ...ref, path: removeDotSegments(ref.path) };
+    return { ...ref, path: guarded(ref.host, removeDotSegments(ref.path)) };
   }
   // else if defined(R.authority) then T.authority = R.authority, T.path = remove_dot_segments(R.path)
   if (ref.host !== undefined) {
@@ -78,7 +88,7 @@ export function resolveRecord(ref: UriRecord, base: UriRecord, strict = true): U
     userinfo: base.userinfo,
     host: base.host,
     port: base.port,
-    path,
+    path: guarded(base.host, path),
     query,
     fragment: ref.fragment,
   };

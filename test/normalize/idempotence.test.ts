@@ -15,7 +15,8 @@ const TOKENS = [
 ];
 const token = fc.constantFrom(...TOKENS);
 const piece = fc.array(token, { maxLength: 6 }).map((t) => t.join(''));
-const prefix = fc.constantFrom('http://', 'HTTPS://', 'http:', 'ws://', 'ftp://', 'file://', 'foo://', 'mailto:', 'http:\\\\', ' http://');
+// (with and without an authority: `file:a/b` and `foo:/.//g` are where a path becomes a host)
+const prefix = fc.constantFrom('http://', 'HTTPS://', 'http:', 'ws://', 'ftp://', 'file://', 'file:', 'file:/', 'foo://', 'foo:', 'foo:/', 'mailto:', 'http:\\\\', ' http://');
 const url = fc.tuple(prefix, piece, fc.constantFrom('', '/', ':80', ':', '@h'), piece, fc.option(piece), fc.option(piece)).map(
   ([p, host, mid, path, q, f]) => `${p}${host || 'h'}${mid}/${path}${q === null ? '' : '?' + q}${f === null ? '' : '#' + f}`,
 );
@@ -27,6 +28,19 @@ const OPTION_SETS: NormalizeOptions[] = [
   { strict: true },
   { presets: ['tracking', 'session-ids', 'sort-query', 'www'] },
 ];
+
+describe('a path never becomes an authority', () => {
+  it.each([
+    ['file:a/b', 'file:a/b'],
+    ['file:../../.././', 'file:../../.././'],
+    ['file:/.//g', 'file:////g'],
+    ['foo:/.//g', 'foo:/.//g'],
+    ['file:/a/./b', 'file:///a/b'],
+  ])('%s → %s, once and for all', (input, expected) => {
+    expect(normalize(input)).toBe(expected);
+    expect(normalize(normalize(input))).toBe(expected);
+  });
+});
 
 describe('idempotence', () => {
   it.each(OPTION_SETS.map((o) => [JSON.stringify(o), o] as const))('normalize is idempotent with %s', (_name, options) => {

@@ -65,3 +65,26 @@ describe('RFC 3986 §6.2 equivalence', () => {
     expect(key(c.a)).not.toBe(key(c.b));
   });
 });
+
+describe('§5.2: a target without an authority never gains one', () => {
+  it('keeps "/." before a path that dot-segment removal leaves starting with "//"', () => {
+    expect(resolve('.//g', 'f:/a', { mode: 'rfc3986' })).toBe('f:/.//g');
+    expect(resolve('../..//g', 'f:/a/b/c', { mode: 'rfc3986' })).toBe('f:/.//g');
+    expect(resolve('f:/..//g', 'x:/y', { mode: 'rfc3986' })).toBe('f:/.//g');
+    // with an authority the path is free to start with "//"
+    expect(resolve('.//g', 'http://a/b', { mode: 'rfc3986' })).toBe('http://a//g');
+  });
+
+  it('over every combination of dot-segments and empty segments', () => {
+    const parts = ['.', '..', '', 'g', 'x'];
+    for (const a of parts) for (const b of parts) for (const c of parts) {
+      const ref = `${a}/${b}/${c}`;
+      if (ref.startsWith('//')) continue; // a network-path reference: its authority is its own
+      for (const base of ['f:/a', 'f:/a/b/', 'f:a', 'f:/']) {
+        const target = resolve(ref, base, { mode: 'rfc3986' });
+        // what was written without an authority reads back without one
+        expect(target.startsWith('f://'), `${ref} against ${base}: ${target}`).toBe(false);
+      }
+    }
+  });
+});
