@@ -11,7 +11,8 @@ import { normalizeAndKey } from '../normalize/key.js';
 import type { NormalizeOptions } from '../normalize/normalize.js';
 import { resolve, type ResolveOptions } from '../normalize/resolve.js';
 import { EXIT_OK, EXIT_SOME_INVALID } from './exit-codes.js';
-import { displayBytes, INVALID_UTF8, InvalidUtf8Line, LineWriter, readLines } from './lines.js';
+import { defaultLimits } from '../normalize/limits.js';
+import { displayBytes, INVALID_UTF8, InvalidUtf8Line, lineBytesFor, LineWriter, readLines, shownInput, TOO_LONG, TooLongLine } from './lines.js';
 
 export type LineCommand = 'normalize' | 'key' | 'resolve';
 
@@ -53,10 +54,17 @@ function resultLine(o: LineCommandOptions, input: string): string {
 export async function runLineCommand(o: LineCommandOptions, stdin: Readable, stdout: Writable, inputs: readonly string[] = []): Promise<number> {
   const out = new LineWriter(stdout);
   let invalid = 0;
-  for await (const line of inputs.length > 0 ? inputs : readLines(stdin)) {
+  // a line longer than the longest input accepted is known as it is read, never held whole
+  const maxLength = (o.command === 'resolve' ? o.resolve?.maxLength : o.normalize.maxLength) ?? defaultLimits.maxLength;
+  for await (const line of inputs.length > 0 ? inputs : readLines(stdin, lineBytesFor(maxLength))) {
     if (line instanceof InvalidUtf8Line) {
       invalid++;
       await out.write(errorLine(INVALID_UTF8, displayBytes(line.bytes), o.json));
+      continue;
+    }
+    if (line instanceof TooLongLine) {
+      invalid++;
+      await out.write(errorLine(TOO_LONG, `${line.head}… (${line.bytes} bytes)`, o.json));
       continue;
     }
     let text: string;
@@ -65,7 +73,7 @@ export async function runLineCommand(o: LineCommandOptions, stdin: Readable, std
     } catch (error) {
       if (!(error instanceof UrlError)) throw error;
       invalid++;
-      text = errorLine(error.code, line, o.json);
+      text = errorLine(error.code, error.code === 'ERR_TOO_LONG' ? shownInput(line) : line, o.json);
     }
     await out.write(text);
   }

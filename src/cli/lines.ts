@@ -46,6 +46,35 @@ export class InvalidUtf8Line {
 /** The error code of an `InvalidUtf8Line` (a `UrlErrorCode`). */
 export const INVALID_UTF8 = 'ERR_INVALID_UTF8';
 
+/**
+ * An input line longer than the reader's limit: never held whole (the commands promise constant
+ * memory), only its first bytes, for the error line, and its length.
+ */
+export class TooLongLine {
+  constructor(
+    /** Its first `TOO_LONG_HEAD` bytes, shown as `displayBytes` does. */
+    readonly head: string,
+    /** Its length in bytes. */
+    readonly bytes: number,
+  ) {}
+}
+
+/** The error code of a `TooLongLine` (a `UrlErrorCode`). */
+export const TOO_LONG = 'ERR_TOO_LONG';
+
+/** Bytes of a too-long line kept to show. */
+const TOO_LONG_HEAD = 64;
+
+/** The longest line, in bytes, that can hold `maxLength` UTF-16 code units (3 UTF-8 bytes each at most). */
+export function lineBytesFor(maxLength: number): number {
+  return 3 * maxLength;
+}
+
+/** An input shown in an error line: whole, or its start and its length when it is long. */
+export function shownInput(input: string, max = 256): string {
+  return input.length <= max ? input : `${input.slice(0, max)}… (${input.length} characters)`;
+}
+
 const HEX = '0123456789ABCDEF';
 
 /**
@@ -74,11 +103,37 @@ function decodeLine(bytes: Buffer): string | InvalidUtf8Line {
 
 /**
  * The input's lines, without their line terminators (LF, CR LF, or a lone CR, as readline splits
- * them; a final line with no newline counts too), each UTF-8 text or an `InvalidUtf8Line`.
+ * them; a final line with no newline counts too), each UTF-8 text or an `InvalidUtf8Line`; a line
+ * longer than `maxBytes` is a `TooLongLine`, known as such while it is read: memory stays within
+ * `maxBytes` (plus a chunk) whatever the input, and time linear in it.
  */
-export async function* readLines(input: Readable): AsyncGenerator<string | InvalidUtf8Line> {
-  let rest: Buffer | undefined; // the start of a line that goes on in the next chunk
+export async function* readLines(input: Readable, maxBytes = Infinity): AsyncGenerator<string | InvalidUtf8Line | TooLongLine> {
+  // the start of a line that goes on in the next chunk: its pieces (copied), and their length
+  let parts: Buffer[] = [];
+  let partsLength = 0;
+  let head: Buffer | undefined; // a too-long line: its first bytes, kept to show
   let afterCr = false; // the last chunk ended in CR: a LF starting this one belongs to it
+  const take = (piece: Buffer): void => {
+    if (head !== undefined) {
+      partsLength += piece.length;
+      return;
+    }
+    if (partsLength + piece.length > maxBytes) {
+      head = Buffer.concat([...parts, piece.subarray(0, TOO_LONG_HEAD)]).subarray(0, TOO_LONG_HEAD);
+      parts = [];
+      partsLength += piece.length;
+      return;
+    }
+    parts.push(Buffer.from(piece));
+    partsLength += piece.length;
+  };
+  const finish = (): string | InvalidUtf8Line | TooLongLine => {
+    const line = head !== undefined ? new TooLongLine(displayBytes(head), partsLength) : decodeLine(parts.length === 1 ? parts[0]! : Buffer.concat(parts, partsLength));
+    parts = [];
+    partsLength = 0;
+    head = undefined;
+    return line;
+  };
   for await (const chunk of input as AsyncIterable<Buffer | string>) {
     const buf = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
     let start = 0;
@@ -87,10 +142,8 @@ export async function* readLines(input: Readable): AsyncGenerator<string | Inval
     for (let i = start; i < buf.length; i++) {
       const b = buf[i];
       if (b !== 0x0a && b !== 0x0d) continue;
-      const piece = buf.subarray(start, i);
-      const line = rest === undefined ? piece : Buffer.concat([rest, piece]);
-      rest = undefined;
-      yield decodeLine(line);
+      take(buf.subarray(start, i));
+      yield finish();
       if (b === 0x0d) {
         if (i + 1 < buf.length) {
           if (buf[i + 1] === 0x0a) i++;
@@ -98,7 +151,7 @@ export async function* readLines(input: Readable): AsyncGenerator<string | Inval
       }
       start = i + 1;
     }
-    if (start < buf.length) rest = rest === undefined ? Buffer.from(buf.subarray(start)) : Buffer.concat([rest, buf.subarray(start)]);
+    if (start < buf.length) take(buf.subarray(start));
   }
-  if (rest !== undefined && rest.length > 0) yield decodeLine(rest);
+  if (partsLength > 0) yield finish();
 }

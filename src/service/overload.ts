@@ -42,6 +42,11 @@ export class Budget {
     return true;
   }
 
+  /** Count `n` in use that is already spent (a response built): never refused, it may pass the capacity. */
+  hold(n: number): void {
+    this.used += n;
+  }
+
   give(n: number): void {
     this.used -= n;
     if (this.used < 0) throw new Error('Budget: gave back more than was taken');

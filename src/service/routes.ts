@@ -34,6 +34,8 @@ export interface RouteContext {
   readonly urls: Budget;
   /** Request body bytes buffered. */
   readonly bytes: Budget;
+  /** Response bytes written and not yet taken by their clients (server.ts `holdUntilTaken`). */
+  readonly responses: Budget;
   /** Requests in flight. */
   readonly requests: Budget;
   /** Store lookups of batch requests, shared (single-key lookups skip it: they are bounded by `requests`). */

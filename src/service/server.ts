@@ -61,6 +61,14 @@ export interface ServiceOptions {
   readonly maxBufferedBytes?: number;
   /** Store lookups running at once for batch requests (see overload.ts). @default 64 */
   readonly lookupConcurrency?: number;
+  /**
+   * Response bytes built and not yet taken by their clients, over all responses; while more are
+   * held, limited requests get 503. A client that never reads pins its response in memory: this
+   * bounds what such clients hold together. @default 256 MiB
+   */
+  readonly maxResponseBytes?: number;
+  /** Most time a response may take to reach its client; past it the connection is cut. @default 30000 */
+  readonly responseTimeoutMs?: number;
   /** `Retry-After` of a 503, in seconds. @default 1 */
   readonly retryAfterSeconds?: number;
   /** Most time for one request, head and body (node:http `requestTimeout`). @default 30000 */
@@ -83,6 +91,8 @@ export const defaultServiceOptions = {
   maxInFlight: 64,
   maxPendingUrls: 100_000,
   maxBufferedBytes: 128 * 1024 * 1024,
+  maxResponseBytes: 256 * 1024 * 1024,
+  responseTimeoutMs: 30_000,
   lookupConcurrency: 64,
   retryAfterSeconds: 1,
   requestTimeoutMs: 30_000,
@@ -144,11 +154,13 @@ export async function startService(store: SeenStore, options: ServiceOptions = {
     retryAfterSeconds: positiveInteger('retryAfterSeconds', o.retryAfterSeconds),
     urls: new Budget(positiveInteger('maxPendingUrls', o.maxPendingUrls)),
     bytes: new Budget(positiveInteger('maxBufferedBytes', o.maxBufferedBytes)),
+    responses: new Budget(positiveInteger('maxResponseBytes', o.maxResponseBytes)),
     requests,
     lookups: new LookupQueue(positiveInteger('lookupConcurrency', o.lookupConcurrency)),
     storeFolder: store.supports.durable ? store.location : undefined,
   };
 
+  const responseTimeoutMs = positiveInteger('responseTimeoutMs', o.responseTimeoutMs);
   let shuttingDown = false;
   /** Requests between their head and the end of their response, health and metrics included. */
   let active = 0;
@@ -159,6 +171,25 @@ export async function startService(store: SeenStore, options: ServiceOptions = {
   let working = 0;
   let idle: (() => void) | undefined;
   let handlersDone: (() => void) | undefined;
+
+  /**
+   * A response written but not yet taken by its client (node:http keeps it in memory): counted in
+   * the response budget until it is, and cut when it takes longer than `responseTimeoutMs`.
+   */
+  function holdUntilTaken(res: ServerResponse): void {
+    const held = res.writableLength;
+    if (held === 0 || res.writableFinished) return;
+    ctx.responses.hold(held);
+    const timer = setTimeout(() => {
+      log?.warn({ bytes: held }, 'a client did not take its response in time: connection cut');
+      res.destroy();
+    }, responseTimeoutMs);
+    timer.unref();
+    res.once('close', () => {
+      clearTimeout(timer);
+      ctx.responses.give(held);
+    });
+  }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = process.hrtime.bigint();
@@ -190,6 +221,8 @@ export async function startService(store: SeenStore, options: ServiceOptions = {
         throw new ServiceError(401, 'ERR_UNAUTHORIZED', 'send Authorization: Bearer <token>', undefined, { 'www-authenticate': 'Bearer realm="urldedup"' });
       }
       if (route.limited) {
+        // responses clients have not taken yet hold memory: no new work while they hold the budget
+        if (ctx.responses.inUse >= ctx.responses.capacity) throw overloaded('response bytes not yet taken by clients', ctx.retryAfterSeconds);
         if (!requests.take(1)) {
           throw overloaded('requests in flight', ctx.retryAfterSeconds);
         }
@@ -203,6 +236,7 @@ export async function startService(store: SeenStore, options: ServiceOptions = {
       if ('json' in reply) sendJson(res, reply.status, reply.json, headers);
       else if ('jsonText' in reply) sendText(res, reply.status, reply.jsonText, JSON_TYPE, headers);
       else sendText(res, reply.status, reply.text, reply.contentType, headers);
+      holdUntilTaken(res);
     } catch (error) {
       if (error instanceof ClientGoneError) {
         res.destroy();

@@ -108,3 +108,47 @@ describe('Budget and LookupQueue', () => {
     expect(await q.map([1], work)).toEqual([2]); // a failure gave its slot back
   });
 });
+
+describe('clients that never read their answers', () => {
+  it('hold at most maxResponseBytes together, and are cut after responseTimeoutMs', { timeout: 30_000 }, async () => {
+    const { connect } = await import('node:net');
+    const h = await startHarness({ maxResponseBytes: 1024 * 1024, responseTimeoutMs: 1500, maxBatch: 60_000, maxPendingUrls: 100_000 });
+    try {
+      // an answer of some 15 MiB: more than loopback's socket buffers take
+      const urls = Array.from({ length: 60_000 }, (_, i) => `http://slow-reader.example/${'p'.repeat(80)}/${i}`);
+      const body = JSON.stringify(urls);
+      const port = new URL(h.url).port;
+      // a raw client that sends its request and never reads the answer
+      const socket = connect(Number(port), '127.0.0.1');
+      socket.pause();
+      await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+      socket.write(`POST /v1/key HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      // its answer (many MiB) waits in the server: new work is shed meanwhile
+      let shed = false;
+      for (let i = 0; i < 40 && !shed; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        const r = await fetch(`${h.url}/v1/key`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(['http://a.example/']) });
+        shed = r.status === 503 && ((await r.json()) as { error: { code: string } }).error.code === 'ERR_OVERLOADED';
+      }
+      expect(shed).toBe(true);
+      // past the response timeout the connection is cut and the budget comes back
+      await new Promise((r) => setTimeout(r, 2500));
+      const ok = await fetch(`${h.url}/v1/key`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(['http://a.example/']) });
+      expect(ok.status).toBe(200);
+      // what the slow client gets when it reads at last: a cut answer, then the end
+      let got = 0;
+      let head = '';
+      socket.on('data', (d: Buffer) => {
+        if (head === '') head = d.subarray(0, 1024).toString('latin1');
+        got += d.length;
+      });
+      socket.resume();
+      await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      const length = Number(/content-length: (\d+)/i.exec(head)?.[1]);
+      expect(length).toBeGreaterThan(4 * 2 ** 20);
+      expect(got).toBeLessThan(length);
+    } finally {
+      await h.stop();
+    }
+  });
+});

@@ -5,12 +5,13 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { defaultLimits } from '../../normalize/limits.js';
 import type { AdmitResult, SeenStore } from '../../store/index.js';
 import { integer, presetsFrom } from '../args.js';
 import { DeliveredOutput, DELIVERY_WINDOW } from '../delivered-output.js';
 import { failure, isBrokenPipe } from '../errors.js';
 import { EXIT_BROKEN_PIPE, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_SOME_INVALID } from '../exit-codes.js';
-import { displayBytes, INVALID_UTF8, InvalidUtf8Line, LineWriter, readLines } from '../lines.js';
+import { displayBytes, INVALID_UTF8, InvalidUtf8Line, lineBytesFor, LineWriter, readLines, shownInput, TOO_LONG, TooLongLine } from '../lines.js';
 import { createLogger, LOG_FLAGS_HELP, logFormatFrom, logLevelFrom } from '../logger.js';
 import { openForCommand, PRESET_NOTE, STORE_FLAGS, STORE_FLAGS_HELP, storeLocationFrom } from '../store-access.js';
 
@@ -71,7 +72,7 @@ function explainLine(r: AdmitResult): string {
   return JSON.stringify(o);
 }
 
-type Line = string | InvalidUtf8Line;
+type Line = string | InvalidUtf8Line | TooLongLine;
 
 /** A signal that stops `filter`, and its exit code. */
 const STOP_SIGNALS = { SIGINT: EXIT_SIGINT, SIGTERM: EXIT_SIGTERM } as const;
@@ -117,13 +118,15 @@ export async function runFilterCommand(argv: string[], stdin: Readable, stdout: 
       const keys: string[] = [];
       let q = 0;
       for (const line of lines) {
-        if (line instanceof InvalidUtf8Line) {
+        if (line instanceof InvalidUtf8Line || line instanceof TooLongLine) {
           invalid++;
-          const shown = displayBytes(line.bytes);
+          const utf8 = line instanceof InvalidUtf8Line;
+          const shown = utf8 ? displayBytes(line.bytes) : `${line.head}… (${line.bytes} bytes)`;
+          const code = utf8 ? INVALID_UTF8 : TOO_LONG;
           if (explain) {
-            text += JSON.stringify({ url: shown, key: null, admitted: false, reason: `invalid:${INVALID_UTF8}` }) + '\n';
+            text += JSON.stringify({ url: shown, key: null, admitted: false, reason: `invalid:${code}` }) + '\n';
             n++;
-          } else await err.write(`!${INVALID_UTF8}\t${shown}`);
+          } else await err.write(`!${code}\t${shown}`);
           continue;
         }
         const r = results[q++]!;
@@ -135,7 +138,7 @@ export async function runFilterCommand(argv: string[], stdin: Readable, stdout: 
         }
         if (r.reason.startsWith('invalid:')) {
           invalid++;
-          if (!explain) await err.write(`!${r.reason.slice(8)}\t${r.url}`);
+          if (!explain) await err.write(`!${r.reason.slice(8)}\t${r.reason === 'invalid:ERR_TOO_LONG' ? shownInput(r.url) : r.url}`);
         }
       }
       try {
@@ -163,7 +166,7 @@ export async function runFilterCommand(argv: string[], stdin: Readable, stdout: 
       pending = { lines, results };
     };
     try {
-      for await (const line of readLines(stdin)) {
+      for await (const line of readLines(stdin, lineBytesFor(defaultLimits.maxLength))) {
         if (stopping !== undefined || cut !== undefined) break;
         batch.push(line);
         if (batch.length >= batchSize) await submit();
