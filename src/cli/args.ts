@@ -11,9 +11,14 @@ export function integer(name: string, value: string | undefined, min: number, ma
   return n;
 }
 
-export function presetsFrom(values: readonly string[] | undefined): PresetName[] {
+/**
+ * The presets named by `--preset` (repeatable or comma-separated); `undefined` when none was
+ * given: the store's own are then used (a store's presets are its own).
+ */
+export function presetsFrom(values: readonly string[] | undefined): PresetName[] | undefined {
+  if (values === undefined) return undefined;
   const out: PresetName[] = [];
-  for (const p of values ?? []) {
+  for (const p of values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '')) {
     if (!isPresetName(p)) throw new UsageError(`unknown preset ${JSON.stringify(p)}`);
     if (!out.includes(p)) out.push(p);
   }

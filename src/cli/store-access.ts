@@ -40,8 +40,11 @@ export const STORE_FLAGS_HELP = `  --db DIR            the LevelDB store folder 
                       appendonly yes and appendfsync MODE (or always); default: as configured`;
 
 export const PRESET_NOTE = `  --preset NAME       store preset, repeatable (tracking, session-ids, sort-query, www, …).
-                      Give the same presets every time you open a store: opening it without
-                      a preset gives the URLs that preset pruned back to the frontier.`;
+                      A store's presets are its own: recorded when it is made and used by
+                      every open without --preset; naming others is an error (exit 3)
+                      unless --change-presets is given too.
+  --change-presets    make the presets named the store's own: what a preset no longer named
+                      pruned comes back, queued URLs a new one maps elsewhere are pruned`;
 
 /** For the commands that open the store read-only (stats, export, verify). */
 export const READ_ONLY_PRESET_NOTE = `  --preset NAME       accepted for compatibility and ignored: the store is opened read-only
@@ -79,12 +82,13 @@ export function storeLocationFrom(values: StoreFlagValues): StoreLocation {
  * missing; otherwise a missing folder is `ERR_STORE_IO`, not a new empty store. Redis: the store
  * is its name in the cluster, made by its first write. Held by another process: ERR_STORE_LOCKED.
  */
-export async function openForCommand(location: StoreLocation, presets: readonly PresetName[], create: boolean): Promise<SeenStore> {
-  if (location.kind === 'redis') return openRedisStore(location.seeds, { presets, redis: location.redis });
+export async function openForCommand(location: StoreLocation, presets: readonly PresetName[] | undefined, create: boolean, changePresets = false): Promise<SeenStore> {
+  const own = { ...(presets === undefined ? {} : { presets }), ...(changePresets ? { changePresets } : {}) };
+  if (location.kind === 'redis') return openRedisStore(location.seeds, { ...own, redis: location.redis });
   const folder = resolvePath(location.db);
   if (create) await mkdir(dirname(folder), { recursive: true });
   else if (!existsSync(folder)) throw new StoreError('ERR_STORE_IO', folder, { detail: 'no store in this folder' });
-  return openStore(folder, { presets });
+  return openStore(folder, own);
 }
 
 /**

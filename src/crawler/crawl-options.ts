@@ -31,7 +31,7 @@ export interface CrawlOptions extends RetryOptions {
    * crawl fails (`done` rejects with the first one's `UrlError`).
    */
   readonly seeds?: readonly (string | URL)[];
-  /** Opt-in policy presets of the store (when opened here). @default [] */
+  /** Opt-in policy presets of the store (when opened here). @default the store's own ([] for a new one) */
   readonly presets?: readonly PresetName[];
   /** @default 8 */
   readonly concurrency?: number;

@@ -16,7 +16,8 @@ export function hostOfUrl(url: string): string {
 }
 
 export interface CrawlStoreOptions {
-  readonly presets: readonly PresetName[];
+  /** `undefined`: the store's own. */
+  readonly presets?: readonly PresetName[];
   readonly maxDepth: number;
   readonly storeOptions: Omit<OpenStoreOptions, 'presets' | 'scope'> | undefined;
   readonly filter: (record: UriRecord) => boolean;
@@ -27,7 +28,7 @@ export async function openCrawlStore(where: SeenStore | string | FleetLocation, 
   if (typeof where !== 'string' && !isFleetLocation(where)) return { store: where, owned: false };
   const options = {
     ...(o.storeOptions ?? {}),
-    presets: o.presets,
+    ...(o.presets === undefined ? {} : { presets: o.presets }),
     scope: { schemes: ['http', 'https'], ...(Number.isFinite(o.maxDepth) ? { maxDepth: o.maxDepth } : {}), filter: o.filter },
   };
   const store = typeof where === 'string' ? await openStore(where, options) : await openFleetStore(where.redis, { ...options, fleet: where.fleet ?? {} });

@@ -201,7 +201,7 @@ class Crawler implements Crawl, RedirectContext {
 
   private async openStore(): Promise<void> {
     const opened = await openCrawlStore(this.o.store, {
-      presets: this.o.presets ?? [],
+      ...(this.o.presets === undefined ? {} : { presets: this.o.presets }),
       maxDepth: this.maxDepth,
       storeOptions: this.o.storeOptions,
       // redirect targets the store queues by itself pass the crawl's scope and trap rules too
@@ -221,6 +221,11 @@ class Crawler implements Crawl, RedirectContext {
       // failed URLs worth another try (retry.ts): transient codes whose cool-down has passed
       const before = this.retry.retryFailed ? Infinity : Date.now() - this.retry.retryCooldownMs;
       this.report.retries.requeued = await this.store.requeueFailed({ codes: TRANSIENT_CODES, before });
+      // a failure a policy caused is the policy's, not the URL's: a run whose address policy lets
+      // more through (--allow-private, an allow-list) tries the URLs an earlier one refused
+      if (this.o.allowPrivate === true || (this.o.allow?.length ?? 0) > 0) {
+        this.report.retries.requeued += await this.store.requeueFailed({ codes: ['ERR_BLOCKED_ADDRESS'] });
+      }
       if (this.report.retries.requeued > 0) this.log.info({ urls: this.report.retries.requeued }, 'failed URLs queued again');
       await preloadBudget(this.store, this.budget);
       if (this.seeds.length === 0 && (this.o.scope ?? 'host') !== 'any') {

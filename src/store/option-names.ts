@@ -10,6 +10,7 @@ import type { ScopeOptions, StoreOptions } from './seen-store.js';
 export const storeOptionNames = {
   normalize: true,
   presets: true,
+  changePresets: true,
   ruleThreshold: true,
   learnRules: true,
   learnMirrors: true,

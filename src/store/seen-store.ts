@@ -44,11 +44,18 @@ export interface StoreOptions {
   readonly normalize?: Omit<NormalizeOptions, 'presets'>;
   /**
    * Opt-in policy presets, applied after the identity key, each named and reversible: URLs they
-   * prune are kept in `pruned`, and opening the store without a preset gives its URLs back.
-   * @default []
+   * prune are kept in `pruned`. They are the store's own: recorded when it is made, and used by
+   * every open that names none. Naming others is `ERR_STORE_INCOMPATIBLE` unless `changePresets`.
+   * @default the store's own ([] for a new store)
    * @example ['tracking']
    */
   readonly presets?: readonly PresetName[];
+  /**
+   * Open with `presets` other than the store's own, and make them its own: what a preset no longer
+   * named pruned comes back to the frontier, and queued URLs a new preset maps elsewhere are
+   * pruned (each under its reason, so it is reversible the same way). @default false
+   */
+  readonly changePresets?: boolean;
   /**
    * Distinct documents of evidence a learned host rule needs in a part of a host's path tree before
    * it holds there (rule-scope.ts). @default 3
@@ -114,6 +121,7 @@ export interface StoreOptions {
 export const defaultStoreOptions = {
   normalize: { level: 'scheme' },
   presets: [],
+  changePresets: false,
   ruleThreshold: 3,
   learnRules: true,
   learnMirrors: false,

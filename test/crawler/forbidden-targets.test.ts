@@ -14,7 +14,7 @@ import type { Resolver } from '../../src/crawler/guard.js';
 import type { CrawlReport } from '../../src/crawler/report.js';
 import { loopbackPair, type LoopbackPair } from '../support/loopback-pair.js';
 import { auditStore, describeAudit, type Audit } from '../support/store-audit.js';
-import { html, tempDir } from './support.js';
+import { html, httpServer, tempDir } from './support.js';
 
 let pair: LoopbackPair;
 let report: CrawlReport;
@@ -140,5 +140,27 @@ describe('forbidden targets in a crawl', () => {
     expect(audit.open).toEqual([]);
     expect(audit.conservationGap).toBe(0);
     expect(report.stoppedBecause).toBe('done');
+  });
+});
+
+describe('a failure a policy caused is retried when the policy lets it through', () => {
+  it('a seed refused without --allow-private is fetched by the next run that allows it', async () => {
+    const site = await httpServer((req, res) => {
+      if (req.url === '/robots.txt') return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'text/html' }).end(html('<p>here</p>'));
+    });
+    const db = tempDir();
+    try {
+      const first = await runCrawl({ store: db.path, seeds: [`${site.origin}/`] });
+      expect(first.errors['ERR_BLOCKED_ADDRESS']).toBeGreaterThan(0);
+      expect(site.requests).toEqual([]);
+      const second = await runCrawl({ store: db.path, seeds: [`${site.origin}/`], allow: site.allow });
+      expect(second.retries.requeued).toBeGreaterThan(0);
+      expect(second.pagesOk).toBe(1);
+      expect(site.requests).toContain('/');
+    } finally {
+      await site.close();
+      db.remove();
+    }
   });
 });

@@ -929,12 +929,39 @@ export function seenStoreSuite(name: string, factory: Factory): void {
         await verified(store);
       });
 
-      it('gives back URLs of a preset the store is reopened without', async () => {
+      it("keeps its own presets: an open naming none uses them, one naming others is refused", async () => {
+        const b = await make({ presets: ['tracking'] });
+        if (b.reopen === undefined) return;
+        await b.store.admit(['http://o.example/a?utm_source=1', 'http://o.example/b']);
+        let store = await b.reopen({});
+        expect((await store.stats()).pruned).toEqual({ 'preset:tracking': 1 });
+        expect((await store.admit(['http://o.example/c?utm_medium=2']))[0]).toMatchObject({ via: 'preset:tracking', key: key('http://o.example/c') });
+        await expect(b.reopen({ presets: [] })).rejects.toMatchObject({ code: 'ERR_STORE_INCOMPATIBLE' });
+        await expect(b.reopen({ presets: ['www'] })).rejects.toMatchObject({ code: 'ERR_STORE_INCOMPATIBLE' });
+        store = await b.reopen({ presets: ['tracking'] });
+        expect((await store.stats()).pruned).toEqual({ 'preset:tracking': 2 });
+        await verified(store);
+      });
+
+      it('changePresets: a preset named again prunes the queued URLs it maps elsewhere', async () => {
+        const b = await make({ presets: ['tracking'] });
+        if (b.reopen === undefined) return;
+        await b.store.admit(['http://p.example/a?utm_source=1', 'http://p.example/a']);
+        let store = await b.reopen({ presets: [], changePresets: true });
+        expect((await store.stats()).pruned).toEqual({});
+        expect((await store.canonical('http://p.example/a?utm_source=1')).state).toBe('queued');
+        store = await b.reopen({ presets: ['tracking'], changePresets: true });
+        expect((await store.stats()).pruned).toEqual({ 'preset:tracking': 1 });
+        expect(await store.canonical('http://p.example/a?utm_source=1')).toMatchObject({ state: 'pruned', via: 'preset:tracking' });
+        await verified(store);
+      });
+
+      it('gives back URLs of a preset the store is changed to be without', async () => {
         const b = await make({ presets: ['tracking', 'www'] });
         if (b.reopen === undefined) return;
         await b.store.admit(['http://g.example/a?utm_source=1', 'http://www.g.example/b', 'http://www.g.example/c?gclid=2']);
         expect((await b.store.stats()).pruned).toEqual({ 'preset:tracking': 1, 'preset:www': 2 });
-        const store = await b.reopen({ presets: ['tracking'] });
+        const store = await b.reopen({ presets: ['tracking'], changePresets: true });
         const s = await store.stats();
         // www/b is queued again; www/c?gclid is still pruned, now by tracking (onto www/c)
         expect(s.pruned).toEqual({ 'preset:tracking': 2 });

@@ -48,7 +48,11 @@ Options:
   --allow-private      allow loopback, private, link-local and other special-use addresses
                        (refused by default, checked on the resolved address at connect time)
   --preset NAME        opt-in normalization preset, repeatable or comma-separated
-                       (tracking, session-ids, sort-query, www, remove-index-document, …)
+                       (tracking, session-ids, sort-query, www, remove-index-document, …);
+                       a store's presets are its own: without --preset it uses them, and
+                       naming others needs --change-presets (exit 3 otherwise)
+  --change-presets     make the presets named the store's own: what a preset no longer named
+                       pruned comes back, queued URLs a new one maps elsewhere are pruned
   --learn-mirrors      learn mirror hosts too: a host whose documents are another host's under
                        the same paths (a ServerAlias) is mapped onto it, checked like every
                        learned rule (docs/rules.md); not in a fleet
@@ -92,6 +96,7 @@ const flags = {
   'allow-private': { type: 'boolean' },
   preset: { type: 'string', multiple: true },
   'learn-mirrors': { type: 'boolean' },
+  'change-presets': { type: 'boolean' },
   report: { type: 'string' },
   'max-retries': { type: 'string' },
   'retry-cooldown': { type: 'string' },
@@ -271,10 +276,15 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
     const retryCooldownMs = duration('retry-cooldown', values['retry-cooldown']);
     const sync = values.sync ?? 'hybrid';
     if (sync !== 'hybrid' && sync !== 'always' && sync !== 'never') throw new UsageError('--sync must be hybrid, always or never');
-    const storeOptions: NonNullable<CrawlOptions['storeOptions']> = { ...(sync === 'hybrid' ? {} : { sync: sync as 'always' | 'never' }), ...(values['learn-mirrors'] === true ? { learnMirrors: true } : {}) };
+    const storeOptions: NonNullable<CrawlOptions['storeOptions']> = {
+      ...(sync === 'hybrid' ? {} : { sync: sync as 'always' | 'never' }),
+      ...(values['learn-mirrors'] === true ? { learnMirrors: true } : {}),
+      ...(values['change-presets'] === true ? { changePresets: true } : {}),
+    };
     options = {
       ...(Object.keys(storeOptions).length === 0 ? {} : { storeOptions }),
-      presets,
+      // no --preset: the store's own presets
+      ...(values.preset === undefined ? {} : { presets }),
       scope: scope as ScopeMode,
       include: (values.include ?? []).map((r) => regex('include', r)),
       exclude: (values.exclude ?? []).map((r) => regex('exclude', r)),

@@ -55,6 +55,7 @@ const filterFlags = {
   batch: { type: 'string' },
   'delivery-window': { type: 'string' },
   preset: { type: 'string', multiple: true },
+  'change-presets': { type: 'boolean' },
   'log-level': { type: 'string' },
   'log-format': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -105,7 +106,7 @@ export async function runFilterCommand(argv: string[], stdin: Readable, stdout: 
     process.on('SIGINT', onInt);
     process.on('SIGTERM', onTerm);
     stdout.on('error', ignore);
-    store = await openForCommand(location, presets, true);
+    store = await openForCommand(location, presets, true, values['change-presets'] === true);
     const s = store;
     const out = new DeliveredOutput(stdout, s, window);
     const err = new LineWriter(stderr);

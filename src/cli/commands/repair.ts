@@ -38,8 +38,8 @@ Example:
  * records. The store is opened with the presets that have pruned URLs (so none is given back)
  * plus any given with --preset.
  */
-async function rebuildDerived(location: string, extra: readonly PresetName[]): Promise<void> {
-  const presets = new Set<PresetName>(extra);
+async function rebuildDerived(location: string, extra: readonly PresetName[] | undefined): Promise<void> {
+  const presets = new Set<PresetName>(extra ?? []);
   const ro = await openReadOnly({ kind: 'level', db: location });
   try {
     for (const reason of Object.keys((await ro.stats()).pruned)) {
@@ -49,7 +49,8 @@ async function rebuildDerived(location: string, extra: readonly PresetName[]): P
   } finally {
     await ro.close();
   }
-  const store = await openForCommand({ kind: 'level', db: location }, [...presets], false);
+  // (a repair aligns the store's recorded presets with what its pruned URLs say)
+  const store = await openForCommand({ kind: 'level', db: location }, [...presets], false, true);
   try {
     await store.rebuildDerived();
   } finally {

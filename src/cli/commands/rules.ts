@@ -50,6 +50,7 @@ const rulesFlags = {
   json: { type: 'boolean' },
   state: { type: 'string' },
   preset: { type: 'string', multiple: true },
+  'change-presets': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -95,7 +96,7 @@ export async function runRulesCommand(argv: string[], stdout: Writable, stderr: 
       if (values.state !== undefined) throw new UsageError(`--state is for listing, not ${action}`);
       const wanted = action === 'withdraw' ? 1 : 2;
       if (args.length !== wanted) throw new UsageError(action === 'withdraw' ? 'usage: urldedup rules withdraw ID (host/spec)' : 'usage: urldedup rules block HOST SPEC');
-      store = await openForCommand(location, presets, false);
+      store = await openForCommand(location, presets, false, values['change-presets'] === true);
       const s = store;
       const reason = (id: string): string => `rule:${id}`;
       const prunedBy = async (id: string): Promise<number> => (await s.stats()).pruned[reason(id)] ?? 0;

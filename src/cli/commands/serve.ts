@@ -55,6 +55,7 @@ const serveFlags = {
   'max-batch': { type: 'string' },
   'max-inflight': { type: 'string' },
   preset: { type: 'string', multiple: true },
+  'change-presets': { type: 'boolean' },
   verbose: { type: 'boolean' },
   'log-level': { type: 'string' },
   'log-format': { type: 'string' },
@@ -97,7 +98,7 @@ export async function runServeCommand(argv: string[], io: ServeIo = {}): Promise
     // listen for the stop signals before the store opens, so none is missed
     const signals = new SignalWatch();
     try {
-      store = await openForCommand(location, presets, true);
+      store = await openForCommand(location, presets, true, values['change-presets'] === true);
       const maxPendingUrls = Math.max(defaultServiceOptions.maxPendingUrls, maxBatch ?? 0);
       const maxBufferedBytes = Math.max(defaultServiceOptions.maxBufferedBytes, maxBody ?? 0);
       service = await startService(store, {

@@ -86,6 +86,37 @@ export async function pruneFrontier(s: EngineState, q: WriteQueue, id: string): 
   }
 }
 
+/**
+ * Every queued URL that what maps it now sends elsewhere by a reason `wanted` accepts (presets
+ * made the store's own by a `changePresets` open) is pruned under that reason: the frontier
+ * read `PRUNE_BLOCKS` blocks at a time over all hosts, as `pruneFrontier` reads one host's.
+ */
+export async function pruneQueued(s: EngineState, q: WriteQueue, wanted: (via: string) => boolean): Promise<void> {
+  let after: string | undefined;
+  for (;;) {
+    const blocks: [string, string][] = [];
+    for await (const e of s.kv.entries('frontier', { ...(after === undefined ? {} : { gt: after }), limit: PRUNE_BLOCKS })) blocks.push(e);
+    if (blocks.length === 0) return;
+    after = blocks[blocks.length - 1]![0];
+    const byHost = new Map<string, PruneCandidate[]>();
+    for (const [block, value] of blocks) {
+      const { host, seq } = parseFrontierKey(block);
+      for (const { key, depth } of parseBlock(value)) {
+        if (s.frontier.isInFlight(key)) continue;
+        const rec = recordOfKey(key);
+        const via = transform(s, rec, key).via;
+        if (via === undefined || !wanted(via)) continue;
+        let list = byHost.get(host);
+        if (list === undefined) byHost.set(host, (list = []));
+        list.push({ key, depth, seq, rec });
+      }
+    }
+    for (const [host, candidates] of byHost) {
+      for (let i = 0; i < candidates.length; i += PRUNE_LINES) await pruneCandidates(s, q, host, candidates.slice(i, i + PRUNE_LINES));
+    }
+  }
+}
+
 /** Queued URLs a rule would prune that are fetched as themselves first, when it gains scope. */
 const ACTIVATION_SAMPLE = 2;
 

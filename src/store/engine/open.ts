@@ -11,7 +11,7 @@ import { deleteFrontSnapshot, readFrontSnapshot, writeFrontSnapshot } from '../f
 import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, SEP_END, splitPair, STORE_FORMAT_VERSION, STORE_FORMATS_READ } from '../keys.js';
 import type { RuleRecord } from '../rules.js';
 import { newSalt } from '../userinfo.js';
-import { inForce, restoreReason } from './give-back.js';
+import { inForce, pruneQueued, restoreReason } from './give-back.js';
 import { identityOptions } from './options.js';
 import type { EngineState } from './state.js';
 import type { WriteQueue } from './write-queue.js';
@@ -27,6 +27,8 @@ function incompatible(s: EngineState, detail: string): StoreError {
  */
 export async function load(s: EngineState, q: WriteQueue): Promise<void> {
   const format = await s.kv.get('meta', 'format');
+  /** Presets a `changePresets` open adds: queued URLs they map elsewhere are pruned. */
+  let added: PresetName[] = [];
   const identity = identityOptions(s.o.normalize);
   // the layout the folder was written in (a new store is written in the current one)
   let layout = STORE_FORMAT_VERSION;
@@ -69,14 +71,22 @@ export async function load(s: EngineState, q: WriteQueue): Promise<void> {
     const salt = await s.kv.get('meta', 'salt');
     if (salt === undefined || !/^[0-9a-f]{64}$/.test(salt)) throw new StoreError('ERR_STORE_CORRUPT', s.location, { detail: 'meta/salt missing' });
     s.salt = salt;
-    if (s.o.readOnly) {
-      // the presets the store was last opened with, instead of giving back what they pruned
-      const raw = await s.kv.get('meta', 'presets');
-      const recorded: unknown = raw === undefined ? [] : decodeJson<unknown>(raw);
-      if (!Array.isArray(recorded) || !recorded.every((p): p is PresetName => typeof p === 'string' && isPresetName(p))) {
-        throw incompatible(s, `meta/presets ${raw ?? ''} names a preset this build does not know`);
+    // the store's presets are its own: an open that names none uses them (read-only opens always
+    // do); naming others needs `changePresets`, which prunes and gives back to match
+    const raw = await s.kv.get('meta', 'presets');
+    const recorded: unknown = raw === undefined ? [] : decodeJson<unknown>(raw);
+    if (!Array.isArray(recorded) || !recorded.every((p): p is PresetName => typeof p === 'string' && isPresetName(p))) {
+      throw incompatible(s, `meta/presets ${raw ?? ''} names a preset this build does not know`);
+    }
+    if (s.o.readOnly || !s.o.presetsGiven) s.o = { ...s.o, presets: recorded };
+    else if (!samePresets(s.o.presets, recorded)) {
+      if (!s.o.changePresets) {
+        throw incompatible(
+          s,
+          `the store's presets are [${recorded.join(', ')}], not [${s.o.presets.join(', ')}]: open it naming none (its own are used) or the same, or change them on purpose (changePresets, --change-presets: what they prune is pruned or given back to match)`,
+        );
       }
-      s.o = { ...s.o, presets: recorded };
+      added = s.o.presets.filter((p) => !recorded.includes(p));
     }
   }
 
@@ -107,7 +117,12 @@ export async function load(s: EngineState, q: WriteQueue): Promise<void> {
     await s.kv.write([{ space: 'meta', key: 'format', value: encodeJson({ store: STORE_FORMAT_VERSION, key: KEY_FORMAT_VERSION }) }], { sync: false });
   }
   await reconcilePruned(s, q);
+  if (added.length > 0) await pruneQueued(s, q, (via) => added.some((p) => via === `preset:${p}`));
   await s.kv.write([{ space: 'meta', key: 'presets', value: encodeJson(s.o.presets) }], { sync: false });
+}
+
+function samePresets(a: readonly PresetName[], b: readonly PresetName[]): boolean {
+  return a.length === b.length && a.every((p) => b.includes(p));
 }
 
 /** The presets each host's redirects contradicted (evidence.ts). */

@@ -9,6 +9,9 @@ import { defaultStoreOptions, type StoreOptions, type SyncPolicy } from '../seen
 export interface ResolvedOptions {
   readonly normalize: NormalizeOptions;
   readonly presets: readonly PresetName[];
+  /** `presets` was given (else the store's own are used: open.ts). */
+  readonly presetsGiven: boolean;
+  readonly changePresets: boolean;
   readonly ruleThreshold: number;
   readonly learnRules: boolean;
   readonly learnMirrors: boolean;
@@ -69,6 +72,8 @@ export function resolveStoreOptions(options: StoreOptions = {}): ResolvedOptions
   return {
     normalize,
     presets: [...presets],
+    presetsGiven: options.presets !== undefined,
+    changePresets: options.changePresets ?? d.changePresets,
     ruleThreshold,
     learnRules: options.learnRules ?? d.learnRules,
     learnMirrors: options.learnMirrors ?? d.learnMirrors,
