@@ -11,6 +11,7 @@
  *   slashes introduces the authority (`http:\\a\b` is `http://a/b`).
  */
 import { UrlError } from './errors.js';
+import { parseIPv6 } from './host.js';
 import { defaultLimits } from './limits.js';
 import { hexValue, isSubDelim, isUnreserved, REG_NAME, USERINFO } from './percent-encoding.js';
 import type { UriRecord } from './uri-record.js';
@@ -162,6 +163,12 @@ export function parseUriReference(input: string, options: ParseOptions = {}): Ur
     // §3.3: without an authority the path cannot begin with "//"; a relative-path reference's
     // first segment cannot hold ":" (§4.2) — the scheme scan above already rejected it.
     if (host === undefined && path.startsWith('//')) throw new UrlError('ERR_INVALID_AUTHORITY', input);
+    // §4.2: a relative-path reference whose first segment holds ":" (`::`, `a::b` after a
+    // non-scheme) would be read as a scheme; the scan above saw only a first segment before ":"
+    if (scheme === undefined && host === undefined) {
+      const slash = path.indexOf('/');
+      if (path.lastIndexOf(':', slash === -1 ? path.length : slash) !== -1) throw new UrlError('ERR_INVALID_SCHEME', input, { detail: 'a relative path whose first segment holds ":"' });
+    }
   }
   return { scheme, userinfo, host, port, path, query, fragment };
 }
@@ -204,6 +211,9 @@ function parseAuthority(authority: string, input: string, strict: boolean): void
   }
   if (host.charCodeAt(0) === LBRACKET) {
     if (!isIpLiteralSyntax(host)) throw new UrlError('ERR_INVALID_HOST', input);
+    // strict: §3.2.2 IPv6address itself (h16 is 1*4HEXDIG: `[::12345]` is none), IPvFuture aside
+    const v = host.charCodeAt(1) | 0x20;
+    if (strict && v !== 0x76 /* v */ && parseIPv6(host.slice(1, -1)) === null) throw new UrlError('ERR_INVALID_HOST', input, { detail: 'not an IPv6 address' });
   } else if (strict ? !conforms(host, REG_NAME) : host.indexOf('[') !== -1 || host.indexOf(']') !== -1) {
     throw new UrlError('ERR_INVALID_HOST', input);
   }

@@ -88,3 +88,15 @@ describe('§5.2: a target without an authority never gains one', () => {
     }
   });
 });
+
+describe('strict parsing is the RFC 3986 grammar', () => {
+  it('refuses a relative path whose first segment holds ":" and an IP-literal that is no IPv6 address', async () => {
+    const { parseUriReference } = await import('../../src/normalize/parse.js');
+    for (const bad of ['::', ':x', '1a:b/c']) expect(() => parseUriReference(bad, { strict: true }), bad).toThrow(/ERR_INVALID_SCHEME/);
+    for (const bad of ['http://[::12345]/', 'http://[1:2:3:4:5:6:7:8:9]/', 'http://[::g]/']) expect(() => parseUriReference(bad, { strict: true }), bad).toThrow(/ERR_INVALID_HOST/);
+    // what the grammar allows
+    for (const ok of ['./a:b', 'a/b:c', 'http://[::]/', 'http://[::ffff:1.2.3.4]/', 'http://[v7.x]/', '//h/p:q']) expect(() => parseUriReference(ok, { strict: true }), ok).not.toThrow();
+    // lenient parsing keeps reading `::` as a path, as browsers read it
+    expect(parseUriReference('::').path).toBe('::');
+  });
+});
