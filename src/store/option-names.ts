@@ -10,7 +10,6 @@ import type { ScopeOptions, StoreOptions } from './seen-store.js';
 export const storeOptionNames = {
   normalize: true,
   presets: true,
-  changePresets: true,
   ruleThreshold: true,
   learnRules: true,
   learnMirrors: true,
@@ -26,6 +25,7 @@ export const storeOptionNames = {
   probeNotFound: true,
   restoreBatchSize: true,
   readOnly: true,
+  changePresets: true,
 } as const satisfies OptionNames<StoreOptions>;
 
 export const openStoreOptionNames = { ...storeOptionNames, level: true } as const satisfies OptionNames<OpenStoreOptions>;
