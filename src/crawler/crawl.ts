@@ -588,10 +588,10 @@ class Crawler implements Crawl, RedirectContext {
     let admitted = 0;
     if (x !== undefined) {
       if (x.canonical !== undefined) r.canonical(x.canonical, final);
-      const duplicates = r.duplicatesAvoided;
       const admittedUrls: string[] = [];
-      admitted = await this.intake.admit(this.store, this.scope, entry, final, x, admittedUrls);
-      if (r.duplicatesAvoided > duplicates) this.timeline.host(entry.host, { duplicates: r.duplicatesAvoided - duplicates });
+      const taken = await this.intake.admit(this.store, this.scope, entry, final, x, admittedUrls);
+      admitted = taken.admitted;
+      if (taken.duplicates > 0) this.timeline.host(entry.host, { duplicates: taken.duplicates });
       if (res.status >= 200 && res.status < 300) {
         for (const p of this.patterns.observe({ url: final, requested: entry.url, host: entry.host, textHash: x.textHash, admitted: admittedUrls, words: x.words, links: x.links.map((l) => l.url) })) {
           r.trapPattern(p);

@@ -66,18 +66,21 @@ export class LinkIntake {
 
   /**
    * Admit the links of the page `final` (fetched for `entry`); resolves to the new frontier
-   * entries, whose URLs are pushed to `admittedUrls` when given.
+   * entries (whose URLs are pushed to `admittedUrls` when given) and the duplicates this page's
+   * links were: counted here, not as a difference of the report's totals, which pages admitted
+   * at the same time also move.
    */
-  async admit(store: SeenStore, scope: CrawlScope, entry: FrontierEntry, final: string, x: ExtractResult, admittedUrls?: string[]): Promise<number> {
+  async admit(store: SeenStore, scope: CrawlScope, entry: FrontierEntry, final: string, x: ExtractResult, admittedUrls?: string[]): Promise<{ admitted: number; duplicates: number }> {
     const r = this.report;
     r.found += x.found;
     r.duplicate('same-page', x.repeated);
+    let duplicates = x.repeated;
     r.refuse('other-scheme', x.otherScheme);
     r.refuse('invalid', x.invalid);
     r.refuse('dropped', x.dropped);
     if (x.nofollow) {
       r.refuse('nofollow', x.links.length);
-      return 0;
+      return { admitted: 0, duplicates };
     }
     const offered: ExtractedLink[] = [];
     // refusals by a trap rule or the depth limit, recorded in the store with their reason (one batch per page)
@@ -103,10 +106,10 @@ export class LinkIntake {
       // properties of the URL itself and are stored as pruned.
       r.refuse('depth', offered.length);
       if (pruned.length > 0) await store.prune(pruned);
-      return 0;
+      return { admitted: 0, duplicates };
     }
     if (pruned.length > 0) await store.prune(pruned);
-    if (offered.length === 0) return 0;
+    if (offered.length === 0) return { admitted: 0, duplicates };
     r.offered += offered.length;
     const results = await store.admit(
       offered.map((l) => l.url),
@@ -125,30 +128,33 @@ export class LinkIntake {
         // both are found by the URL's own key (RFC rungs): the rung is judged against it
         labeler ??= new RungLabeler(x.base);
         r.duplicate(labeler.label(offered[i]!.raw, a.url, urlFromKey(a.identityKey)));
-      } else {
-        this.refusal(a);
-      }
+        duplicates++;
+      } else if (this.refusal(a)) duplicates++;
     }
-    return admitted;
+    return { admitted, duplicates };
   }
 
-  /** A link the store did not queue and did not find seen under its own key. */
-  private refusal(a: AdmitResult): void {
+  /** A link the store did not queue and did not find seen under its own key; true for a duplicate. */
+  private refusal(a: AdmitResult): boolean {
     const r = this.report;
     switch (a.reason) {
       case 'seen':
       case 'duplicate-in-batch':
         r.duplicate('exact');
-        break;
+        return true;
       case 'out-of-scope':
         r.refuse('out-of-scope');
-        break;
+        return false;
       case 'forwarded':
         r.forwarded++;
-        break;
+        return false;
       default:
-        if (a.reason.startsWith('invalid:')) r.refuse(a.reason);
-        else r.duplicate(a.reason); // alias, rule:<id>, preset:<name>
+        if (a.reason.startsWith('invalid:')) {
+          r.refuse(a.reason);
+          return false;
+        }
+        r.duplicate(a.reason); // alias, rule:<id>, preset:<name>
+        return true;
     }
   }
 }

@@ -49,6 +49,17 @@ describe('limits and scope in a crawl', () => {
     expect(report.pagesFetched).toBe(1 + probes.length);
   });
 
+  it('per-host duplicates add up to the headline, however many pages admit at once', async () => {
+    for (const concurrency of [1, 8]) {
+      const { report } = await crawlDemo({ concurrency, perHost: concurrency });
+      const t = report.timeline!;
+      const perHost = t.hosts.reduce((n, h) => n + h.duplicates, 0) + (t.other?.duplicates ?? 0);
+      const headline = Object.values(report.links.duplicates).reduce((a, b) => a + b, 0);
+      expect(headline).toBeGreaterThan(0);
+      expect(perHost, `concurrency ${concurrency}`).toBe(headline);
+    }
+  });
+
   it('exclude and include (the seed is crawled whatever they say)', async () => {
     const ex = await crawlDemo({ exclude: [/\/blog\//] });
     expect(ex.targets.some((t) => t.startsWith('/blog/'))).toBe(false);
