@@ -15,6 +15,7 @@
 import type { Cluster } from 'ioredis';
 import { StoreError } from '../errors.js';
 import { newSalt } from '../userinfo.js';
+import { isTransientRedisError, ridingCommands } from '../redis/redis-kv.js';
 import { inboxKey, leaseKey } from './partition.js';
 
 /** The fleet's key layout (`<name>{g}fleet` field `layout`). */
@@ -33,10 +34,17 @@ local items = redis.call('LRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
 return items`;
 
 export class FleetRegistry {
+  private readonly cluster: Cluster;
+
   constructor(
-    private readonly cluster: Cluster,
+    cluster: Cluster,
     readonly name: string,
-  ) {}
+  ) {
+    // the fleet's own keys ride out a restart too; each of these is safe to run twice (an RPUSH
+    // run twice puts an inbox line twice: admitted twice, seen the second time). LTRIM is not:
+    // see dropInbox
+    this.cluster = ridingCommands(cluster, ['eval', 'exists', 'hget', 'hsetnx', 'llen', 'rpush', 'sadd', 'scard', 'smembers', 'srandmember', 'srem']);
+  }
 
   private key(what: string): string {
     return `${this.name}{g}${what}`;
@@ -113,7 +121,13 @@ export class FleetRegistry {
 
   /** Remove the first `n` lines of `tag`'s inbox (they were admitted). */
   async dropInbox(tag: string, n: number): Promise<void> {
-    await this.cluster.ltrim(inboxKey(this.name, tag), n, -1);
+    try {
+      await this.cluster.ltrim(inboxKey(this.name, tag), n, -1);
+    } catch (e) {
+      // not run again (a second LTRIM would drop lines nobody admitted): lines left in the inbox
+      // are admitted again by the next drain, and found seen
+      if (!isTransientRedisError(e)) throw e;
+    }
   }
 
   async inboxLength(tag: string): Promise<number> {

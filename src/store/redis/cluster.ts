@@ -81,7 +81,9 @@ export function connectCluster(seeds: RedisSeeds): Cluster {
     maxRedirections: 16,
     retryDelayOnClusterDown: 100,
     retryDelayOnTryAgain: 100,
-    clusterRetryStrategy: (times) => (times > 5 ? null : 100 * times),
+    // reconnect through an outage (a restart, a failover) for about a minute before giving up:
+    // the commands themselves ride it out for OUTAGE_MS (redis-kv.ts)
+    clusterRetryStrategy: (times) => (times > 60 ? null : Math.min(100 * times, 1000)),
     redisOptions: { maxRetriesPerRequest: 3, connectTimeout: 5000 },
   });
 }
