@@ -603,7 +603,14 @@ class Crawler implements Crawl, RedirectContext {
     // recorded. These are two batches; a crash between them now leaves the page queued (fetched
     // again on resume, its links then found seen) instead of recorded as fetched with its links
     // never admitted, which no later run would repair.
-    await this.store.recordFetch(final, { status: res.status, ...(res.contentHash === undefined ? {} : { contentHash: res.contentHash }), ...(x === undefined ? {} : { shapeHash: x.shapeHash, stableHash: x.stableHash, ...(x.wordSketch === '' ? {} : { wordSketch: x.wordSketch }) }), ...(contentLocation === undefined || contentLocation === final ? {} : { contentLocation }), ...(x?.canonical === undefined || x.canonical === final ? {} : { canonical: x.canonical }) });
+    await this.store.recordFetch(final, {
+      status: res.status,
+      ...(res.contentHash === undefined ? {} : { contentHash: res.contentHash }),
+      ...(x === undefined ? {} : { shapeHash: x.shapeHash, stableHash: x.stableHash, ...(x.wordSketch === '' ? {} : { wordSketch: x.wordSketch }) }),
+      // the names the answer gave itself: evidence for the learner, checked like a redirect
+      ...(contentLocation === undefined || contentLocation === final ? {} : { contentLocation }),
+      ...(x?.canonical === undefined || x.canonical === final ? {} : { canonical: x.canonical }),
+    });
     this.log.debug({ url: final, status: res.status, requests: res.requests }, 'fetched');
     return this.emit(entry, res, x, admitted, contentLocation);
   }

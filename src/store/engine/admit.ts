@@ -371,9 +371,9 @@ const SAMPLED_DIRS = 256;
  * rewrites are checked after it acts (DUSTBuster's validation step, Bar-Yossef et al., WWW 2007):
  * a rewritten URL is queued to be fetched as itself too (the `v` check), and the learner compares
  * it with its rewrite, when it is one of the rule's first rewrites, when the rule's count of
- * rewrites reaches a power of two from 8 or a multiple of `REWRITE_SAMPLE_EVERY`, and when it lies in a
- * directory where the rule has neither evidence nor a check yet: the places least like the
- * evidence are checked first, and a rule sure in a place is not checked there at a fixed rate.
+ * rewrites reaches a power of two from 8 or a multiple of `REWRITE_SAMPLE_EVERY`, and when it
+ * lies in a directory where the rule has neither evidence nor a check yet: the places least like
+ * the evidence are checked first, and a rule sure in a place is not checked there at a fixed rate.
  */
 function rewritten(s: EngineState, k0: string, key: string, via: string, depth: number, now: number, src: string | undefined): UrlEntry {
   let entry: UrlEntry = { s: 'pruned', d: depth, t: now, by: via, to: key };
