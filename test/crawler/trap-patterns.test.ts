@@ -11,7 +11,7 @@
  * The bound asserted for the a/b trap, 1,000 requests, is generous: a pattern is judged after 64
  * HTML pages; after that only what was already queued under it is fetched (each page of these
  * traps queues at most 2 new URLs, so at most 2 × 64 more per pattern, whose own links are
- * refused): with two patterns at most 2 × (64 + 128) + the root = 385 (about 100 in practice).
+ * refused): with two patterns at most 2 × (64 + 128) + the root = 385 (about 200 in practice).
  * A calendar is refused sooner, by its empty runs: 6 pages in a row on one chain that add nothing
  * (`patternEmptyRun`), so about 6 pages either side of the start, or of the last month that added
  * a link. A chain whose pages each link something new goes on. The server log is the oracle.
