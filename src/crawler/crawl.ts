@@ -513,6 +513,12 @@ class Crawler implements Crawl, RedirectContext {
   }
 
   private async fetchEntry(entry: FrontierEntry, host: string): Promise<void> {
+    // a fleet worker fetches only while it surely holds the host's lease: stopped past it, the
+    // host may be another worker's now (which queues this entry again: it was in flight here)
+    if (isFleetMember(this.store) && !this.store.holds(host)) {
+      this.log.info({ host, url: entry.url }, 'lease of the host no longer held: not fetched');
+      return;
+    }
     const followed: string[] = [];
     let extractor: LinkExtractor | undefined;
     const extractOptions = this.o.extract ?? {};

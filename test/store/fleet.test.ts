@@ -126,6 +126,23 @@ describe('fleet store', () => {
     }
   });
 
+  it('holds a host only while its lease was renewed within its TTL: a worker stopped past it holds nothing', async () => {
+    const name = newName();
+    const a = await worker(name, 1000);
+    try {
+      await a.admit(['http://paused.example/']);
+      expect(await a.waitForWork(never)).toBe(true);
+      expect(a.holds('paused.example')).toBe(true);
+      expect(a.holds('other.example')).toBe(false);
+      // the process stops (its event loop blocked, as SIGSTOP would): no renewal runs, the lease
+      // expires; on resume, before any timer has run, the host is no longer held
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1300);
+      expect(a.holds('paused.example')).toBe(false);
+    } finally {
+      await a.close();
+    }
+  });
+
   it('gives a host to one worker at a time, and back to the fleet when its holder closes', async () => {
     const name = newName();
     const a = await worker(name);

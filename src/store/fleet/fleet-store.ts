@@ -79,6 +79,12 @@ export interface FleetMember {
   refill(): Promise<void>;
   /** Wait until this worker holds a host with queued URLs (true) or the whole fleet is done (false). */
   waitForWork(signal: AbortSignal): Promise<boolean>;
+  /**
+   * True while this worker surely holds `host`'s lease (cluster.ts `ClusterLock.held`): the
+   * crawler asks before each fetch, so a worker stopped past its lease fetches nothing another
+   * worker may now be fetching (its writes are fenced too).
+   */
+  holds(host: string): boolean;
 }
 
 /** Where a crawl finds its fleet store (`CrawlOptions.store`): the cluster's seed nodes and the fleet's options. */
@@ -651,6 +657,10 @@ export class FleetStore implements SeenStore, FleetMember {
 
   rebuildDerived(): Promise<RebuildReport> {
     return this.exclusiveOnly('rebuildDerived');
+  }
+
+  holds(host: string): boolean {
+    return this.live(partitionTag(host))?.lease.held === true;
   }
 
   /** A fleet's writes go to Redis, whole or not at all: a failed one stops nothing (`undefined`). */

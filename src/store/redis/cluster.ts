@@ -151,6 +151,8 @@ export class ClusterLock {
   readonly token = randomBytes(16).toString('hex');
   private timer: NodeJS.Timeout | undefined;
   lost: StoreError | undefined;
+  /** Until when the lock is this process's for sure: its last take or renewal, sent at this clock's time, plus its TTL. */
+  private validUntil = 0;
 
   constructor(
     private readonly cluster: Cluster,
@@ -168,11 +170,22 @@ export class ClusterLock {
 
   /** Take the lock if nobody holds it (then renewed every ttl/3); false when another holder has it. */
   async tryAcquire(): Promise<boolean> {
+    const sent = Date.now();
     const ok = await this.cluster.set(this.key, this.token, 'PX', this.ttlMs, 'NX');
     if (ok !== 'OK') return false;
+    this.validUntil = sent + this.ttlMs;
     this.timer = setInterval(() => void this.renew(), Math.floor(this.ttlMs / 3));
     this.timer.unref();
     return true;
+  }
+
+  /**
+   * True while the lock is surely this process's: not found lost, and taken or renewed less than
+   * its TTL ago (less a margin for clocks). A process stopped past its TTL (SIGSTOP, a long GC, a
+   * cut network) holds nothing when it resumes, whatever its timers have not yet noticed.
+   */
+  get held(): boolean {
+    return this.lost === undefined && Date.now() < this.validUntil - Math.min(1000, this.ttlMs / 10);
   }
 
   /** The key, for a fenced write (redis-kv.ts `KvPartition`). */
@@ -182,7 +195,9 @@ export class ClusterLock {
 
   private async renew(): Promise<void> {
     try {
+      const sent = Date.now();
       const r = await this.cluster.eval(RENEW, 1, this.key, this.token, String(this.ttlMs));
+      if (r === 1) this.validUntil = sent + this.ttlMs;
       if (r !== 1 && this.lost === undefined) {
         this.lost = new StoreError('ERR_STORE_LOCKED', this.location, { detail: `the store's Redis lock ${this.key} was lost (expired or taken over)` });
         if (this.timer !== undefined) clearInterval(this.timer);
