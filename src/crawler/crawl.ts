@@ -39,7 +39,7 @@ import { RobotsCache } from './robots.js';
 import { CrawlScope } from './scope.js';
 import { TimelineRecorder } from './timeline.js';
 import { HostBudget, PatternTraps } from './traps.js';
-import { crawledPage } from './page-channel.js';
+import { crawledPage, fetchRecordOf } from './page-channel.js';
 
 export { defaultCrawlOptions, type Crawl, type CrawledPage, type CrawlOptions, type CrawlProgress } from './crawl-options.js';
 export { rungOf } from './duplicate-rung.js';
@@ -221,11 +221,10 @@ class Crawler implements Crawl, RedirectContext {
       // failed URLs worth another try (retry.ts): transient codes whose cool-down has passed
       const before = this.retry.retryFailed ? Infinity : Date.now() - this.retry.retryCooldownMs;
       this.report.retries.requeued = await this.store.requeueFailed({ codes: TRANSIENT_CODES, before });
-      // a failure a policy caused is the policy's, not the URL's: a run whose address policy lets
-      // more through (--allow-private, an allow-list) tries the URLs an earlier one refused
-      if (this.o.allowPrivate === true || (this.o.allow?.length ?? 0) > 0) {
-        this.report.retries.requeued += await this.store.requeueFailed({ codes: ['ERR_BLOCKED_ADDRESS'] });
-      }
+      // a failure a policy caused is the policy's: a run whose address policy lets more through
+      // (--allow-private, an allow-list) tries the URLs an earlier one refused
+      const widened = this.o.allowPrivate === true || (this.o.allow?.length ?? 0) > 0;
+      if (widened) this.report.retries.requeued += await this.store.requeueFailed({ codes: ['ERR_BLOCKED_ADDRESS'] });
       if (this.report.retries.requeued > 0) this.log.info({ urls: this.report.retries.requeued }, 'failed URLs queued again');
       await preloadBudget(this.store, this.budget);
       if (this.seeds.length === 0 && (this.o.scope ?? 'host') !== 'any') {
@@ -513,12 +512,9 @@ class Crawler implements Crawl, RedirectContext {
   }
 
   private async fetchEntry(entry: FrontierEntry, host: string): Promise<void> {
-    // a fleet worker fetches only while it surely holds the host's lease: stopped past it, the
-    // host may be another worker's now (which queues this entry again: it was in flight here)
-    if (isFleetMember(this.store) && !this.store.holds(host)) {
-      this.log.info({ host, url: entry.url }, 'lease of the host no longer held: not fetched');
-      return;
-    }
+    // a fleet worker fetches only while it surely holds the host's lease (its next holder
+    // queues this in-flight entry again)
+    if (isFleetMember(this.store) && !this.store.holds(host)) return void this.log.info({ host, url: entry.url }, 'lease lost: not fetched');
     const followed: string[] = [];
     let extractor: LinkExtractor | undefined;
     const extractOptions = this.o.extract ?? {};
@@ -609,14 +605,7 @@ class Crawler implements Crawl, RedirectContext {
     // recorded. These are two batches; a crash between them now leaves the page queued (fetched
     // again on resume, its links then found seen) instead of recorded as fetched with its links
     // never admitted, which no later run would repair.
-    await this.store.recordFetch(final, {
-      status: res.status,
-      ...(res.contentHash === undefined ? {} : { contentHash: res.contentHash }),
-      ...(x === undefined ? {} : { shapeHash: x.shapeHash, stableHash: x.stableHash, ...(x.wordSketch === '' ? {} : { wordSketch: x.wordSketch }) }),
-      // the names the answer gave itself: evidence for the learner, checked like a redirect
-      ...(contentLocation === undefined || contentLocation === final ? {} : { contentLocation }),
-      ...(x?.canonical === undefined || x.canonical === final ? {} : { canonical: x.canonical }),
-    });
+    await this.store.recordFetch(final, fetchRecordOf(res, x, final, contentLocation));
     this.log.debug({ url: final, status: res.status, requests: res.requests }, 'fetched');
     return this.emit(entry, res, x, admitted, contentLocation);
   }

@@ -3,7 +3,7 @@
  * slows the crawl instead of filling memory. Pages fetched before an iterator is attached are not
  * kept.
  */
-import type { FrontierEntry } from '../store/index.js';
+import type { FetchRecord, FrontierEntry } from '../store/index.js';
 import type { CrawledPage } from './crawl-options.js';
 import type { ExtractResult } from './extract.js';
 import type { FetchResult } from './fetch.js';
@@ -99,5 +99,20 @@ export function crawledPage(entry: FrontierEntry, res: FetchResult, x: ExtractRe
     ...(res.error === undefined ? {} : { error: { code: res.error.code, message: res.error.message } }),
     requests: res.requests,
     elapsedMs: Math.round(res.elapsedMs),
+  };
+}
+
+/**
+ * What the store records of a page fetched at `final` (`recordFetch`): its status and hashes, and
+ * the names the answer gave itself (`Content-Location`, `rel=canonical`), evidence for the learner
+ * checked like a redirect.
+ */
+export function fetchRecordOf(res: FetchResult, x: ExtractResult | undefined, final: string, contentLocation: string | undefined): FetchRecord {
+  return {
+    status: res.status,
+    ...(res.contentHash === undefined ? {} : { contentHash: res.contentHash }),
+    ...(x === undefined ? {} : { shapeHash: x.shapeHash, stableHash: x.stableHash, ...(x.wordSketch === '' ? {} : { wordSketch: x.wordSketch }) }),
+    ...(contentLocation === undefined || contentLocation === final ? {} : { contentLocation }),
+    ...(x?.canonical === undefined || x.canonical === final ? {} : { canonical: x.canonical }),
   };
 }

@@ -275,9 +275,11 @@ export class PatternTraps {
   observe(page: ObservedPage): string[] {
     const { url, host, textHash, admitted, words } = page;
     const requested = page.requested ?? url;
-    const trace: PageTrace = { links: new Set((page.links ?? admitted).map(hash32)), runs: new Map() };
-    const parent = this.remember(url, requested, trace);
+    const links = page.links ?? admitted;
+    const hashes = links.map(hash32);
+    const trace: PageTrace = { links: new Set(hashes), runs: new Map() };
     const source = this.sources.get(requested) ?? this.sources.get(url);
+    const parent = this.remember(url, requested, trace, source);
     this.sources.delete(requested);
     this.sources.delete(url);
     const here = [url, requested] as const;
@@ -306,7 +308,7 @@ export class PatternTraps {
     const admittedPatterns = admitted.map((a) => new Set(urlPatterns(a)));
     // the links this page has that the page it was found on had not (that page itself aside)
     const back = new Set([hash32(source[0]), hash32(source[1])]);
-    const added = parent === undefined ? undefined : (page.links ?? admitted).filter((l) => !parent.links.has(hash32(l)) && !back.has(hash32(l))).map((l) => new Set(urlPatterns(l)));
+    const added = parent === undefined ? undefined : links.filter((_, i) => !parent.links.has(hashes[i]!) && !back.has(hashes[i]!)).map((l) => new Set(urlPatterns(l)));
     const out: string[] = [];
     for (const p of patterns) {
       // the empty run along this chain: a step that walks on by one link of the pattern at most
@@ -337,9 +339,8 @@ export class PatternTraps {
     return out;
   }
 
-  /** Keep `trace` under both URLs of the page; the trace of the page it was found on, if kept. */
-  private remember(url: string, requested: string, trace: PageTrace): PageTrace | undefined {
-    const source = this.sources.get(requested) ?? this.sources.get(url);
+  /** Keep `trace` under both URLs of the page; the trace of the page it was found on (`source`), if kept. */
+  private remember(url: string, requested: string, trace: PageTrace, source: readonly [string, string] | undefined): PageTrace | undefined {
     const parent = source === undefined ? undefined : (this.traces.get(source[0]) ?? this.traces.get(source[1]));
     for (const u of requested === url ? [url] : [url, requested]) {
       this.traces.delete(u);

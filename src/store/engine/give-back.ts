@@ -64,25 +64,39 @@ export async function pruneFrontier(s: EngineState, q: WriteQueue, id: string): 
   const parsed = parseRuleId(id);
   if (parsed === undefined) return;
   const host = parsed.host;
-  const range = prefixRange(host + SEP);
-  let after: string | undefined;
   let sampled = 0;
+  for await (const byHost of queuedByHost(s, prefixRange(host + SEP), (rec) => applies(parsed.spec, rec))) {
+    const candidates = byHost.get(host) ?? [];
+    if (sampled < ACTIVATION_SAMPLE) sampled += await sampleCandidates(s, q, host, id, candidates, ACTIVATION_SAMPLE - sampled);
+    for (let i = 0; i < candidates.length; i += PRUNE_LINES) await pruneCandidates(s, q, host, candidates.slice(i, i + PRUNE_LINES));
+  }
+}
+
+/**
+ * The queued URLs of the frontier blocks in `range` (all hosts when absent) that `keep` accepts,
+ * by host, `PRUNE_BLOCKS` blocks at a time; URLs in flight are left out.
+ */
+async function* queuedByHost(s: EngineState, range: { gte: string; lt: string } | undefined, keep: (rec: UriRecord, key: string) => boolean): AsyncIterable<Map<string, PruneCandidate[]>> {
+  let after: string | undefined;
   for (;;) {
     const blocks: [string, string][] = [];
-    for await (const e of s.kv.entries('frontier', { gt: after ?? range.gte, lt: range.lt, limit: PRUNE_BLOCKS })) blocks.push(e);
+    const from = after === undefined ? (range === undefined ? {} : { gte: range.gte }) : { gt: after };
+    for await (const e of s.kv.entries('frontier', { ...from, ...(range === undefined ? {} : { lt: range.lt }), limit: PRUNE_BLOCKS })) blocks.push(e);
     if (blocks.length === 0) return;
     after = blocks[blocks.length - 1]![0];
-    const candidates: PruneCandidate[] = [];
+    const byHost = new Map<string, PruneCandidate[]>();
     for (const [block, value] of blocks) {
-      const seq = parseFrontierKey(block).seq;
+      const { host, seq } = parseFrontierKey(block);
       for (const { key, depth } of parseBlock(value)) {
         if (s.frontier.isInFlight(key)) continue;
         const rec = recordOfKey(key);
-        if (applies(parsed.spec, rec)) candidates.push({ key, depth, seq, rec });
+        if (!keep(rec, key)) continue;
+        let list = byHost.get(host);
+        if (list === undefined) byHost.set(host, (list = []));
+        list.push({ key, depth, seq, rec });
       }
     }
-    if (sampled < ACTIVATION_SAMPLE) sampled += await sampleCandidates(s, q, host, id, candidates, ACTIVATION_SAMPLE - sampled);
-    for (let i = 0; i < candidates.length; i += PRUNE_LINES) await pruneCandidates(s, q, host, candidates.slice(i, i + PRUNE_LINES));
+    yield byHost;
   }
 }
 
@@ -92,25 +106,11 @@ export async function pruneFrontier(s: EngineState, q: WriteQueue, id: string): 
  * read `PRUNE_BLOCKS` blocks at a time over all hosts, as `pruneFrontier` reads one host's.
  */
 export async function pruneQueued(s: EngineState, q: WriteQueue, wanted: (via: string) => boolean): Promise<void> {
-  let after: string | undefined;
-  for (;;) {
-    const blocks: [string, string][] = [];
-    for await (const e of s.kv.entries('frontier', { ...(after === undefined ? {} : { gt: after }), limit: PRUNE_BLOCKS })) blocks.push(e);
-    if (blocks.length === 0) return;
-    after = blocks[blocks.length - 1]![0];
-    const byHost = new Map<string, PruneCandidate[]>();
-    for (const [block, value] of blocks) {
-      const { host, seq } = parseFrontierKey(block);
-      for (const { key, depth } of parseBlock(value)) {
-        if (s.frontier.isInFlight(key)) continue;
-        const rec = recordOfKey(key);
-        const via = transform(s, rec, key).via;
-        if (via === undefined || !wanted(via)) continue;
-        let list = byHost.get(host);
-        if (list === undefined) byHost.set(host, (list = []));
-        list.push({ key, depth, seq, rec });
-      }
-    }
+  const keep = (rec: UriRecord, key: string): boolean => {
+    const via = transform(s, rec, key).via;
+    return via !== undefined && wanted(via);
+  };
+  for await (const byHost of queuedByHost(s, undefined, keep)) {
     for (const [host, candidates] of byHost) {
       for (let i = 0; i < candidates.length; i += PRUNE_LINES) await pruneCandidates(s, q, host, candidates.slice(i, i + PRUNE_LINES));
     }

@@ -16,7 +16,9 @@
 import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
 import { bareParameterPath, parameterDifference } from './parameter-difference.js';
 import { foldCase, suffixPair } from './path-variants.js';
-import { applies, apply, hostOf, parameterSpec, parseSpec, type RuleRecord, type RuleSpec } from '../rules.js';
+import { evidenceKeys, prefixRange } from '../keys.js';
+import type { Kv } from '../kv.js';
+import { applies, apply, hostOf, mirrorPair, parameterSpec, parseSpec, type RuleRecord, type RuleSpec } from '../rules.js';
 import type { LearnedUrl } from './learner.js';
 import type { PathDocuments } from './path-documents.js';
 import { recordOfKey } from '../engine/url-state.js';
@@ -110,20 +112,31 @@ export async function contentPairs(fetched: Pick<PathDocuments, 'documents' | 'v
     for (const [other, w] of await fetched.variants(host, path, VARIANT_SAMPLE)) {
       const wrec = recordOfKey(w);
       if (wrec.query !== u.rec.query || hostOf(wrec) !== host || wrec.scheme !== u.rec.scheme) continue;
-      const pair = suffixPair(path, other);
-      if (pair !== undefined) {
-        const spec: RuleSpec = { kind: 'suffix', ...pair };
-        if (path.endsWith(pair.from) && other === path.slice(0, path.length - pair.from.length) + pair.to) out.push({ variant: u.key, base: w, spec });
-        else out.push({ variant: w, base: u.key, spec });
-      } else if (folded === foldCase(other) && (folded === path || folded === other)) {
-        // one of them is the folded name: the rule maps the other onto it
-        const spec: RuleSpec = { kind: 'case-insensitive' };
-        if (folded === other) out.push({ variant: u.key, base: w, spec });
-        else out.push({ variant: w, base: u.key, spec });
-      }
+      const pair = variantPair(u.key, path, w, other, folded);
+      if (pair !== undefined) out.push(pair);
     }
   }
   return out;
+}
+
+/**
+ * The pair of two names of one path that differ in the last segment's suffix (a `suffix` rule in
+ * its canonical direction) or only in the case of letters (`case-insensitive`, onto the folded
+ * name); `undefined` for other names. `folded`: `foldCase(path)`, when the caller has it.
+ */
+function variantPair(key: string, path: string, otherKey: string, other: string, folded = foldCase(path)): ContentPair | undefined {
+  const pair = suffixPair(path, other);
+  if (pair !== undefined) {
+    const spec: RuleSpec = { kind: 'suffix', ...pair };
+    const forward = path.endsWith(pair.from) && other === path.slice(0, path.length - pair.from.length) + pair.to;
+    return forward ? { variant: key, base: otherKey, spec } : { variant: otherKey, base: key, spec };
+  }
+  // one of them is the folded name: the rule maps the other onto it
+  if (folded === foldCase(other) && (folded === path || folded === other)) {
+    const spec: RuleSpec = { kind: 'case-insensitive' };
+    return folded === other ? { variant: key, base: otherKey, spec } : { variant: otherKey, base: key, spec };
+  }
+  return undefined;
 }
 
 /**
@@ -139,20 +152,48 @@ export function representationPairs(u: LearnedUrl, at: LearnedUrl, documents: re
   const path = u.rec.path;
   const other = at.rec.path;
   if (bareParameterPath(path) !== path || bareParameterPath(other) !== other) return [];
-  const pair = suffixPair(path, other);
-  if (pair !== undefined) {
-    const spec: RuleSpec = { kind: 'suffix', ...pair };
-    return path.endsWith(pair.from) && other === path.slice(0, path.length - pair.from.length) + pair.to ? [{ variant: u.key, base: at.key, spec }] : [{ variant: at.key, base: u.key, spec }];
-  }
-  const folded = foldCase(path);
-  if (folded === foldCase(other) && (folded === path || folded === other)) {
-    const spec: RuleSpec = { kind: 'case-insensitive' };
-    return folded === other ? [{ variant: u.key, base: at.key, spec }] : [{ variant: at.key, base: u.key, spec }];
-  }
+  const variant = variantPair(u.key, path, at.key, other);
+  if (variant !== undefined) return [variant];
   const name = (dir: string, file: string): string | undefined => (dir.endsWith('/') && file.startsWith(dir) && documents.includes(file.slice(dir.length)) ? file.slice(dir.length) : undefined);
   const fromDir = name(path, other);
   if (fromDir !== undefined) return [{ variant: at.key, base: u.key, spec: { kind: 'default-document', name: fromDir } }];
   const toDir = name(other, path);
   if (toDir !== undefined) return [{ variant: u.key, base: at.key, spec: { kind: 'default-document', name: toDir } }];
   return [];
+}
+
+/**
+ * A name a document gave itself elsewhere: the server's `Content-Location` (RFC 9110 §8.7: the
+ * representation sent is the one that URL identifies) or the page's `<link rel=canonical>` (RFC
+ * 6596: the author's preferred URL for the same content).
+ */
+export interface RepresentationClaim {
+  readonly at: LearnedUrl;
+  readonly how: 'content-location' | 'canonical';
+}
+
+/** Documents with one body on other hosts read for mirror pairs. */
+const MIRROR_SAMPLE = 8;
+
+/**
+ * Mirror hosts (`learnMirrors`): the documents with `u`'s body fetched as themselves on other
+ * hosts under the same path and query (`evidenceKeys.body`), each a pair for the `mirror` rule of
+ * the host with more labels (rules.ts `mirrorPair`). Compared like every pair: a shell or a
+ * not-found page shows nothing, an unstable directory is fetched again first.
+ */
+export async function mirrorPairs(kv: Pick<Kv, 'entries'>, u: LearnedUrl, hash: string): Promise<ContentPair[]> {
+  const out: ContentPair[] = [];
+  const host = hostOf(u.rec);
+  const prefix = evidenceKeys.bodyPrefix(hash);
+  let n = 0;
+  for await (const [k] of kv.entries('evidence', { ...prefixRange(prefix), limit: MIRROR_SAMPLE })) {
+    const w = k.slice(prefix.length);
+    const wrec = recordOfKey(w);
+    const other = hostOf(wrec);
+    if (other === host || wrec.path !== u.rec.path || wrec.query !== u.rec.query || wrec.scheme !== u.rec.scheme) continue;
+    const pair = mirrorPair(host, other);
+    if (pair !== undefined) out.push(pair.from === host ? { variant: u.key, base: w, spec: pair.spec } : { variant: w, base: u.key, spec: pair.spec });
+    if (++n >= MIRROR_SAMPLE) break;
+  }
+  return out;
 }

@@ -43,7 +43,6 @@ import {
   isDocumentStatus,
   isParameterRule,
   judgeRedirect,
-  mirrorPair,
   newCandidate,
   scopeValue,
   parseRuleId,
@@ -59,7 +58,7 @@ import {
   withdrawByHand,
 } from '../rules.js';
 import { getEvidence, getUrl, putEvidence, type Txn } from '../engine/batch.js';
-import { contentPairs, preimages, representationPairs, type ContentPair } from './content-pairs.js';
+import { contentPairs, mirrorPairs, preimages, representationPairs, type ContentPair, type RepresentationClaim } from './content-pairs.js';
 import { NotFoundSignatures, type NotFoundCache } from './not-found.js';
 import { PathDocuments } from './path-documents.js';
 import { LARGE_DIFFERENCE, MAX_WAITING, PENDING, sketchSimilarity, STABLE, TEXT_STABLE, UNSTABLE, type Waiting } from './stability.js';
@@ -116,16 +115,6 @@ export interface RuleChanges {
   readonly checks: CheckRequest[];
 }
 
-/**
- * A name a document gave itself elsewhere: the server's `Content-Location` (RFC 9110 §8.7: the
- * representation sent is the one that URL identifies) or the page's `<link rel=canonical>` (RFC
- * 6596: the author's preferred URL for the same content).
- */
-export interface RepresentationClaim {
-  readonly at: LearnedUrl;
-  readonly how: 'content-location' | 'canonical';
-}
-
 export function noRuleChanges(): RuleChanges {
   return { activated: [], withdrawn: [], givesBack: [], checks: [] };
 }
@@ -138,8 +127,6 @@ const SHELL_SAMPLE = 16;
  * `.html`, a case variant) is a twin, not a shell, and says nothing against the rule.
  */
 const SHELL_OTHER_PATHS = 2;
-/** Documents with one body on other hosts read for mirror pairs. */
-const MIRROR_SAMPLE = 8;
 /** Fetched documents of a host judged when a candidate appears. */
 const EXISTING_SAMPLE = 64;
 
@@ -339,7 +326,10 @@ export class RuleLearner {
     putEvidence(txn, evidenceKeys.pathDocument(host, bareParameterPath(u.rec.path), u.key), hash);
     await this.shellAfterFetch(txn, host, hash, u, changes);
     const pairs = await contentPairs(this.pathDocuments, u, this.liveRulesOf(txn, host), this.policy.defaultDocuments);
-    if (this.policy.learnMirrors === true && !this.policy.partition) pairs.push(...(await this.mirrorPairs(txn, u, hash)));
+    if (this.policy.learnMirrors === true && !this.policy.partition) {
+      putEvidence(txn, evidenceKeys.body(hash, u.key), '');
+      pairs.push(...(await mirrorPairs(this.reads.kv, u, hash)));
+    }
     if (prev?.k === 'v' && prev.to !== undefined && prev.by?.startsWith('rule:') === true) {
       const parsed = parseRuleId(prev.by.slice(5));
       if (parsed !== undefined) pairs.push({ variant: u.key, base: prev.to, spec: parsed.spec, sample: true });
@@ -352,29 +342,6 @@ export class RuleLearner {
     // probe that finds it fails the rewrite
     if (this.policy.probeNotFound && (await this.rewrittenBeyondEvidence(txn, u))) await this.notFound.ask(txn, u, dirOf(u.rec.path), changes.checks);
     return changes;
-  }
-
-  /**
-   * Mirror hosts (`learnMirrors`): the documents with this body fetched as themselves on other
-   * hosts under the same path and query, each a pair for the `mirror` rule of the host with more
-   * labels (rules.ts `mirrorPair`). Compared like every pair: a shell or a not-found page shows
-   * nothing, an unstable directory is fetched again first.
-   */
-  private async mirrorPairs(txn: Txn, u: LearnedUrl, hash: string): Promise<ContentPair[]> {
-    putEvidence(txn, evidenceKeys.body(hash, u.key), '');
-    const out: ContentPair[] = [];
-    const host = hostOf(u.rec);
-    let n = 0;
-    for await (const [k] of this.reads.kv.entries('evidence', { ...prefixRange(evidenceKeys.bodyPrefix(hash)), limit: MIRROR_SAMPLE })) {
-      const w = k.slice(evidenceKeys.bodyPrefix(hash).length);
-      const wrec = recordOfKey(w);
-      const other = hostOf(wrec);
-      if (other === host || wrec.path !== u.rec.path || wrec.query !== u.rec.query || wrec.scheme !== u.rec.scheme) continue;
-      const pair = mirrorPair(host, other);
-      if (pair !== undefined) out.push(pair.from === host ? { variant: u.key, base: w, spec: pair.spec } : { variant: w, base: u.key, spec: pair.spec });
-      if (++n >= MIRROR_SAMPLE) break;
-    }
-    return out;
   }
 
   /**
