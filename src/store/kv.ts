@@ -46,5 +46,7 @@ export interface Kv {
    * becomes a store only when empty: another program's data is never taken for an empty store.
    */
   isEmpty?(): Promise<boolean | undefined>;
+  /** Check every file of the database against its checksums: one line per damaged file. Optional. */
+  checkFiles?(): Promise<readonly string[]>;
   close(): Promise<void>;
 }

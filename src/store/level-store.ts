@@ -19,6 +19,10 @@ import { resolveStoreOptions, StoreEngine } from './engine/index.js';
 import { SPACES, type Space } from './keys.js';
 import { describeValue } from '../normalize/misuse.js';
 import { checkStoreOptionNames, openStoreOptionNames } from './option-names.js';
+import { checkFolder, rememberChecked, type FolderCheck } from './leveldb/folder-check.js';
+import { lockHolder } from './leveldb/lock-holder.js';
+import { CHECKED_MARK, seal, unseal } from './leveldb/record-checksum.js';
+import { refuseDuringRepair } from './leveldb/repair-marker.js';
 import type { Kv, KvOp, KvRange } from './kv.js';
 import type { SeenStore, StoreOptions } from './seen-store.js';
 
@@ -31,6 +35,9 @@ export interface LevelDatabase {
 }
 
 interface LevelRoot {
+  get(key: string, options?: { keyEncoding: 'utf8'; valueEncoding: 'utf8' }): Promise<string | undefined>;
+  put(key: string, value: string, options?: { keyEncoding: 'utf8'; valueEncoding: 'utf8'; sync?: boolean }): Promise<void>;
+  iterator(options: object): AsyncIterable<[string, string]> & { close(): Promise<void> };
   getMany(keys: string[], options: { keyEncoding: 'utf8'; valueEncoding: 'utf8' }): Promise<(string | undefined)[]>;
   /** A chained batch (abstract-level): one atomic WriteBatch, like the array form. */
   batch(): LevelChainedBatch;
@@ -83,8 +90,20 @@ export function storeError(error: unknown, location: string): StoreError {
 
 const UTF8 = { keyEncoding: 'utf8', valueEncoding: 'utf8' } as const;
 
+
+function damagedRecord(location: string, fullKey: string): StoreError {
+  const shown = fullKey.length > 200 ? `${fullKey.slice(0, 200)}…` : fullKey;
+  return new StoreError('ERR_STORE_CORRUPT', location, { detail: `the record ${JSON.stringify(shown)} fails its checksum (damaged on disk); run \`urldedup repair\`` });
+}
+
+/** `ERR_STORE_CORRUPT` naming each damaged file the check found. */
+function damagedFiles(location: string, check: FolderCheck): StoreError {
+  const files = check.damage.map((d) => `${d.file}: ${d.detail}`).join('; ');
+  return new StoreError('ERR_STORE_CORRUPT', location, { detail: `damaged files (${files}); run \`urldedup repair\`` });
+}
+
 /** The files LevelDB writes in its folder; `LOCK` and `LOG` alone are left by any open, a store or not. */
-const LEVELDB_FILE = /^(\d{6}\.(ldb|log|sst)|MANIFEST-\d{6}|CURRENT|LOCK|LOG(\.old)?)$/;
+const LEVELDB_FILE = /^(\d{6}\.(ldb|log|sst)|MANIFEST-\d{6}|CURRENT|LOCK|LOG(\.old)?|URLDEDUP-CHECKED(\.\d+\.tmp)?|URLDEDUP-REPAIRING)$/;
 const LEVELDB_DATA = /^(\d{6}\.(ldb|log|sst)|MANIFEST-\d{6})$/;
 
 /**
@@ -112,6 +131,26 @@ function folderState(location: string): 'new' | 'existing' {
 }
 
 /**
+ * Check a store folder's files before LevelDB reads them (leveldb/folder-check.ts): a damaged table
+ * or log is `ERR_STORE_CORRUPT` naming it, before LevelDB can answer from it or abort on it.
+ * Skipped while another process holds the store (the open then fails with `ERR_STORE_LOCKED`):
+ * its compactions may be writing a table that is not finished yet.
+ */
+function checkBeforeOpen(location: string): FolderCheck | undefined {
+  if (typeof lockHolder(location) === 'number') return undefined;
+  let check: FolderCheck;
+  try {
+    check = checkFolder(location);
+  } catch (e) {
+    throw storeError(e, location);
+  }
+  if (check.damage.length === 0) return check;
+  // a process that opened the store meanwhile may have been writing what looked damaged
+  if (typeof lockHolder(location) === 'number') return undefined;
+  throw damagedFiles(location, check);
+}
+
+/**
  * `Kv` over LevelDB sublevels. Reads by key and writes go to the root database with each
  * sublevel's own prefix (`sublevel.prefixKey`), which gives the very keys the sublevel would write,
  * in one `batch()` across sublevels, without the per-operation sublevel work; ranges are read
@@ -120,6 +159,11 @@ function folderState(location: string): 'new' | 'existing' {
 class LevelKv implements Kv {
   readonly durable = true;
   readonly failStop = true;
+  /** Values carry a checksum of their own (record-checksum.ts): every store created or upgraded by this build. */
+  checked = false;
+  /** Damage the background check found in a live table: every read and write fails with it from then on. */
+  private damage: StoreError | undefined;
+  private scrubber: NodeJS.Timeout | undefined;
   private readonly subs: Record<Space, LevelSublevel>;
   private readonly prefixes: Record<Space, string>;
   private readonly root: LevelRoot;
@@ -152,27 +196,49 @@ class LevelKv implements Kv {
     const prefix = this.prefixes[space];
     const full = new Array<string>(keys.length);
     for (let i = 0; i < keys.length; i++) full[i] = prefix + keys[i]!;
-    try {
-      return await this.root.getMany(full, UTF8);
-    } catch (e) {
-      throw storeError(e, this.location);
-    }
+    return this.read(full);
   }
 
   async getAcross(keys: readonly (readonly [Space, string])[]): Promise<(string | undefined)[]> {
     const full = new Array<string>(keys.length);
     for (let i = 0; i < keys.length; i++) full[i] = this.prefixes[keys[i]![0]] + keys[i]![1];
+    return this.read(full);
+  }
+
+  private async read(full: string[]): Promise<(string | undefined)[]> {
+    if (this.damage !== undefined) throw this.damage;
+    let values: (string | undefined)[];
     try {
-      return await this.root.getMany(full, UTF8);
+      values = await this.root.getMany(full, UTF8);
     } catch (e) {
       throw storeError(e, this.location);
     }
+    if (this.checked) {
+      for (let i = 0; i < values.length; i++) {
+        const v = values[i];
+        if (v !== undefined) values[i] = this.open(full[i]!, v);
+      }
+    }
+    return values;
+  }
+
+  /** A stored value checked against its key (record-checksum.ts): the value, or `ERR_STORE_CORRUPT`. */
+  private open(fullKey: string, stored: string): string {
+    const value = unseal(fullKey, stored);
+    if (value === undefined) throw damagedRecord(this.location, fullKey);
+    return value;
   }
 
   async *entries(space: Space, range: KvRange = {}): AsyncIterable<[string, string]> {
+    if (this.damage !== undefined) throw this.damage;
     const it = this.subs[space].iterator(range);
+    const prefix = this.prefixes[space];
     try {
-      for await (const e of it) yield e;
+      if (this.checked) {
+        for await (const e of it) yield [e[0], this.open(prefix + e[0], e[1])];
+      } else {
+        for await (const e of it) yield e;
+      }
     } catch (e) {
       throw storeError(e, this.location);
     } finally {
@@ -201,6 +267,7 @@ class LevelKv implements Kv {
    * garbage-collected.
    */
   async write(ops: readonly KvOp[], options: { readonly sync: boolean }): Promise<void> {
+    if (this.damage !== undefined) throw this.damage;
     let batch: LevelChainedBatch | undefined;
     try {
       batch = this.root.batch();
@@ -208,7 +275,7 @@ class LevelKv implements Kv {
         const op = ops[i]!;
         const key = this.prefixes[op.space] + op.key;
         if (op.value === undefined) batch.del(key, this.opEncodings);
-        else batch.put(key, op.value, this.opEncodings);
+        else batch.put(key, this.checked ? seal(key, op.value) : op.value, this.opEncodings);
       }
       const written = batch.write({ sync: options.sync });
       batch = undefined; // write() closes it
@@ -226,18 +293,106 @@ class LevelKv implements Kv {
    */
   async isEmpty(): Promise<boolean | undefined> {
     if (!this.owned) return undefined;
-    const it = this.root.keys({ limit: 1 });
+    for (const range of [{ lt: CHECKED_MARK }, { gt: CHECKED_MARK }]) {
+      const it = this.root.keys({ ...range, limit: 1 });
+      try {
+        for await (const _ of it) return false;
+      } catch (e) {
+        throw storeError(e, this.location);
+      } finally {
+        await it.close().catch(() => undefined);
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Decide whether values carry checksums: a new store gets them; a store written before them gets
+   * them now (each value rewritten with its checksum, in batches; a value that already has a valid
+   * one is left as it is, so an upgrade cut short by a crash is taken up again); a read-only open
+   * of such a store reads its values as they are.
+   */
+  async useChecksums(readOnly: boolean): Promise<void> {
+    let mark: string | undefined;
     try {
-      for await (const _ of it) return false;
-      return true;
+      mark = await this.root.get(CHECKED_MARK, UTF8);
     } catch (e) {
       throw storeError(e, this.location);
-    } finally {
-      await it.close().catch(() => undefined);
+    }
+    if (mark === 'done') {
+      this.checked = true;
+      return;
+    }
+    if (readOnly) return;
+    if ((await this.isEmpty()) === false) {
+      // another program's data is not the store's to rewrite (the engine refuses it next)
+      if ((await this.root.get(this.prefixes.meta + 'format', UTF8)) === undefined) return;
+      await this.sealAll();
+    }
+    try {
+      await this.root.put(CHECKED_MARK, 'done', { ...UTF8, sync: true });
+    } catch (e) {
+      throw storeError(e, this.location);
+    }
+    this.checked = true;
+  }
+
+  private async sealAll(): Promise<void> {
+    let ops: KvOp[] = [];
+    const flush = async (): Promise<void> => {
+      let batch: LevelChainedBatch | undefined = this.root.batch();
+      try {
+        for (const op of ops) batch.put(op.key, op.value!, this.opEncodings);
+        const written = batch.write({ sync: false });
+        batch = undefined;
+        await written;
+      } catch (e) {
+        if (batch !== undefined) await batch.close().catch(() => undefined);
+        throw storeError(e, this.location);
+      }
+      ops = [];
+    };
+    for (const space of SPACES) {
+      const prefix = this.prefixes[space];
+      for await (const [key, value] of this.subs[space].iterator({})) {
+        if (unseal(prefix + key, value) !== undefined) continue;
+        ops.push({ space, key: prefix + key, value: seal(prefix + key, value) });
+        if (ops.length >= 5000) await flush();
+      }
+    }
+    if (ops.length > 0) await flush();
+  }
+
+  async checkFiles(): Promise<readonly string[]> {
+    if (!this.owned) return [];
+    try {
+      return checkFolder(this.location, { all: true, settledMs: 5000 }).damage.map((d) => `file ${d.file}: ${d.detail}`);
+    } catch (e) {
+      throw storeError(e, this.location);
     }
   }
 
+  /**
+   * Check the tables compactions write while the store is open, in the background: every 5 s, at
+   * most 16 MiB of tables not checked yet (about 25 ms of CPU), remembered for the next open.
+   * A damaged one makes every later read and write `ERR_STORE_CORRUPT`.
+   */
+  startScrub(): void {
+    if (!this.owned) return;
+    this.scrubber = setInterval(() => {
+      try {
+        const check = checkFolder(this.location, { tablesOnly: true, settledMs: 5000, maxBytes: 16 * 2 ** 20 });
+        if (check.damage.length > 0) this.damage ??= damagedFiles(this.location, check);
+        else rememberChecked(this.location, check);
+      } catch {
+        // a folder that cannot be listed now is checked at the next open
+      }
+    }, 5000);
+    this.scrubber.unref();
+  }
+
   async close(): Promise<void> {
+    if (this.scrubber !== undefined) clearInterval(this.scrubber);
     if (!this.owned) return;
     try {
       await this.db.close();
@@ -290,8 +445,10 @@ export async function openStore(location: string | LevelDatabase, options: OpenS
     // what the folder holds decides, before LevelDB touches it: a new store only in a new folder, a
     // damaged one (no CURRENT) or a folder of other files refused; read-only never creates (nor
     // leaves a LOCK or LOG behind in a folder that is no store)
+    refuseDuringRepair(location);
     const state = folderState(location);
     if (options.readOnly === true && state === 'new') throw new StoreError('ERR_STORE_IO', location, { detail: 'read-only: no store in this folder' });
+    const check = state === 'existing' ? checkBeforeOpen(location) : undefined;
     const create = { createIfMissing: state === 'new' };
     const db = new Level<string, string>(location, { keyEncoding: 'utf8', valueEncoding: 'utf8', writeBufferSize: 16 * 2 ** 20, ...create, ...(tuning ?? {}) });
     try {
@@ -300,6 +457,16 @@ export async function openStore(location: string | LevelDatabase, options: OpenS
       throw storeError(e, location);
     }
     kv = new LevelKv(db as unknown as LevelDatabase, location, true);
+    try {
+      // an opener that looked just before a repair placed its marker backs out now
+      refuseDuringRepair(location);
+      if (check !== undefined && options.readOnly !== true) rememberChecked(location, check);
+      await kv.useChecksums(options.readOnly === true);
+      if (options.readOnly !== true) kv.startScrub();
+    } catch (e) {
+      await db.close().catch(() => undefined);
+      throw storeError(e, location);
+    }
   } else {
     if (location.status !== 'open') {
       try {

@@ -8,6 +8,7 @@ import { StoreEngine } from '../../src/store/engine/index.js';
 import { openStore, type SeenStore, type StoreOptions } from '../../src/store/index.js';
 import type { Space } from '../../src/store/keys.js';
 import type { Kv, KvOp, KvRange } from '../../src/store/kv.js';
+import { seal } from '../../src/store/leveldb/record-checksum.js';
 import { MemoryKv } from '../../src/store/memory-store.js';
 import { seenStoreSuite, type Backend, type RawOp } from './seen-store.suite.js';
 
@@ -80,8 +81,9 @@ seenStoreSuite('LevelDB', async (options?: StoreOptions): Promise<Backend> => {
       await db.open();
       for (const o of ops) {
         const sub = db.sublevel<string, string>(o.space, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+        // a well-formed record with a wrong value: sealed with its checksum as the store writes it
         if (o.value === undefined) await sub.del(o.key);
-        else await sub.put(o.key, o.value);
+        else await sub.put(o.key, seal(sub.prefixKey(o.key, 'utf8'), o.value));
       }
       await db.close();
       current = await openStore(dir, options);

@@ -7,6 +7,7 @@ import { ClassicLevel } from 'classic-level';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PresetName } from '../../src/normalize/index.js';
 import { openMemoryStore, openStore, STORE_FORMAT_VERSION, type StoreOptions } from '../../src/store/index.js';
+import { seal, unseal } from '../../src/store/leveldb/record-checksum.js';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -21,7 +22,7 @@ afterEach(() => {
 async function putRaw(dir: string, key: string, value: string): Promise<void> {
   const db = new ClassicLevel<string, string>(dir);
   await db.open();
-  await db.put(key, value);
+  await db.put(key, seal(key, value));
   await db.close();
 }
 
@@ -63,7 +64,7 @@ describe('LevelDB store', () => {
       await db.open();
       const v = await db.get(key);
       await db.close();
-      return v;
+      return v === undefined ? undefined : unseal(key, v);
     };
     const format = JSON.parse((await getRaw('!meta!format'))!) as { store: number; key: number };
     expect(format.store).toBe(STORE_FORMAT_VERSION);

@@ -8,7 +8,7 @@ import { isPresetName, type PresetName } from '../../normalize/index.js';
 import { repairStore, type RepairReport } from '../../store/index.js';
 import { presetsFrom } from '../args.js';
 import { failure } from '../errors.js';
-import { EXIT_OK } from '../exit-codes.js';
+import { EXIT_OK, EXIT_SOME_INVALID } from '../exit-codes.js';
 import { DEFAULT_DB, openForCommand, openReadOnly } from '../store-access.js';
 import { verifyAndReport } from './verify.js';
 
@@ -22,12 +22,15 @@ const repairFlags = {
 
 const REPAIR_HELP = `Usage: urldedup repair --db DIR
 
-Runs LevelDB's repair on a damaged store (after ERR_STORE_CORRUPT), recovering every record that
-can still be read, reports the entries of each sublevel before and after (what the repair dropped),
-rebuilds what is derived from the URL and alias records (counters, frontier, indexes), then checks
-the store as 'urldedup verify' does. A store another process has open is refused with
-ERR_STORE_LOCKED before any file is touched: stop every process using the store first.
-Exit codes: 0 repaired and consistent, 1 repaired with problems left, 3 locked or not repairable.
+Repairs a damaged store (after ERR_STORE_CORRUPT): checks every file, reads the intact blocks of
+damaged tables and moves the tables to lost/, runs LevelDB's repair, writes back what was salvaged,
+deletes records that fail their checksum, then reports what was damaged and lost (the URLs the
+store had counted against those found), rebuilds what is derived from the URL and alias records
+(counters, frontier, indexes) and checks the store as 'urldedup verify' does. A store another
+process has open is refused with ERR_STORE_LOCKED before any file is touched, and no process can
+open the store while the repair runs.
+Exit codes: 0 repaired, nothing lost, consistent; 1 repaired with losses or problems left;
+3 locked or not repairable.
 
 Example:
   urldedup repair --db ./.urldedup/db && urldedup verify --db ./.urldedup/db
@@ -58,15 +61,19 @@ async function rebuildDerived(location: string, extra: readonly PresetName[] | u
   }
 }
 
-/** `url 20000 → 19744 (-256), alias 1 → 1, …`: each sublevel's entries before and after a repair. */
-function formatRepairCounts(r: RepairReport): string {
-  const parts: string[] = [];
-  for (const [space, after] of Object.entries(r.after)) {
-    const before = r.before[space as keyof RepairReport['before']];
-    if (before === undefined) parts.push(`${space} unreadable → ${after}`);
-    else parts.push(`${space} ${before} → ${after}${before === after ? '' : ` (${after - before})`}`);
-  }
-  return parts.length === 0 ? 'none readable' : parts.join(', ');
+/** What a repair found and did, one line per item (stdout). */
+function formatRepair(r: RepairReport): string {
+  const lines: string[] = [];
+  for (const d of r.damaged) lines.push(`  damaged ${d.file}: ${d.detail}`);
+  if (r.salvaged > 0) lines.push(`  salvaged ${r.salvaged} records from the intact blocks of damaged tables`);
+  for (const [space, n] of Object.entries(r.deleted)) lines.push(`  deleted ${n} ${space} records that fail their checksum`);
+  if (r.restored.length > 0) lines.push(`  meta records lost and written anew with the defaults: ${r.restored.join(', ')} (open it with the options it was made with)`);
+  lines.push(`  entries per sublevel: ${Object.entries(r.after).map(([space, n]) => `${space} ${n}`).join(', ')}`);
+  const { recorded, found } = r.urls;
+  if (recorded === undefined) lines.push(`  URLs: ${found} found (the store's own count did not survive)`);
+  else if (recorded > found) lines.push(`  URLs: ${found} of the ${recorded} the store had counted; ${recorded - found} lost`);
+  else lines.push(`  URLs: ${found}, as the store had counted`);
+  return `${lines.join('\n')}\n`;
 }
 
 export async function runRepairCommand(argv: string[], stdout: Writable, stderr: Writable = process.stderr): Promise<number> {
@@ -79,10 +86,12 @@ export async function runRepairCommand(argv: string[], stdout: Writable, stderr:
     const location = resolvePath(values.db ?? DEFAULT_DB);
     // refused with ERR_STORE_LOCKED, touching nothing, while another process has the store open
     const report = await repairStore(location);
-    stdout.write(`store ${location}: repaired\n`);
-    stdout.write(`  entries per sublevel before → after: ${formatRepairCounts(report)}\n`);
+    stdout.write(`store ${location}: ${report.complete ? 'repaired, nothing lost' : 'repaired with losses'}\n`);
+    stdout.write(formatRepair(report));
     await rebuildDerived(location, presetsFrom(values.preset));
-    return await verifyAndReport({ kind: 'level', db: location }, values.json === true, stdout);
+    const verified = await verifyAndReport({ kind: 'level', db: location }, values.json === true, stdout);
+    // a store that lost records is never reported as simply repaired: exit 1 with what was lost
+    return verified === EXIT_OK && !report.complete ? EXIT_SOME_INVALID : verified;
   } catch (error) {
     return failure(error, stderr);
   }

@@ -3,12 +3,14 @@
  * step. Each queued URL is a line of the frontier block its entry names; the `pruned` index matches
  * the pruned entries and names a reason in force; every alias target is a key that is not itself an
  * alias source (no chains, no cycles) and `aliasrev` mirrors the aliases; the counters equal their
- * recount; admitted = the sum of the states (O4); the Bloom fronts have no false negative (O5).
+ * recount; admitted = the sum of the states (O4); the Bloom fronts have no false negative (O5); and
+ * the backend's files pass their own checksums, every one of them (LevelDB tables and logs).
  */
 import { counterNames, decodeJson, decodeUrlEntry, frontierKey, prunedKey, SEP, splitPair, URL_STATES, type AliasEntry } from '../keys.js';
 import { parseBlock } from '../frontier.js';
 import { hostOf, type RuleRecord } from '../rules.js';
 import type { VerifyReport } from '../seen-store.js';
+import { StoreError } from '../errors.js';
 import { inForce } from './give-back.js';
 import type { EngineState } from './state.js';
 import { recordOfKey } from './url-state.js';
@@ -18,6 +20,19 @@ export async function verify(s: EngineState): Promise<VerifyReport> {
   const problem = (p: string): void => {
     if (problems.length < 100) problems.push(p);
   };
+  // the files themselves first (LevelDB: every table and log against its checksums,
+  // leveldb/folder-check.ts); a record that fails its own checksum ends the walk as a problem
+  for (const p of (await s.kv.checkFiles?.()) ?? []) problem(p);
+  try {
+    return await walk(s, problems, problem);
+  } catch (e) {
+    if (!(e instanceof StoreError) || e.code !== 'ERR_STORE_CORRUPT') throw e;
+    problem(e.message);
+    return { ok: false, problems, counted: {} };
+  }
+}
+
+async function walk(s: EngineState, problems: string[], problem: (p: string) => void): Promise<VerifyReport> {
   const counted = new Map<string, number>();
   const bump = (name: string, d = 1): void => {
     counted.set(name, (counted.get(name) ?? 0) + d);
