@@ -26,6 +26,7 @@ import { hostOfUrl, openCrawlStore, preloadBudget } from './crawl-store.js';
 import { checkCrawlOptions, defaultCrawlOptions, invalidSeedsOf, noValidSeed, type CheckedCrawlOptions, type Crawl, type CrawledPage, type CrawlOptions, type CrawlProgress } from './crawl-options.js';
 import type { CrawlErrorCode } from './errors.js';
 import { LinkExtractor, type ExtractResult } from './extract.js';
+import { watchLease } from './lease-watch.js';
 import { Fetcher, type FetchResult, type ResponseHead } from './fetch.js';
 import { mayFollowRedirect, type RedirectContext } from './follow-redirect.js';
 import { NetworkGuard } from './guard.js';
@@ -515,6 +516,7 @@ class Crawler implements Crawl, RedirectContext {
     // a fleet worker fetches only while it surely holds the host's lease (its next holder
     // queues this in-flight entry again)
     if (isFleetMember(this.store) && !this.store.holds(host)) return void this.log.info({ host, url: entry.url }, 'lease lost: not fetched');
+    const lease = isFleetMember(this.store) ? watchLease(this.store, host, this.aborter.signal) : undefined;
     const followed: string[] = [];
     let extractor: LinkExtractor | undefined;
     const extractOptions = this.o.extract ?? {};
@@ -523,7 +525,7 @@ class Crawler implements Crawl, RedirectContext {
     let res: FetchResult;
     try {
       res = await this.fetcher.fetch(entry.url, {
-        signal: this.aborter.signal,
+        signal: lease?.signal ?? this.aborter.signal,
         ...(this.o.keepBodies === true ? { keepBody: true } : {}),
         onRedirect: (hop) => mayFollowRedirect(this, hop, host, followed),
         onHead: (head) => {
@@ -532,9 +534,12 @@ class Crawler implements Crawl, RedirectContext {
           return HTML_TYPES.has(head.mediaType) ? makeExtractor(head) : undefined;
         },
       });
+      // aborted because the lease lapsed: nothing is recorded (the host's next holder fetches it)
+      if (lease?.lost === true) return void this.log.info({ host, url: entry.url }, 'lease lost: fetch aborted');
       await this.afterFetch(entry, res, extractor);
       this.sample();
     } finally {
+      lease?.stop();
       for (const k of followed) this.claimed.delete(k);
     }
   }

@@ -1,4 +1,4 @@
-// RELIABILITY output/filter-head and output/filter-kill: `urldedup filter` delivers at least once.
+// docs/reliability.md output/filter-head and output/filter-kill: `urldedup filter` delivers at least once.
 // The built CLI (dist/) runs as a real child process on a real LevelDB store in a temp folder; its
 // output is cut by a real `head` in a real shell pipe, or the process gets a real SIGKILL, SIGTERM
 // or SIGINT at a seeded random point mid-stream. Then a re-run over the same input: every new URL
@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../bench/mulberry32.js';
 import { key } from '../../src/normalize/index.js';
 import { decodeUrlEntry } from '../../src/store/keys.js';
+import { unseal } from '../../src/store/leveldb/record-checksum.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
 
@@ -43,8 +44,10 @@ async function entries(db: string): Promise<Map<string, boolean>> {
   await level.open();
   const out = new Map<string, boolean>();
   try {
-    for await (const [k, v] of level.sublevel<string, string>('url', { keyEncoding: 'utf8', valueEncoding: 'utf8' }).iterator()) {
-      const e = decodeUrlEntry(v);
+    const url = level.sublevel<string, string>('url', { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+    for await (const [k, stored] of url.iterator()) {
+      // (each value carries the store's checksum: src/store/leveldb/record-checksum.ts)
+      const e = decodeUrlEntry(unseal(url.prefixKey(k, 'utf8'), stored)!);
       if (e.s === 'queued') out.set(k, e.u === true);
     }
   } finally {

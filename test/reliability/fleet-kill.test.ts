@@ -1,5 +1,6 @@
 /**
- * A crawl fleet losing a worker (RELIABILITY.md `fleet/worker-kill`): three `urldedup crawl`
+ * A crawl fleet losing a worker (docs/reliability.md `fleet/worker-kill`, and 1f: one stopped with
+ * SIGSTOP past its lease, then resumed): three `urldedup crawl`
  * processes (the built CLI) share a Redis Cluster store and crawl the multi-host loopback site
  * (test/support/multi-host-site.ts: 8 hosts, 50 ms answers); one is killed with SIGKILL after a
  * seeded number of its pages, and the other two must finish the crawl (exit 0) once its leases
@@ -49,8 +50,9 @@ interface FleetKillEntry extends RegressionEntry {
 interface FleetRun {
   readonly summary: SiteCrawlSummary;
   readonly maxInFlight: Record<string, number>;
-  /** Pages the killed worker had logged as fetched when it was killed. */
+  /** Pages the killed (or stopped) worker had logged as fetched when it was killed (or stopped). */
   readonly victimPages?: number;
+  readonly victimStopped?: boolean;
 }
 
 const crawlFlags = (site: MultiHostSite): string[] => [
@@ -88,8 +90,11 @@ async function crawlWithLevelDb(site: MultiHostSite): Promise<FleetRun> {
   }
 }
 
-/** Three fleet workers on `site`; with `killAfterPages`, the first is SIGKILLed after that many pages. */
-async function crawlWithFleet(site: MultiHostSite, killAfterPages?: number): Promise<FleetRun> {
+/**
+ * Three fleet workers on `site`; with `killAfterPages`, the first is SIGKILLed after that many
+ * pages, or with `stop`, SIGSTOPped for longer than its lease and then resumed (it must finish too).
+ */
+async function crawlWithFleet(site: MultiHostSite, killAfterPages?: number, stop = false): Promise<FleetRun> {
   const name = `fleet-kill-${randomBytes(6).toString('hex')}`;
   site.reset();
   const workers: CrawlWorker[] = [];
@@ -101,16 +106,23 @@ async function crawlWithFleet(site: MultiHostSite, killAfterPages?: number): Pro
       const victim = workers[0]!;
       const reached = await Promise.race([victim.whenFetched(killAfterPages), new Promise<boolean>((r) => setTimeout(() => r(false), FINISH_MS))]);
       if (!reached) throw new Error(`the victim never fetched ${killAfterPages} pages (it fetched ${victim.fetched()}): ${victim.stderrTail()}`);
-      victim.child.kill('SIGKILL');
-      const r = await victim.exited;
-      expect(r.signal).toBe('SIGKILL');
-      victimPages = victim.fetched();
+      if (stop) {
+        victim.child.kill('SIGSTOP');
+        await new Promise((r) => setTimeout(r, LEASE_MS + 1500));
+        victimPages = victim.fetched();
+        victim.child.kill('SIGCONT');
+      } else {
+        victim.child.kill('SIGKILL');
+        const r = await victim.exited;
+        expect(r.signal).toBe('SIGKILL');
+        victimPages = victim.fetched();
+      }
     }
-    for (const w of workers.slice(killAfterPages === undefined ? 0 : 1)) {
+    for (const w of workers.slice(killAfterPages === undefined || stop ? 0 : 1)) {
       const r = await finishWithin(w, FINISH_MS);
       if (r.code !== 0) throw new Error(`${w.label} exited ${r.code ?? r.signal}: ${w.stderrTail()}`);
     }
-    return { summary: summarizeCrawl(site, site.requests), maxInFlight: site.maxInFlight(), ...(victimPages === undefined ? {} : { victimPages }) };
+    return { summary: summarizeCrawl(site, site.requests), maxInFlight: site.maxInFlight(), ...(victimPages === undefined ? {} : { victimPages, victimStopped: stop }) };
   } finally {
     for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
     await Promise.all(workers.map((w) => w.exited));
@@ -139,7 +151,7 @@ function describeRun(label: string, run: FleetRun): string {
   return (
     `${label}: ${s.documentsFetched} documents, ${s.requests} requests (${s.robotsRequests} robots.txt), ` +
     `${s.requestsPerDocument} requests/document, ${s.repeatedFetches} repeated fetches, most in flight per host ${most}, ` +
-    `${s.pagesPerSecond} pages/s over ${s.seconds} s${run.victimPages === undefined ? '' : `; victim killed after ${run.victimPages} pages`}`
+    `${s.pagesPerSecond} pages/s over ${s.seconds} s${run.victimPages === undefined ? '' : `; victim ${run.victimStopped === true ? 'stopped' : 'killed'} after ${run.victimPages} pages`}`
   );
 }
 
@@ -188,6 +200,12 @@ describe('fleet/worker-kill: three workers on a Redis Cluster, one killed with S
       await own.close();
     }
   }, 90_000);
+
+  it(`${WORKERS} workers, one SIGSTOPped past its lease and resumed: it fetches nothing of the hosts it lost; --per-host held fleet-wide, repeats ≤ its in-flight fetches`, async () => {
+    const run = await crawlWithFleet(site, killAfterPages, true);
+    console.log(describeRun(`${WORKERS} fleet workers, one stopped past its lease`, run));
+    expect(verdict(run, reference, true)).toEqual([]);
+  }, 60_000);
 
   it(`${WORKERS} workers, one SIGKILLed mid-crawl: the others finish; nothing lost, repeats ≤ its in-flight fetches`, async () => {
     const run = await crawlWithFleet(site, killAfterPages);

@@ -1,5 +1,5 @@
 /**
- * The crawl-side oracles of RELIABILITY.md, read from a closed store folder:
+ * The crawl-side oracles of docs/reliability.md, read from a closed store folder:
  *
  * - O3 `verify()` (the store's own fsck) with no problems;
  * - O4 conservation: admitted = queued + fetched + redirected + pruned + failed (`stats()`);
@@ -12,6 +12,7 @@
  * audit sees exactly what a restart would see. It reads; it never writes.
  */
 import { Level } from 'level';
+import { unseal } from '../../src/store/leveldb/record-checksum.js';
 import { decodeUrlEntry, type UrlEntry } from '../../src/store/keys.js';
 import type { PresetName } from '../../src/normalize/index.js';
 import { openStore, type StoreStats } from '../../src/store/index.js';
@@ -29,7 +30,13 @@ export async function readUrlEntries(dir: string): Promise<StoredUrl[]> {
   try {
     const url = db.sublevel<string, string>('url', { keyEncoding: 'utf8', valueEncoding: 'utf8' });
     const out: StoredUrl[] = [];
-    for await (const [key, value] of url.iterator()) out.push({ key, entry: decodeUrlEntry(value) });
+    const prefix = url.prefixKey('', 'utf8');
+    for await (const [key, stored] of url.iterator()) {
+      // (each value carries the store's checksum: src/store/leveldb/record-checksum.ts)
+      const value = unseal(prefix + key, stored);
+      if (value === undefined) throw new Error(`url ${key}: the record fails its checksum`);
+      out.push({ key, entry: decodeUrlEntry(value) });
+    }
     return out;
   } finally {
     await db.close();
