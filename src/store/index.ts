@@ -36,5 +36,5 @@ export {
 } from './seen-store.js';
 export { defaultDocuments, explainRedirect, parseRuleId, formatSpec, type RuleKind } from './rules.js';
 export { STORE_FORMAT_VERSION } from './keys.js';
-export type { Explanation, ExplainStep } from './engine/explain.js';
+export type { Explanation, ExplainStep } from './seen-store.js';
 export type { Scope } from './learning/rule-scope.js';

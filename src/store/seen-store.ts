@@ -5,8 +5,7 @@
  */
 import type { NormalizeOptions, PresetName, UriRecord, UrlErrorCode } from '../normalize/index.js';
 import type { AdmitReason, UrlState } from './keys.js';
-import type { RuleRecord, RuleState } from './rules.js';
-import type { Explanation } from './engine/explain.js';
+import type { Observation, RuleRecord, RuleState } from './rules.js';
 import type { StoreError } from './errors.js';
 
 export type { AdmitReason, UrlState } from './keys.js';
@@ -217,6 +216,29 @@ export interface FetchRecord {
 }
 
 export type CanonicalState = UrlState | 'seen' | 'unknown';
+
+/** One step of the chain, after which the URL is `url` (key `key`). */
+export interface ExplainStep {
+  /** `preset:<name>`, `rule:<id>` or `alias`. */
+  readonly via: string;
+  readonly url: string;
+  readonly key: string;
+  /** A rule's record: its scopes, counts and state. */
+  readonly rule?: RuleRecord;
+  /** A rule's stored observations (URL pairs, statuses, hashes), at most `EXPLAIN_OBSERVATIONS`. */
+  readonly observations?: readonly Observation[];
+}
+
+export interface Explanation {
+  readonly input: string;
+  /** After the RFC rungs (§6.2.2, §6.2.3), the password redacted. */
+  readonly normal: string;
+  /** The identity key. */
+  readonly key: string;
+  readonly steps: readonly ExplainStep[];
+  /** `canonical(input)`: the canonical key and URL, the state, and what mapped it. */
+  readonly canonical: CanonicalResult;
+}
 
 export interface CanonicalResult {
   /** The URL's own key (RFC rungs, password redacted). */

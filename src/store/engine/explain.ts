@@ -7,34 +7,11 @@
 import { applyPolicy, keyFromRecord, recompose, urlFromKey, type UriRecord } from '../../normalize/index.js';
 import { decodeJson, evidenceKeys, prefixRange } from '../keys.js';
 import { applyRules, type Observation, type RuleRecord } from '../rules.js';
-import type { CanonicalResult } from '../seen-store.js';
+import type { Explanation, ExplainStep } from '../seen-store.js';
 import { getAlias } from './batch.js';
 import { identity } from './canonicalize.js';
 import * as lookup from './lookup.js';
 import type { EngineState } from './state.js';
-
-/** One step of the chain, after which the URL is `url` (key `key`). */
-export interface ExplainStep {
-  /** `preset:<name>`, `rule:<id>` or `alias`. */
-  readonly via: string;
-  readonly url: string;
-  readonly key: string;
-  /** A rule's record: its scopes, counts and state. */
-  readonly rule?: RuleRecord;
-  /** A rule's stored observations (URL pairs, statuses, hashes), at most `EXPLAIN_OBSERVATIONS`. */
-  readonly observations?: readonly Observation[];
-}
-
-export interface Explanation {
-  readonly input: string;
-  /** After the RFC rungs (§6.2.2, §6.2.3), the password redacted. */
-  readonly normal: string;
-  /** The identity key. */
-  readonly key: string;
-  readonly steps: readonly ExplainStep[];
-  /** `canonical(input)`: the canonical key and URL, the state, and what mapped it. */
-  readonly canonical: CanonicalResult;
-}
 
 /** Observations shown per rule. */
 export const EXPLAIN_OBSERVATIONS = 16;

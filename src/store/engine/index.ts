@@ -23,6 +23,7 @@ import type {
   CanonicalFailure,
   CanonicalResult,
   CanonicalUrlRecord,
+  Explanation,
   FetchRecord,
   FrontierEntry,
   NextOptions,
@@ -41,7 +42,7 @@ import { identity, isUrlError, type Identity } from './canonicalize.js';
 import { Delivery } from './delivery.js';
 import { recordFetch, recordRedirect, REDIRECT_STATUSES } from './evidence.js';
 import { afterRuleChanges, prune, pruneRequests, reasonOf, restoreReason, type PruneRequest } from './give-back.js';
-import { explain, type Explanation } from './explain.js';
+import { explain } from './explain.js';
 import type { RepresentationClaim } from '../learning/content-pairs.js';
 import { RuleLearner } from '../learning/learner.js';
 import * as lookup from './lookup.js';

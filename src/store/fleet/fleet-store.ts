@@ -17,7 +17,7 @@ import type { Cluster } from 'ioredis';
 import { identifyInto, isUrlError, normalizeRecord, recompose, urlFromKey, UrlIdentity, type UrlError } from '../../normalize/index.js';
 import { redactPassword } from '../userinfo.js';
 import { StoreError } from '../errors.js';
-import type { Explanation } from '../engine/explain.js';
+import type { Explanation } from '../seen-store.js';
 import { statsOf } from '../engine/lookup.js';
 import type { StoreEngine } from '../engine/index.js';
 import { partitionTag } from '../host-tag.js';
