@@ -18,6 +18,9 @@
 // process's other threads (V8's optimizing compiler and GC helpers, libuv's pool: LevelDB, zlib),
 // from /proc. `--warm` crawls once into a scratch store in the same child before the measured
 // crawl: the crawl's cost without V8's warm-up, for comparison (the figure of record is cold).
+// After each crawl, bench/crawl-floor.ts sends the same requests and tokenizes and resolves every
+// link and does nothing else, in a cold child process: the last table is CPU per page of the
+// whole crawl process against that floor's whole process.
 
 import { fork, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -27,6 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { runCrawl } from '../src/crawler/crawl.js';
 import type { CrawlReport } from '../src/crawler/report.js';
 import type { PresetName } from '../src/normalize/index.js';
+import { floorInChild, type FloorResult } from './crawl-floor.js';
 import { startAliasSite, type SiteRequest } from './crawl-site-server.js';
 
 /** What the crawl runs below need of a site: its seeds, its port, its request log and its truth. */
@@ -63,6 +67,8 @@ export interface CrawlCpu {
   readonly microsPerLink: number;
   /** Of `cpuSeconds`, the main thread's (Linux only, 10 ms resolution). */
   readonly mainThreadSeconds?: number;
+  /** The crawl process's whole CPU (user + sys), start-up included: what the floor is compared with. */
+  readonly processSeconds?: number;
 }
 
 /** Summarize the requests of one client run against the site's documents. */
@@ -140,7 +146,8 @@ async function crawlChild(job: ChildJob): Promise<void> {
   const used = process.cpuUsage(before);
   const mainAfter = mainThreadMicros();
   const mainMicros = mainBefore === undefined || mainAfter === undefined ? undefined : mainAfter - mainBefore;
-  process.send!({ report, cpuMicros: used.user + used.system, mainMicros });
+  const whole = process.cpuUsage();
+  process.send!({ report, cpuMicros: used.user + used.system, mainMicros, processMicros: whole.user + whole.system });
 }
 
 /** Run one crawl in a child process; the child's CPU over the crawl is the crawler's own. */
@@ -148,7 +155,7 @@ function crawlInChild(job: ChildJob, profileDir: string | undefined): Promise<{ 
   const execArgv = profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir];
   const child = fork(fileURLToPath(import.meta.url), ['--crawl-child', JSON.stringify(job)], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
-    let got: { report: CrawlReport; cpuMicros: number; mainMicros?: number } | undefined;
+    let got: { report: CrawlReport; cpuMicros: number; mainMicros?: number; processMicros: number } | undefined;
     child.on('message', (m) => (got = m as typeof got));
     child.on('error', reject);
     child.on('exit', (code) => {
@@ -160,6 +167,7 @@ function crawlInChild(job: ChildJob, profileDir: string | undefined): Promise<{ 
           linksFound: found,
           cpuSeconds: got.cpuMicros / 1e6,
           microsPerLink: found > 0 ? got.cpuMicros / found : 0,
+          processSeconds: got.processMicros / 1e6,
           ...(got.mainMicros === undefined ? {} : { mainThreadSeconds: got.mainMicros / 1e6 }),
         },
       });
@@ -248,12 +256,18 @@ async function main(): Promise<void> {
   const site = await startAliasSite();
   const runs: ClientRun[] = [];
   const cpu: Record<string, CrawlCpu[]> = {};
+  const floors: Record<string, { crawl: number; floor: FloorResult; pages: number }[]> = {};
   try {
     for (let i = 0; i < rounds; i++) {
       for (const presets of [[], ['session-ids', 'tracking']] as PresetName[][]) {
+        const from = site.requests.length;
         const run = await crawlWithUrldedup(site, presets, 8, measure);
         (cpu[run.client] ??= []).push(run.cpu!);
         if (i === 0) runs.push(run);
+        // the floor: the same requests, in order, at the same concurrency, nothing else done
+        const floor = await floorInChild(site.port, site.requests.slice(from).map((r) => ({ host: r.host, target: r.target })), 8);
+        site.requests.splice(from + run.requests); // (the floor's requests are not the crawl's)
+        (floors[run.client] ??= []).push({ crawl: run.cpu!.processSeconds!, floor, pages: run.report!.pagesFetched });
       }
     }
     if (!args.includes('--no-wget')) runs.push(await crawlWithWget(site));
@@ -276,7 +290,7 @@ async function main(): Promise<void> {
   });
   if (args.includes('--json')) {
     const out = runs.map(({ report, ...r }) => ({ ...r, rules: report?.rules, duplicates: report?.links.duplicates }));
-    process.stdout.write(JSON.stringify({ node: process.version, cpus: cpus().length, documents: site.documents.length, aliasLinks: site.aliasLinks, runs: out, cpu: cpuRows }, null, 2) + '\n');
+    process.stdout.write(JSON.stringify({ node: process.version, cpus: cpus().length, documents: site.documents.length, aliasLinks: site.aliasLinks, runs: out, cpu: cpuRows, floors }, null, 2) + '\n');
     return;
   }
   process.stdout.write(
@@ -295,6 +309,15 @@ async function main(): Promise<void> {
     const split = c.mainThreadSeconds === undefined ? '—' : `${c.mainThreadSeconds.toFixed(2)} / ${c.otherThreadsSeconds!.toFixed(2)}`;
     process.stdout.write(
       `| ${c.client} | ${c.runs} | ${c.linksFound} | ${c.cpuSeconds.toFixed(2)} | ${split} | ${c.microsPerLink.toFixed(2)} | ${c.microsPerLinkMin.toFixed(2)}–${c.microsPerLinkMax.toFixed(2)} |\n`,
+    );
+  }
+  process.stdout.write('\n| crawler | pages fetched | CPU ms per page: crawl process | floor process | crawl ÷ floor (median, min–max) |\n');
+  process.stdout.write('|---|---:|---:|---:|---:|\n');
+  for (const [client, xs] of Object.entries(floors)) {
+    const ratios = xs.map((x) => x.crawl / x.floor.cpuSeconds);
+    const pages = xs[0]!.pages;
+    process.stdout.write(
+      `| ${client} | ${pages} | ${((median(xs.map((x) => x.crawl)) * 1000) / pages).toFixed(2)} | ${((median(xs.map((x) => x.floor.cpuSeconds)) * 1000) / pages).toFixed(2)} | ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}) |\n`,
     );
   }
   for (const r of runs) {

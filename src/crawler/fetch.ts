@@ -1,5 +1,5 @@
 /**
- * Fetching one URL with undici, bounded in every dimension (RELIABILITY.md promise 7):
+ * Fetching one URL with undici, bounded in every dimension (docs/reliability.md promise 7):
  *
  * - redirects are followed by hand (RFC 9110 §15.4), so every hop is returned as evidence; each hop
  *   is offered to `onRedirect`, which may decline it; a target outside http/https, a target already

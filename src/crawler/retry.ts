@@ -1,5 +1,5 @@
 /**
- * The retry policy for failed fetches (RELIABILITY `fetch/transient-retry`).
+ * The retry policy for failed fetches (docs/reliability.md `fetch/transient-retry`).
  *
  * - transient: a 5xx or 429 answer (RFC 9110 §15.6, RFC 6585 §4), a timeout, a broken or refused
  *   connection, a name that did not resolve. Such a URL is fetched again in the same run, up to

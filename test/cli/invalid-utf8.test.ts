@@ -1,4 +1,4 @@
-// RELIABILITY input/invalid-utf8: stdin bytes that are not UTF-8 never share a key. Before, the CLI
+// docs/reliability.md input/invalid-utf8: stdin bytes that are not UTF-8 never share a key. Before, the CLI
 // decoded `caf\xE9` and `caf\xE8` with U+FFFD and gave both one key (exit 0); now each such line is
 // answered `!ERR_INVALID_UTF8<TAB>` and its exact bytes percent-encoded, in its place (exit 1).
 // Real bytes through the built CLI in a child process.

@@ -1,4 +1,4 @@
-// `urldedup verify` and `urldedup repair`, and a damaged table (RELIABILITY crash/corrupt-table):
+// `urldedup verify` and `urldedup repair`, and a damaged table (docs/reliability.md crash/corrupt-table):
 // a flipped block gives ERR_STORE_CORRUPT with exit 3 and a hint, never a silent wrong answer;
 // repair recovers what can be read, rebuilds counters and frontier, and verify then runs clean.
 import { fork, spawnSync } from 'node:child_process';
@@ -91,7 +91,7 @@ describe('a damaged table file', () => {
   }, 60_000);
 });
 
-describe('urldedup repair and a store another process has open (RELIABILITY store/repair-while-locked)', () => {
+describe('urldedup repair and a store another process has open (docs/reliability.md store/repair-while-locked)', () => {
   const WORKER = fileURLToPath(new URL('../fixtures/store-admit-worker.mjs', import.meta.url));
 
   it('is refused with ERR_STORE_LOCKED (exit 3) before touching a file; the writer goes on, and the store opens clean afterwards', async () => {

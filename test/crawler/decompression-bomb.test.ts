@@ -1,5 +1,5 @@
 /**
- * Decompression bombs in a real crawl (RELIABILITY.md `body/decompression-bomb`): bombs compressed
+ * Decompression bombs in a real crawl (docs/reliability.md `body/decompression-bomb`): bombs compressed
  * on the fly from an endless stream of zeros (up to 10 GiB; the server stops when the crawler hangs
  * up) — gzip, deflate, br, three stacked gzip layers, br inside gzip — all fetched at once; six
  * stacked codings are refused before decoding.

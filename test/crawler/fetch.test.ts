@@ -1,5 +1,5 @@
 /**
- * The fetcher against hostile loopback servers (RELIABILITY.md `redirect/*`, `body/*`, `slow/*`):
+ * The fetcher against hostile loopback servers (docs/reliability.md `redirect/*`, `body/*`, `slow/*`):
  * every redirect hop returned, loops and long chains stopped, forbidden targets not followed,
  * decompression bombs capped with bounded memory, slow servers ended by timeouts and the deadline.
  */

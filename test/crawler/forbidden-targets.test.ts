@@ -1,5 +1,5 @@
 /**
- * Default deny in a real crawl (RELIABILITY.md `redirect/to-forbidden`, `ssrf/dns-rebinding`,
+ * Default deny in a real crawl (docs/reliability.md `redirect/to-forbidden`, `ssrf/dns-rebinding`,
  * `ssrf/redirect-rebind`): a "public" site (127.0.0.2, allowed by address) whose links and
  * redirects lead to loopback literals in every spelling, loopback names, other schemes, names an
  * injected resolver maps to 127.0.0.1, a name whose answer mixes public and private, and a name

@@ -1,5 +1,5 @@
 /**
- * The fuzz server (RELIABILITY.md `fetch/fuzz-server`, property-based): a loopback server whose
+ * The fuzz server (docs/reliability.md `fetch/fuzz-server`, property-based): a loopback server whose
  * pages `/f/0` … `/f/n-1` (and, one time in five, robots.txt) answer with random status lines,
  * headers (lying Content-Length, stacked and unknown Content-Encoding, every kind of Location),
  * framing, bodies and endings (test/support/fuzz-http.ts). Each run crawls a fresh site into a

@@ -1,5 +1,5 @@
 /**
- * The network guard (RELIABILITY.md `ssrf/*`): default deny on every special-use range, checked on
+ * The network guard (docs/reliability.md `ssrf/*`): default deny on every special-use range, checked on
  * the resolved address at connect time. No test here connects anywhere but 127.0.0.0/8.
  */
 import { createServer, type Server } from 'node:http';

@@ -1,5 +1,5 @@
 /**
- * A 200 MB page in a real crawl (RELIABILITY.md `body/huge-html`), generated as it is sent:
+ * A 200 MB page in a real crawl (docs/reliability.md `body/huge-html`), generated as it is sent:
  *
  * - under the default caps it ends at the 10 MiB wire cap (`ERR_BODY_TOO_LARGE`), in both of its
  *   shapes: a link every 24 bytes (8.4 million links), and one endless attribute value; the server

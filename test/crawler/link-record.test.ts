@@ -2,7 +2,7 @@
  * A link is parsed once (extract.ts keeps its WHATWG URL record): scope, traps and the report's
  * duplicate label read that record, or a base parsed once per page, and must answer exactly as
  * the string paths they replace (a second `new URL`, `resolve(…, { mode: 'rfc3986' })` per link).
- * Oracle: those string paths, over the WPT URL test data (../shared/testdata).
+ * Oracle: those string paths, over the WPT URL test data (test/fixtures/conformance).
  */
 import { describe, expect, it } from 'vitest';
 import { RungLabeler, rungOf } from '../../src/crawler/duplicate-rung.js';

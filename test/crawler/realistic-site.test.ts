@@ -4,7 +4,7 @@
  * shell, extension-less files beside folders, token pages, a login wall, a moved archive, www
  * hosts, parameters that matter, tracking and session parameters, an empty query, documents
  * reachable only through link rel=next, rel=alternate and rel=search), with names drawn from a
- * seed and a ground truth of documents. DESIGN.md, "Learning equivalences safely": urldedup must
+ * seed and a ground truth of documents. docs/design.md, "Learning equivalences safely": urldedup must
  * reach every document and merge no two of them, with and without presets.
  *
  * Needs the tree: `apt-get install -y sqlite3-doc` (.ci/run installs it). Without it this file

@@ -1,5 +1,5 @@
 /**
- * Redirect loops and long chains in a real crawl (RELIABILITY.md `redirect/loop`,
+ * Redirect loops and long chains in a real crawl (docs/reliability.md `redirect/loop`,
  * `redirect/long-chain`): A → B → A, A → A, three-cycles, loops through case, slash, percent-
  * encoding, dot-segment and port variants (where the target is the source's own normal form),
  * loops that cross origins (each hop left to the frontier), and a 50-hop chain.

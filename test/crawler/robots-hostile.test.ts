@@ -1,5 +1,5 @@
 /**
- * A hostile robots.txt (RELIABILITY.md promise 7, bounded work per input): 240 rules of 2 KiB
+ * A hostile robots.txt (docs/reliability.md promise 7, bounded work per input): 240 rules of 2 KiB
  * `/*aaaa…b` wildcard patterns, inside the 500 KiB and 2,048-character caps, against 16 KiB paths.
  * A backtracking matcher is O(pattern × path) per rule: 77 s of blocked event loop for one URL,
  * which would stall every host of the crawl. The matcher must stay linear.

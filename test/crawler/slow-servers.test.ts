@@ -1,5 +1,5 @@
 /**
- * Slow and broken servers in a real crawl (RELIABILITY.md `slow/*`), beside a good host that must
+ * Slow and broken servers in a real crawl (docs/reliability.md `slow/*`), beside a good host that must
  * keep draining:
  *
  * - slowloris: the response head one byte per second — ended by `headersTimeoutMs` (set low here);

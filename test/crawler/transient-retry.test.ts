@@ -1,5 +1,5 @@
 /**
- * RELIABILITY.md `fetch/transient-retry`: a 503 (with Retry-After), a 429, a connection reset, a
+ * docs/reliability.md `fetch/transient-retry`: a 503 (with Retry-After), a 429, a connection reset, a
  * timeout and a DNS failure, each once and then a success, are fetched again within the run; a 404
  * and a 410 are final. A URL that keeps failing is left failed after `maxRetries` retries, and stays
  * retryable: a run before its cool-down does not fetch it, `retryFailed` does. The oracle is the

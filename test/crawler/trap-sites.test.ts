@@ -1,5 +1,5 @@
 /**
- * Crawler traps as whole sites (RELIABILITY.md `trap/*`), each crawled for real:
+ * Crawler traps as whole sites (docs/reliability.md `trap/*`), each crawled for real:
  *
  * - an endless calendar (`/cal?m=YYYY-MM` linking the next and previous month forever) beside an
  *   ordinary host in the same crawl: the calendar stops at the per-host budget, the rest of it

@@ -1,5 +1,5 @@
 /**
- * Crawler traps and hostile servers in a real crawl (RELIABILITY.md `trap/*`, `redirect/*` in a
+ * Crawler traps and hostile servers in a real crawl (docs/reliability.md `trap/*`, `redirect/*` in a
  * crawl, `fetch/fuzz-server` as a fixed set of broken answers): every crawl terminates, every URL
  * ends in a terminal state with a code, and the store's invariants hold (`verify()`).
  */

@@ -1,5 +1,5 @@
 /**
- * Crawler canonicalization suites (../shared/testdata): each suite and group run through the
+ * Crawler canonicalization suites (test/fixtures/conformance): each suite and group run through the
  * closest profile, a named set of our presets plus options. The suites are other products'
  * policies; where they merge what RFC 3986 §6.1 says may differ, we deviate on purpose, and every
  * such case is listed with its reason in crawler-suites-deviations.json.
@@ -11,7 +11,7 @@ import { applyPolicy, type PresetName } from '../../src/normalize/ladder/policy.
 import { hostToSurt, toSurt, type SurtOptions } from '../../src/normalize/surt.js';
 import type { UriRecord } from '../../src/normalize/uri-record.js';
 
-export const TESTDATA = new URL('../../../shared/testdata/', import.meta.url);
+export const TESTDATA = new URL('../fixtures/conformance/', import.meta.url);
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- suite files differ in shape; each use below reads known fields
 function load(name: string): any {

@@ -1,5 +1,5 @@
 /**
- * Super-linear blow-up (RELIABILITY.md `norm/regex-redos`): a 100,000-character input aimed at
+ * Super-linear blow-up (docs/reliability.md `norm/regex-redos`): a 100,000-character input aimed at
  * each policy preset — repeated `;jsessionid=`, `&`, `www.`, `%` runs, `/` runs, `utm_`, ASP.NET
  * `(S(`, `index.html`, empty host labels, sort keys — run through the whole ladder with every
  * preset on and with the targeted preset alone, and through `key()`, `resolve()` (both modes)

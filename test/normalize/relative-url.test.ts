@@ -51,7 +51,7 @@ describe('parseRelativeUrl', () => {
   });
 
   it('agrees on the web-platform-tests cases with a base', () => {
-    const cases = JSON.parse(readFileSync(new URL('../../../shared/testdata/wpt-urltestdata.json', import.meta.url), 'utf8')) as unknown[];
+    const cases = JSON.parse(readFileSync(new URL('../fixtures/conformance/wpt-urltestdata.json', import.meta.url), 'utf8')) as unknown[];
     let taken = 0;
     for (const c of cases) {
       if (typeof c !== 'object' || c === null || !('base' in c) || typeof c.base !== 'string' || !('input' in c) || typeof c.input !== 'string') continue;

@@ -1,4 +1,4 @@
-// RFC 3986 examples (../shared/testdata/rfc3986.json): §5.4 resolution, §5.2.4, §6.2 equivalence.
+// RFC 3986 examples (test/fixtures/conformance/rfc3986.json): §5.4 resolution, §5.2.4, §6.2 equivalence.
 import { describe, expect, it } from 'vitest';
 import { key, normalize, removeDotSegments, resolve } from '../../src/normalize/index.js';
 import { removeDotSegmentsBetween } from '../../src/normalize/remove-dot-segments.js';

@@ -1,5 +1,5 @@
 /**
- * Differential test against Node's own WHATWG URL parser (RELIABILITY.md `norm/whatwg-roundtrip`),
+ * Differential test against Node's own WHATWG URL parser (docs/reliability.md `norm/whatwg-roundtrip`),
  * property-based: random http and https inputs (relative and absolute, against a few bases),
  * parsed in `html` mode (`parseWhatwg`), then
  *

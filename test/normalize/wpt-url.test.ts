@@ -42,7 +42,7 @@ interface Deviation {
   readonly reason: string;
 }
 
-const dataUrl = new URL('../../../shared/testdata/wpt-urltestdata.json', import.meta.url);
+const dataUrl = new URL('../fixtures/conformance/wpt-urltestdata.json', import.meta.url);
 const deviationsUrl = new URL('./wpt-deviations.json', import.meta.url);
 const entries = JSON.parse(readFileSync(dataUrl, 'utf8')) as unknown[];
 const cases = entries.filter((entry): entry is WptCase => typeof entry === 'object' && entry !== null);

@@ -1,5 +1,5 @@
 /**
- * Crash of a crawl (RELIABILITY.md `crash/kill-during-crawl`, promise 4): the built CLI
+ * Crash of a crawl (docs/reliability.md `crash/kill-during-crawl`, promise 4): the built CLI
  * (`test/fixtures/crawl-cli.mjs`, which runs `urldedup crawl` from dist/) crawls a generated
  * loopback site of 2,000 pages served by this process, and is killed with SIGKILL after a seeded
  * 0.2–2 s, again and again, then restarted until it finishes.

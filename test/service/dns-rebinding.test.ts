@@ -1,4 +1,4 @@
-// service/dns-rebinding (RELIABILITY.md): a web page whose name was rebound to 127.0.0.1 reaches
+// service/dns-rebinding (docs/reliability.md): a web page whose name was rebound to 127.0.0.1 reaches
 // the service with its own name in `Host`. Before the fix the service answered any Host, so the
 // page could admit URLs and write evidence; now such a request gets 421 ERR_MISDIRECTED_REQUEST
 // and changes nothing. The bound address, the loopback names on the bound port, and names given

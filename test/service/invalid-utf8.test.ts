@@ -1,4 +1,4 @@
-// input/invalid-utf8 (RELIABILITY.md), the service half: request bodies were decoded with U+FFFD
+// input/invalid-utf8 (docs/reliability.md), the service half: request bodies were decoded with U+FFFD
 // for every invalid byte, so `caf\xE9` and `caf\xE8` became one URL and one key. A body that is
 // not UTF-8 is now refused whole with 400 ERR_INVALID_UTF8, before anything is recorded. The same
 // held for `GET /v1/key?url=caf%E9` (URLSearchParams decodes with U+FFFD): refused the same way.

@@ -1,4 +1,4 @@
-// service/json-depth (RELIABILITY.md): 8 MB of `[` is within the body limit, and JSON.parse of it
+// service/json-depth (docs/reliability.md): 8 MB of `[` is within the body limit, and JSON.parse of it
 // blocked the service for 0.7 s and took 400 MB, per request. The body reader now scans the bytes'
 // nesting as they arrive (json-nesting.ts) and refuses a body deeper than any request shape at its
 // first byte too deep: 400 ERR_JSON_TOO_DEEP, quickly, with RSS and /healthz latency unaffected.

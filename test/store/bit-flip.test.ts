@@ -1,4 +1,4 @@
-// Damaged files never give a wrong answer (RELIABILITY store/bit-flip, store/repair-salvage,
+// Damaged files never give a wrong answer (docs/reliability.md store/bit-flip, store/repair-salvage,
 // store/repair-excludes-openers): a bit flipped in a real table file is ERR_STORE_CORRUPT naming
 // the file, at open when the file changed, and from `verify` (every file) and the records' own
 // checksums when it rotted in place; a write after the damage is refused, so no process ever

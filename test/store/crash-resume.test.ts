@@ -1,4 +1,4 @@
-// Crash safety of the LevelDB store (RELIABILITY.md, promises 1, 3, 4 and 5).
+// Crash safety of the LevelDB store (docs/reliability.md, promises 1, 3, 4 and 5).
 //
 // A forked worker (test/fixtures/store-admit-worker.mjs, on the built package) admits randomized
 // batches and reports each over IPC only after admit() resolved. The parent keeps those

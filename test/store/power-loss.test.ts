@@ -1,4 +1,4 @@
-// crash/simulated-power-loss (RELIABILITY.md), after LevelDB's FaultInjectionTestEnv.
+// crash/simulated-power-loss (docs/reliability.md), after LevelDB's FaultInjectionTestEnv.
 //
 // The store engine runs on a fault-injecting Kv (test/support/fault-kv.ts) that keeps the image of
 // the last `sync: true` write. A seeded random workload of admit / recordRedirect / recordFetch /

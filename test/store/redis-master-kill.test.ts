@@ -1,4 +1,4 @@
-// fleet/master-kill (RELIABILITY.md): SIGKILL a Redis master while admits stream in, restart it
+// fleet/master-kill (docs/reliability.md): SIGKILL a Redis master while admits stream in, restart it
 // from its AOF, and check that acknowledged admits are there within the stated window
 // (docs/scale-out.md, "Durability"):
 // - appendfsync always (opened with sync 'always'): every acknowledged admit;

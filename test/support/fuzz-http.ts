@@ -1,5 +1,5 @@
 /**
- * Random HTTP/1.1 answers for the fuzz server (RELIABILITY.md `fetch/fuzz-server`, in the manner
+ * Random HTTP/1.1 answers for the fuzz server (docs/reliability.md `fetch/fuzz-server`, in the manner
  * of undici's fuzz suite): status lines valid and not, headers with lying `Content-Length`,
  * stacked and unknown `Content-Encoding`s, `Location`s of every kind, chunked framing right and
  * wrong, bodies of HTML links, compressed HTML, random bytes or nothing, written whole or in

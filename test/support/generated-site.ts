@@ -1,5 +1,5 @@
 /**
- * A generated loopback site for crash tests (RELIABILITY.md oracle O2): `pages` pages `/p<i>`
+ * A generated loopback site for crash tests (docs/reliability.md oracle O2): `pages` pages `/p<i>`
  * whose links come from a seeded PRNG, so the parent process and any number of killed and
  * restarted crawlers agree on the graph. Page 0 is the seed.
  *

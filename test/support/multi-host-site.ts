@@ -1,5 +1,5 @@
 /**
- * A multi-host site on loopback for the fleet's tests and bench (RELIABILITY.md `fleet/worker-kill`,
+ * A multi-host site on loopback for the fleet's tests and bench (docs/reliability.md `fleet/worker-kill`,
  * oracle O2): one HTTP server on 127.0.0.1 answering N virtual hosts `s1.localhost … sN.localhost`
  * on one port, told apart by the Host header (the guard resolves `*.localhost` to loopback,
  * RFC 6761 §6.3). Pages come from a seeded PRNG, so the parent and every worker agree on them.

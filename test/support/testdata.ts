@@ -1,7 +1,7 @@
-/** The shared conformance data lives beside the repository: ../shared/testdata (CI has it too). */
+/** The conformance data, vendored in test/fixtures/conformance/ (provenance: PROVENANCE.md there; refresh: scripts/refresh-conformance.mjs). */
 import { readFileSync } from 'node:fs';
 
-export const TESTDATA = new URL('../../../shared/testdata/', import.meta.url);
+export const TESTDATA = new URL('../fixtures/conformance/', import.meta.url);
 
 export function readTestdata<T = unknown>(name: string): T {
   return JSON.parse(readFileSync(new URL(name, TESTDATA), 'utf8')) as T;

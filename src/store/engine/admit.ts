@@ -1,5 +1,5 @@
 /**
- * The frontier gate (DESIGN `admit`): normalize → presets and active rules → aliases → seen check
+ * The frontier gate (docs/design.md, `admit`): normalize → presets and active rules → aliases → seen check
  * → enqueue, one atomic batch per call. A batch goes through four phases:
  *   1. `identifyInputs` (synchronous): identity key, scope, in-batch duplicates, presets and rules;
  *   2. `followAliases`: one read of the alias table for every input the alias front may know;

@@ -1,6 +1,6 @@
 /**
  * One batch: the pending changes of one call, written as one `Kv.write` (one LevelDB WriteBatch,
- * RELIABILITY promise 3), with read-your-writes overlays so a call sees its own changes before the
+ * docs/reliability.md promise 3), with read-your-writes overlays so a call sees its own changes before the
  * commit. The reads here go through the overlay first, then the database.
  */
 import { decodeJson, decodeUrlEntry, type AliasEntry, type Space, type UrlEntry } from '../keys.js';

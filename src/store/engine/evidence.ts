@@ -1,5 +1,5 @@
 /**
- * Evidence in (DESIGN `recordRedirect`, `recordFetch`): what a fetch found is recorded on the URL
+ * Evidence in (docs/design.md, `recordRedirect`, `recordFetch`): what a fetch found is recorded on the URL
  * entries, redirects become aliases (chains compressed, loops recorded instead of cycles), and the
  * learner (learner.ts) turns the evidence into host rules. One batch per call.
  */

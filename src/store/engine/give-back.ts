@@ -1,6 +1,6 @@
 /**
  * Pruning and giving back. A URL mapped elsewhere by a preset or rule is recorded `pruned` with
- * its reason, so that a reason no longer in force gives its URLs back (DESIGN: a withdrawn rule
+ * its reason, so that a reason no longer in force gives its URLs back (docs/design.md: a withdrawn rule
  * gives its URLs back; a lost document is the worst bug). The crawler's own refusals (`trap:*`)
  * are pruned the same way and come back with `restore`.
  */

@@ -1,5 +1,5 @@
 /**
- * Failed URLs given another chance (RELIABILITY `fetch/transient-retry`): a fetch that failed for a
+ * Failed URLs given another chance (docs/reliability.md `fetch/transient-retry`): a fetch that failed for a
  * reason that may pass (a 5xx, a 429, a timeout, a broken connection, a name that did not resolve)
  * stays `failed` with its error code and the time of the attempt. `requeueFailed` puts those whose
  * code is listed and whose last attempt is older than `before` back on the frontier, so a later run

@@ -1,5 +1,5 @@
 /**
- * `verify` (fsck; RELIABILITY oracle O3): walks every sublevel and checks what the batches keep in
+ * `verify` (fsck; docs/reliability.md oracle O3): walks every sublevel and checks what the batches keep in
  * step. Each queued URL is a line of the frontier block its entry names; the `pruned` index matches
  * the pruned entries and names a reason in force; every alias target is a key that is not itself an
  * alias source (no chains, no cycles) and `aliasrev` mirrors the aliases; the counters equal their

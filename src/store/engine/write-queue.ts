@@ -1,6 +1,6 @@
 /**
  * The write queue: calls run one at a time, so no check-then-write race exists across `await`, and
- * batches are written one after another in submission order (RELIABILITY promises 1 and 3: a call
+ * batches are written one after another in submission order (docs/reliability.md promises 1 and 3: a call
  * resolves only after its own LevelDB batch, and so every earlier one, returned).
  *
  * `admit` batches are pipelined (the next one is built while this one is written); a failed write

@@ -1,5 +1,5 @@
 /**
- * The host-rule learner (RFC 3986 §6.2.4; DESIGN "Learning equivalences safely"). Evidence from
+ * The host-rule learner (RFC 3986 §6.2.4; docs/design.md, "Learning equivalences safely"). Evidence from
  * redirects and fetches becomes support for, or contradictions of, host rules (rules.ts), and a
  * rule holds in the scopes its evidence spans (rule-scope.ts). Four safeguards keep a rule from
  * merging distinct documents:
