@@ -7,7 +7,7 @@ import { dirname, resolve as resolvePath } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Writable } from 'node:stream';
 import { crawl, defaultCrawlOptions, formatReport, type CrawlOptions, type CrawlProgress, type ScopeMode } from '../../crawler/index.js';
-import { renderReportHtml } from '../../crawler/report-html.js';
+import { renderReportHtml } from '../report-html.js';
 import { defaultRetryOptions } from '../../crawler/retry.js';
 import { isPresetName, type PresetName } from '../../normalize/index.js';
 import { isStoreError, type FleetLocation } from '../../store/index.js';

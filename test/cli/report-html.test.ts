@@ -13,10 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl } from '../../src/crawler/crawl.js';
 import { startDemoSite, type DemoSite } from '../../src/cli/commands/demo-site.js';
 import type { CrawlReport } from '../../src/crawler/report.js';
-import { escapeHtml, formatDuration, formatNumber, renderReportHtml, type ReportWithTimeline } from '../../src/crawler/report-html.js';
+import { escapeHtml, formatDuration, formatNumber, renderReportHtml, type ReportWithTimeline } from '../../src/cli/report-html.js';
 import { TimelineRecorder } from '../../src/crawler/timeline.js';
 import { openStore } from '../../src/store/index.js';
-import { loopbackAllow, tempDir } from './support.js';
+import { loopbackAllow, tempDir } from '../crawler/support.js';
 
 const EVIL = '<script>alert(1)</script>';
 const START = Date.parse('2026-01-02T03:04:05.000Z');
