@@ -22,7 +22,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Parser } from 'htmlparser2';
 import { findRepoRoot } from './harness.js';
-import { mulberry32, shuffleInPlace } from './mulberry32.js';
+import { mulberry32, shuffleInPlace } from '../sites/mulberry32.js';
 
 const DEFAULT_HTML_DIR = '/usr/share/doc/postgresql-doc-15/html';
 const SOURCE_PACKAGE = 'postgresql-doc-15';

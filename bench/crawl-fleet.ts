@@ -1,5 +1,5 @@
 // bench/crawl-fleet: a crawl fleet on Redis Cluster against one LevelDB worker, on the multi-host
-// loopback site (test/support/multi-host-site.ts) with slow answers: 1, 2 and 3 `urldedup crawl
+// loopback site (sites/multi-host-site.ts) with slow answers: 1, 2 and 3 `urldedup crawl
 // --redis` workers (the built CLI, one process each, a fresh store name per run), then one
 // `urldedup crawl --db` worker, each crawling the whole site. Reports pages/s and requests per
 // document per worker count, as a markdown table. Benchmarks print; they assert nothing.
@@ -28,8 +28,8 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { destroyRedisStore } from '../src/store/redis/cluster.js';
-import { finishWithin, startCrawlWorker, type CrawlWorker } from '../test/support/crawl-worker.js';
-import { startMultiHostSite, summarizeCrawl, type MultiHostSite, type SiteCrawlSummary } from '../test/support/multi-host-site.js';
+import { finishWithin, startCrawlWorker, type CrawlWorker } from '../sites/crawl-worker.js';
+import { startMultiHostSite, summarizeCrawl, type MultiHostSite, type SiteCrawlSummary } from '../sites/multi-host-site.js';
 
 const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 

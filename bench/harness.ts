@@ -16,7 +16,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { mulberry32, shuffleInPlace } from './mulberry32.js';
+import { mulberry32, shuffleInPlace } from '../sites/mulberry32.js';
 
 export interface Subject {
   /** Stable display name, also what `--only` matches. */

@@ -59,7 +59,7 @@ import { openRedisStore } from '../src/store/redis-store.js';
 import type { PresetName } from '../src/normalize/index.js';
 import { environment, findRepoRoot } from './harness.js';
 import { mastersCpuUs, runRedisClient, runRedisClients } from './store-redis.js';
-import { mulberry32 } from './mulberry32.js';
+import { mulberry32 } from '../sites/mulberry32.js';
 
 type SubjectName = 'store' | 'redis-1' | 'redis-3' | 'leveldb' | 'leveldb+key' | 'set' | 'keys';
 const SUBJECTS: readonly SubjectName[] = ['store', 'redis-1', 'redis-3', 'leveldb', 'leveldb+key', 'set', 'keys'];

@@ -16,7 +16,7 @@ import { runCrawl } from '../src/crawler/crawl.js';
 import type { CrawlReport } from '../src/crawler/report.js';
 import type { PresetName } from '../src/normalize/index.js';
 import { openStore, type SeenStore } from '../src/store/index.js';
-import { findFalseMerges, type FalseMerge } from '../bench/crawl-realistic-site.js';
+import { findFalseMerges, type FalseMerge } from '../sites/realistic-runs.js';
 import type { SimSite } from './site.js';
 
 export type { FalseMerge };

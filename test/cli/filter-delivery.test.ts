@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Level } from 'level';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mulberry32 } from '../../bench/mulberry32.js';
+import { mulberry32 } from '../../sites/mulberry32.js';
 import { key } from '../../src/normalize/index.js';
 import { decodeUrlEntry } from '../../src/store/keys.js';
 import { unseal } from '../../src/store/leveldb/record-checksum.js';

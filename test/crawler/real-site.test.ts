@@ -1,6 +1,6 @@
 /**
  * The proof on a real site: Debian's postgresql-doc-15 HTML (about 1,170 pages) served on loopback
- * by bench/crawl-site-server.ts, which rewrites a fifth of the links into aliases (www, case,
+ * by sites/alias-site.ts, which rewrites a fifth of the links into aliases (www, case,
  * percent-encoding, a leading-zero port, dot-segments, tracking and session parameters, directory
  * forms) and adds trap pairs of distinct look-alike documents and a robots.txt-disallowed page.
  *
@@ -8,9 +8,9 @@
  * file fails, it does not skip.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crawlWithUrldedup, type ClientRun } from '../../bench/crawl-real-site.js';
+import { crawlWithUrldedup, type ClientRun } from '../../sites/real-site-runs.js';
 import { expectOnlyRechecksRepeated } from './support.js';
-import { startAliasSite, type AliasSite } from '../../bench/crawl-site-server.js';
+import { startAliasSite, type AliasSite } from '../../sites/alias-site.js';
 
 let site: AliasSite;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 /**
  * The learner's proof of realistic-site.test.ts, in a fleet: three workers (each its own fleet
- * store and Redis connections, in this process) crawl the realistic site (bench/realistic-site.ts:
+ * store and Redis connections, in this process) crawl the realistic site (sites/realistic-site.ts:
  * four hosts, www redirects, soft 404s, token pages, parameters, tracking and session ids) through
  * one fleet store on a real Redis Cluster. Each partition (a host with its www name) learns alone:
  * every document must be reached, no two merged, robots.txt obeyed, the www rule learned, and
@@ -10,9 +10,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findFalseMerges, score } from '../../bench/crawl-realistic-site.js';
-import { crawlWithUrldedup, summarize } from '../../bench/crawl-real-site.js';
-import { startRealisticSite, type RealisticSite } from '../../bench/realistic-site.js';
+import { findFalseMerges, score } from '../../sites/realistic-runs.js';
+import { crawlWithUrldedup, summarize } from '../../sites/real-site-runs.js';
+import { startRealisticSite, type RealisticSite } from '../../sites/realistic-site.js';
 import { runCrawl } from '../../src/crawler/crawl.js';
 import { openFleetStore } from '../../src/store/fleet/fleet-store.js';
 import { destroyRedisStore } from '../../src/store/redis/cluster.js';

@@ -1,6 +1,6 @@
 /**
  * The learner's proof on a realistic site: Debian's sqlite3-doc manual served on loopback by
- * bench/realistic-site.ts beside the parts real servers have (a shared 404 body, soft 404s, an app
+ * sites/realistic-site.ts beside the parts real servers have (a shared 404 body, soft 404s, an app
  * shell, extension-less files beside folders, token pages, a login wall, a moved archive, www
  * hosts, parameters that matter, tracking and session parameters, an empty query, documents
  * reachable only through link rel=next, rel=alternate and rel=search), with names drawn from a
@@ -11,8 +11,8 @@
  * fails, it does not skip.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { causeOf, crawlRealisticWithUrldedup, formatMerges, formatTable, type RealisticRun } from '../../bench/crawl-realistic-site.js';
-import { startRealisticSite, type RealisticSite } from '../../bench/realistic-site.js';
+import { causeOf, crawlRealisticWithUrldedup, formatMerges, formatTable, type RealisticRun } from '../../sites/realistic-runs.js';
+import { startRealisticSite, type RealisticSite } from '../../sites/realistic-site.js';
 
 const SEEDS = [1, 2];
 /** Manual pages served (of 766): the site then holds about 500 documents. */

@@ -8,7 +8,7 @@ import { fingerprintWords, isNormalHttpUrl, keyFromRecord, recompose, UrlError, 
 import { knownAuthorityFailure } from '../../src/normalize/authority-failures.js';
 import { normalizeWith, resolveNormalizeOptions } from '../../src/normalize/normalize.js';
 import { keyFingerprintOf, normalOf, restOf, singlePassIdentity, singlePassKey, singlePassNormal, singlePassScan, SinglePassResult } from '../../src/normalize/single-pass.js';
-import { seededRandom } from '../support/seeded-random.js';
+import { seededRandom } from '../../sites/seeded-random.js';
 
 const CORPUS = new URL('../../bench/corpus/urls.txt', import.meta.url);
 // `fast: false`: the ladder's rungs alone, neither the single pass nor the errors remembered for

@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mulberry32 } from '../../bench/mulberry32.js';
+import { mulberry32 } from '../../sites/mulberry32.js';
 import { basicUrlParse } from '../../src/normalize/whatwg/basic-url-parser.js';
 import { parseRelativeUrl } from '../../src/normalize/whatwg/relative-url.js';
 import type { WhatwgUrl } from '../../src/normalize/whatwg/url-record.js';

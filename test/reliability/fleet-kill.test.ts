@@ -2,7 +2,7 @@
  * A crawl fleet losing a worker (docs/reliability.md `fleet/worker-kill`, and 1f: one stopped with
  * SIGSTOP past its lease, then resumed): three `urldedup crawl`
  * processes (the built CLI) share a Redis Cluster store and crawl the multi-host loopback site
- * (test/support/multi-host-site.ts: 8 hosts, 50 ms answers); one is killed with SIGKILL after a
+ * (sites/multi-host-site.ts: 8 hosts, 50 ms answers); one is killed with SIGKILL after a
  * seeded number of its pages, and the other two must finish the crawl (exit 0) once its leases
  * expire (`--lease-ms 2000`). The same crawl without a kill, and one LevelDB worker (`--db`) as
  * the reference.
@@ -25,11 +25,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { destroyRedisStore } from '../../src/store/redis/cluster.js';
 import { tempDir } from '../crawler/support.js';
 import { CLI } from '../support/cli.js';
-import { finishWithin, startCrawlWorker, type CrawlWorker } from '../support/crawl-worker.js';
-import { startMultiHostSite, summarizeCrawl, type MultiHostSite, type SiteCrawlSummary } from '../support/multi-host-site.js';
+import { finishWithin, startCrawlWorker, type CrawlWorker } from '../../sites/crawl-worker.js';
+import { startMultiHostSite, summarizeCrawl, type MultiHostSite, type SiteCrawlSummary } from '../../sites/multi-host-site.js';
 import { sharedCluster, type TestCluster } from '../support/redis-cluster.js';
 import { freshSeed, printRegression, regressions, type RegressionEntry } from '../support/regressions.js';
-import { seededRandom } from '../support/seeded-random.js';
+import { seededRandom } from '../../sites/seeded-random.js';
 
 const HOSTS = 8;
 const PAGES_PER_HOST = 40;

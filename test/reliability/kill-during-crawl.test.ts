@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { generateSite, siteHandler } from '../support/generated-site.js';
 import { freshSeed, LONG, printRegression, regressions, type KillScheduleEntry } from '../support/regressions.js';
-import { seededRandom } from '../support/seeded-random.js';
+import { seededRandom } from '../../sites/seeded-random.js';
 import { auditStore, describeAudit } from '../support/store-audit.js';
 import { tempDir } from '../crawler/support.js';
 

@@ -3,7 +3,7 @@
 // store agrees (its seen set holds exactly those keys, and its invariants hold).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { key as keyOf } from '../../src/normalize/index.js';
-import { seededRandom } from '../support/seeded-random.js';
+import { seededRandom } from '../../sites/seeded-random.js';
 import { postOwnConnection, startHarness, type Answer, type Harness } from './support.js';
 
 const CLIENTS = 16;

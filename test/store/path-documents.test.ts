@@ -5,7 +5,7 @@ import { evidenceKeys, prefixRange, SEP } from '../../src/store/keys.js';
 import type { KvOp } from '../../src/store/kv.js';
 import { MemoryKv } from '../../src/store/memory-store.js';
 import { PathDocuments } from '../../src/store/learning/path-documents.js';
-import { mulberry32 } from '../../bench/mulberry32.js';
+import { mulberry32 } from '../../sites/mulberry32.js';
 
 async function fromDatabase(kv: MemoryKv, host: string, path: string, limit: number): Promise<string[]> {
   const out: string[] = [];

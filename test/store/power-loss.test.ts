@@ -16,7 +16,7 @@ import { UrlError } from '../../src/normalize/index.js';
 import { StoreEngine } from '../../src/store/engine/index.js';
 import type { SyncPolicy, StoreOptions } from '../../src/store/seen-store.js';
 import { FaultDisk, type WriteEvent } from '../support/fault-kv.js';
-import { seededRandom, type SeededRandom } from '../support/seeded-random.js';
+import { seededRandom, type SeededRandom } from '../../sites/seeded-random.js';
 
 const LONG = process.env['URLDEDUP_LONG'] === '1';
 const SEED = process.env['URLDEDUP_SEED'] !== undefined ? Number(process.env['URLDEDUP_SEED']) : Math.floor(Math.random() * 2 ** 31);

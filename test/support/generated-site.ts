@@ -13,7 +13,7 @@
  * The server logs every request target it answers (robots.txt apart).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { seededRandom } from './seeded-random.js';
+import { seededRandom } from '../../sites/seeded-random.js';
 
 export interface SiteGraph {
   readonly pages: number;

@@ -2,7 +2,7 @@
  * A small seeded PRNG (mulberry32) for what fast-check does not drive: generated sites and kill
  * schedules, which must come out the same from the same seed in two processes.
  */
-import { mulberry32 } from '../../bench/mulberry32.js';
+import { mulberry32 } from './mulberry32.js';
 
 export interface SeededRandom {
   /** A float in [0, 1). */

@@ -1,7 +1,7 @@
 /**
  * mulberry32 (Tommy Ettinger's public-domain 32-bit generator): a seeded PRNG, enough for
  * shuffling, picking and generated sites; the same stream from the same seed on every platform.
- * Shared by the benchmarks and, through test/support/seeded-random.ts, the tests. (The plain-JS
+ * Shared by the benchmarks and, through sites/seeded-random.ts, the tests. (The plain-JS
  * child fixture test/fixtures/store-admit-batches.mjs keeps its own copy: it runs unbuilt.)
  */
 export function mulberry32(seed: number): () => number {

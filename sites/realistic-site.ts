@@ -30,7 +30,7 @@
 // to what is not a document (not-found, soft-404, shell, asset). `documents` are the ids reachable
 // from the seeds over the links the pages carry (robots.txt obeyed), computed at start; `links`
 // holds every link URL met on the way with its truth. Requests are logged like
-// bench/crawl-site-server.ts logs them, and absolute-form requests are answered, so wget can use
+// sites/alias-site.ts logs them, and absolute-form requests are answered, so wget can use
 // the server as its proxy.
 
 import { createHash, randomBytes } from 'node:crypto';
@@ -39,7 +39,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { join, posix } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { SiteRequest } from './crawl-site-server.js';
+import type { SiteRequest } from './alias-site.js';
 import { mulberry32 } from './mulberry32.js';
 
 export const SQLITE_DOCS = '/usr/share/doc/sqlite3';
