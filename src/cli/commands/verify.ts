@@ -12,7 +12,8 @@ const VERIFY_HELP = `Usage: urldedup verify [--db DIR | --redis SEEDS] [--json]
 
 Checks the store's invariants (a consistency check, like fsck): every queued URL has a frontier
 entry and every frontier entry a queued URL; every alias target exists and the alias graph has no
-cycle; every pruned entry names an existing rule or preset; the counters equal a recount.
+cycle; every pruned entry names an existing rule or preset; the counters equal a recount; and
+(LevelDB) every table and log file passes its checksums, whatever its age.
 The store is opened read-only and judged with the presets it was last opened with (recorded in
 the store); --preset is accepted for compatibility and ignored.
 Exit codes: 0 consistent, 1 problems found (listed), 3 store locked, corrupt or missing.
