@@ -45,14 +45,6 @@ import { crawledPage, fetchRecordOf } from './page-channel.js';
 export { defaultCrawlOptions, type Crawl, type CrawledPage, type CrawlOptions, type CrawlProgress } from './crawl-options.js';
 export { rungOf } from './duplicate-rung.js';
 
-function originOf(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
-}
-
 function toRegex(r: RegExp | string): RegExp {
   return typeof r === 'string' ? new RegExp(r) : r;
 }
@@ -475,14 +467,16 @@ class Crawler implements Crawl, RedirectContext {
       return this.recordFailure(url, 0, 'ERR_OUT_OF_SCOPE', `not fetched: ${verdict}`);
     }
     if (this.budget.spent(host)) return this.pause(entry, 'trap:host-budget');
+    // the guard's parse is the entry's one parse: its origin and path serve robots.txt too
+    let u: URL;
     try {
-      this.fetcher.guard.checkUrl(url);
+      u = this.fetcher.guard.checkUrl(url);
     } catch (error) {
       if (!(error instanceof UrlError)) throw error;
       return this.recordFailure(url, 0, error.code, error.message);
     }
     if (this.robots !== undefined) {
-      const origin = originOf(url)!;
+      const origin = u.origin;
       const r = await this.robots.entry(origin, host);
       if (this.stopping && this.aborter.signal.aborted) return void this.unstarted.push(url);
       this.politeness.setCrawlDelay(host, r.policy.crawlDelay);
@@ -494,7 +488,6 @@ class Crawler implements Crawl, RedirectContext {
         const attempts = this.o.robotsAttempts ?? defaultCrawlOptions.robotsAttempts;
         return this.pause(entry, 'robots-unreachable', r.failures < attempts ? r.expires : undefined);
       }
-      const u = new URL(url);
       if (!r.policy.isAllowed(u.pathname + u.search)) {
         return this.recordFailure(url, 0, 'ERR_ROBOTS_DISALLOWED', 'robots.txt disallows it');
       }
