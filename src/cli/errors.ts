@@ -3,7 +3,7 @@
  * store command.
  */
 import type { Writable } from 'node:stream';
-import { isStoreError } from '../store/index.js';
+import { isStoreError } from '../store/errors.js';
 import { TokenFileError } from '../service/auth.js';
 import { EXIT_FAILURE, EXIT_STORE, EXIT_USAGE } from './exit-codes.js';
 
@@ -19,10 +19,32 @@ export function isBrokenPipe(error: unknown): boolean {
   return (error as { code?: unknown }).code === 'EPIPE';
 }
 
-/** The exit code and stderr message of an error out of a command. */
-export function failure(error: unknown, stderr: Writable): number {
+/**
+ * A usage error's message in the CLI's words: Node's argument parser explains itself in terms of
+ * its own API ("… place it at the end of the command after '--' …"); the rest as they are.
+ */
+export function usageMessage(error: unknown): string {
+  const message = (error as Error).message;
+  const code = (error as { code?: unknown }).code;
+  const quoted = /'([^']*)'/.exec(message)?.[1];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && quoted !== undefined) return `unknown option ${quoted}`;
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL' && quoted !== undefined) return `unexpected argument ${JSON.stringify(quoted)}: this command takes options only`;
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && quoted !== undefined) {
+    const option = quoted.split(' ')[0]!;
+    return / argument missing$/.test(message) ? `${option} needs a value` : `${option} takes no value`;
+  }
+  return message;
+}
+
+/** The lines a usage error prints: what was wrong, and where the command's options are. */
+export function usageLines(error: unknown, command: string | undefined): string {
+  return `urldedup${command === undefined ? '' : ` ${command}`}: ${usageMessage(error)}\nRun 'urldedup${command === undefined ? '' : ` ${command}`} --help'.\n`;
+}
+
+/** The exit code and stderr message of an error out of `command`. */
+export function failure(error: unknown, stderr: Writable, command?: string): number {
   if (error instanceof UsageError || isParseArgsError(error)) {
-    stderr.write(`urldedup: ${(error as Error).message}\nRun 'urldedup <command> --help'.\n`);
+    stderr.write(usageLines(error, command));
     return EXIT_USAGE;
   }
   if (error instanceof TokenFileError) {

@@ -10,6 +10,7 @@ import { fingerprint } from '../normalize/fingerprint.js';
 import { normalizeAndKey } from '../normalize/key.js';
 import type { NormalizeOptions } from '../normalize/normalize.js';
 import { resolve, type ResolveOptions } from '../normalize/resolve.js';
+import { toSurt } from '../normalize/surt.js';
 import { EXIT_OK, EXIT_SOME_INVALID } from './exit-codes.js';
 import { defaultLimits } from '../normalize/limits.js';
 import { displayBytes, INVALID_UTF8, InvalidUtf8Line, lineBytesFor, LineWriter, readLines, shownInput, TOO_LONG, TooLongLine } from './lines.js';
@@ -20,6 +21,8 @@ export interface LineCommandOptions {
   readonly command: LineCommand;
   readonly json: boolean;
   readonly normalize: NormalizeOptions;
+  /** For `key`: `surt` writes the Internet Archive SURT (its own canonicalization) instead of the key. */
+  readonly format?: 'key' | 'surt';
   /** For `resolve`. */
   readonly base?: string;
   readonly resolve?: ResolveOptions;
@@ -37,6 +40,10 @@ function resultLine(o: LineCommandOptions, input: string): string {
       return o.json ? JSON.stringify({ input, ok: true, normal, key, fingerprint: fingerprint(key) }) : normal;
     }
     case 'key': {
+      if (o.format === 'surt') {
+        const surt = toSurt(input, o.normalize.maxLength === undefined ? {} : { maxLength: o.normalize.maxLength });
+        return o.json ? JSON.stringify({ input, ok: true, surt }) : surt;
+      }
       const { normal, key } = normalizeAndKey(input, o.normalize);
       return o.json ? JSON.stringify({ input, ok: true, normal, key, fingerprint: fingerprint(key) }) : key;
     }

@@ -1,20 +1,11 @@
 #!/usr/bin/env node
 /**
  * `urldedup <command>`: see `urldedup --help`. Exit codes in exit-codes.ts.
+ *
+ * Each command's module is imported when the command runs: `--version`, `key` or `normalize` do
+ * not load undici, the store, ioredis or the service (docs/benchmarks.md, "Start-up").
  */
-import { runCrawlCommand } from './commands/crawl.js';
-import { runExplainCommand } from './commands/explain.js';
-import { runExportCommand } from './commands/export.js';
-import { runFilterCommand } from './commands/filter.js';
-import { runKeyCommand } from './commands/key.js';
-import { runNormalizeCommand } from './commands/normalize.js';
-import { runRepairCommand } from './commands/repair.js';
-import { runResolveCommand } from './commands/resolve.js';
-import { runRulesCommand } from './commands/rules.js';
-import { runServeCommand } from './commands/serve.js';
-import { runStatsCommand } from './commands/stats.js';
-import { runVerifyCommand } from './commands/verify.js';
-import { isBrokenPipe, UsageError } from './errors.js';
+import { isBrokenPipe, UsageError, usageLines } from './errors.js';
 import { EXIT_BROKEN_PIPE, EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
 import { packageVersion } from './version.js';
 
@@ -42,6 +33,8 @@ Run 'urldedup <command> --help' for a command's options and an example.
 Exit codes: 0 ok, 1 some inputs invalid, 2 usage, 3 store locked or unavailable, 4 failure.
 `;
 
+const COMMANDS = new Set(['crawl', 'normalize', 'key', 'resolve', 'filter', 'serve', 'export', 'stats', 'explain', 'rules', 'verify', 'repair']);
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
@@ -54,29 +47,29 @@ async function main(argv: string[]): Promise<number> {
   }
   switch (command) {
     case 'normalize':
-      return runNormalizeCommand(rest, process.stdin, process.stdout);
+      return (await import('./commands/normalize.js')).runNormalizeCommand(rest, process.stdin, process.stdout);
     case 'key':
-      return runKeyCommand(rest, process.stdin, process.stdout);
+      return (await import('./commands/key.js')).runKeyCommand(rest, process.stdin, process.stdout);
     case 'resolve':
-      return runResolveCommand(rest, process.stdin, process.stdout);
+      return (await import('./commands/resolve.js')).runResolveCommand(rest, process.stdin, process.stdout);
     case 'crawl':
-      return runCrawlCommand(rest);
+      return (await import('./commands/crawl.js')).runCrawlCommand(rest);
     case 'serve':
-      return runServeCommand(rest);
+      return (await import('./commands/serve.js')).runServeCommand(rest);
     case 'filter':
-      return runFilterCommand(rest, process.stdin, process.stdout);
+      return (await import('./commands/filter.js')).runFilterCommand(rest, process.stdin, process.stdout);
     case 'export':
-      return runExportCommand(rest, process.stdout);
+      return (await import('./commands/export.js')).runExportCommand(rest, process.stdout);
     case 'stats':
-      return runStatsCommand(rest, process.stdout);
+      return (await import('./commands/stats.js')).runStatsCommand(rest, process.stdout);
     case 'explain':
-      return runExplainCommand(rest, process.stdout);
+      return (await import('./commands/explain.js')).runExplainCommand(rest, process.stdout);
     case 'rules':
-      return runRulesCommand(rest, process.stdout);
+      return (await import('./commands/rules.js')).runRulesCommand(rest, process.stdout);
     case 'verify':
-      return runVerifyCommand(rest, process.stdout);
+      return (await import('./commands/verify.js')).runVerifyCommand(rest, process.stdout);
     case 'repair':
-      return runRepairCommand(rest, process.stdout);
+      return (await import('./commands/repair.js')).runRepairCommand(rest, process.stdout);
     default:
       throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   }
@@ -97,7 +90,9 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     const isUsage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    process.stderr.write(`urldedup: ${(error as Error).message}\n${isUsage ? "Run 'urldedup --help'.\n" : ''}`);
+    const command = process.argv[2];
+    const known = command !== undefined && COMMANDS.has(command) ? command : undefined;
+    process.stderr.write(isUsage ? usageLines(error, known) : `urldedup: ${(error as Error).message}\n`);
     process.exitCode = isUsage ? EXIT_USAGE : EXIT_FAILURE;
   },
 );

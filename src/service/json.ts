@@ -6,7 +6,7 @@
  * as it is written (`Utf8Builder`), so no 10,000-piece string is kept, flattened and encoded at
  * the end: the text of one result is short-lived and dies young.
  */
-import { fingerprint, urlFromKey } from '../normalize/index.js';
+import { fingerprint, toSurt, urlFromKey } from '../normalize/index.js';
 import type { CanonicalFailure, CanonicalResult } from '../store/index.js';
 
 /**
@@ -23,13 +23,14 @@ export function jsonString(s: string): string {
 
 /**
  * One `/v1/key` result (`KeyItem` in routes.ts) as JSON text: `{url, ok, normal, key,
- * canonicalKey, canonicalUrl, fingerprint, state, via?}`, or `{url, ok: false, code}` for a URL
- * the store cannot key.
+ * canonicalKey, canonicalUrl, fingerprint, state, via?, surt?}` (`surt` with `format=surt`: the
+ * Internet Archive SURT of `url`), or `{url, ok: false, code}` for a URL the store cannot key.
  * `normal` is `urlFromKey(key)`, which is `canonicalUrl` when the key is its own canonical key
  * (the key is a bijection of the normal form), so it is computed only when they differ.
  */
-export function keyResultJson(url: string, c: CanonicalResult | CanonicalFailure): string {
+export function keyResultJson(url: string, c: CanonicalResult | CanonicalFailure, surt = false): string {
   if ('ok' in c) return '{"url":' + jsonString(url) + ',"ok":false,"code":' + jsonString(c.code) + '}';
+  const tail = surt ? ',"surt":' + surtJson(url) + '}' : '}';
   const same = c.canonicalKey === c.key;
   const key = jsonString(c.key);
   const canonicalUrl = jsonString(c.canonicalUrl);
@@ -41,8 +42,17 @@ export function keyResultJson(url: string, c: CanonicalResult | CanonicalFailure
     ',"canonicalUrl":' + canonicalUrl +
     ',"fingerprint":"' + fingerprint(c.canonicalKey) +
     '","state":' + jsonString(c.state) +
-    (c.via === undefined ? '}' : ',"via":' + jsonString(c.via) + '}')
+    (c.via === undefined ? tail : ',"via":' + jsonString(c.via) + tail)
   );
+}
+
+/** The Internet Archive SURT of `url` as JSON text (`null` where the IA's canonicalizer refuses it). */
+function surtJson(url: string): string {
+  try {
+    return jsonString(toSurt(url));
+  } catch {
+    return 'null';
+  }
 }
 
 /**

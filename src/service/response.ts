@@ -20,6 +20,8 @@ export type ServiceErrorCode =
   | 'ERR_INVALID_BODY'
   /** A required query parameter is missing. */
   | 'ERR_MISSING_PARAMETER'
+  /** A query parameter has a value the route does not take. */
+  | 'ERR_INVALID_PARAMETER'
   /** The body is over `maxBody` bytes. */
   | 'ERR_BODY_TOO_LARGE'
   /** The batch has more than `maxBatch` items. */

@@ -78,6 +78,8 @@ export type KeyItem =
       readonly state: string;
       /** What mapped `key` onto `canonicalKey` (`preset:<name>`, `rule:<id>`, `alias`). */
       readonly via?: string;
+      /** With `format=surt`: the Internet Archive SURT of `url` (`null` where the IA's canonicalizer refuses it). */
+      readonly surt?: string | null;
     }
   | { readonly url: string; readonly ok: false; readonly code: string };
 
@@ -105,7 +107,7 @@ const KEY_RESULT_BYTES = 480;
  * UTF-8 JSON (json.ts). Between chunks the event loop gets a turn (`setImmediate`), so a large
  * batch of URLs to normalize does not hold up health checks, metrics and other requests.
  */
-async function keyResultsJson(ctx: RouteContext, urls: readonly string[]): Promise<Buffer> {
+async function keyResultsJson(ctx: RouteContext, urls: readonly string[], surt: boolean): Promise<Buffer> {
   const out = new Utf8Builder(urls.length * KEY_RESULT_BYTES + 16);
   out.append('{"results":[');
   for (let i = 0; i < urls.length; i += KEY_CHUNK) {
@@ -116,7 +118,7 @@ async function keyResultsJson(ctx: RouteContext, urls: readonly string[]): Promi
     for (let j = 0; j < chunk.length; j++) {
       const c = found[j]!;
       if ('ok' in c) invalid++;
-      out.append(i + j === 0 ? keyResultJson(chunk[j]!, c) : ',' + keyResultJson(chunk[j]!, c));
+      out.append(i + j === 0 ? keyResultJson(chunk[j]!, c, surt) : ',' + keyResultJson(chunk[j]!, c, surt));
     }
     ctx.metrics.keyed(chunk.length - invalid, invalid);
   }
@@ -125,7 +127,7 @@ async function keyResultsJson(ctx: RouteContext, urls: readonly string[]): Promi
 }
 
 /** `GET /v1/key`: one lookup; a URL the store cannot key is a 400. */
-async function keyResult(ctx: RouteContext, url: string): Promise<string> {
+async function keyResult(ctx: RouteContext, url: string, surt: boolean): Promise<string> {
   let c: CanonicalResult | CanonicalFailure;
   try {
     c = await ctx.store.canonical(url);
@@ -138,7 +140,18 @@ async function keyResult(ctx: RouteContext, url: string): Promise<string> {
     throw new ServiceError(400, c.code, `not a URL the store can key: ${c.code}`, url);
   }
   ctx.metrics.keyed(1, 0);
-  return keyResultJson(url, c);
+  return keyResultJson(url, c, surt);
+}
+
+/**
+ * `format=surt` on the key routes: each result also carries the Internet Archive SURT of its URL
+ * (CDX and pywb's key); `format=key`, the default, does not. Anything else is a 400.
+ */
+function wantsSurt(query: URLSearchParams): boolean {
+  const format = query.get('format');
+  if (format === null || format === 'key') return false;
+  if (format === 'surt') return true;
+  throw new ServiceError(400, 'ERR_INVALID_PARAMETER', 'format must be key or surt', format);
 }
 
 /** `GET /v1/explain`: `store.explain`, the same JSON as `urldedup explain --json`; an invalid URL is a 400. */
@@ -278,8 +291,9 @@ export const routes: readonly Route[] = [
     async handle(_req, query, ctx, done) {
       const url = query.get('url');
       if (url === null) throw new ServiceError(400, 'ERR_MISSING_PARAMETER', 'give the URL as ?url=… (percent-encoded)', 'url');
+      const surt = wantsSurt(query);
       takeUrls(ctx, 1, done);
-      return { status: 200, jsonText: await keyResult(ctx, url) };
+      return { status: 200, jsonText: await keyResult(ctx, url, surt) };
     },
   },
   {
@@ -299,10 +313,11 @@ export const routes: readonly Route[] = [
     path: '/v1/key',
     auth: true,
     limited: true,
-    async handle(req, _query, ctx, done) {
+    async handle(req, query, ctx, done) {
+      const surt = wantsSurt(query);
       const urls = urlList(await jsonBody(req, ctx, done), ctx.maxBatch);
       takeUrls(ctx, urls.length, done);
-      return { status: 200, jsonText: await keyResultsJson(ctx, urls) };
+      return { status: 200, jsonText: await keyResultsJson(ctx, urls, surt) };
     },
   },
   {

@@ -122,6 +122,6 @@ export async function runExplainCommand(argv: string[], stdout: Writable, stderr
     return invalid > 0 ? EXIT_SOME_INVALID : EXIT_OK;
   } catch (error) {
     if (store !== undefined) await store.close().catch(() => undefined);
-    return failure(error, stderr);
+    return failure(error, stderr, 'explain');
   }
 }

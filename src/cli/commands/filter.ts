@@ -197,7 +197,7 @@ export async function runFilterCommand(argv: string[], stdin: Readable, stdout: 
   } catch (error) {
     if (store !== undefined) await store.close().catch(() => undefined);
     if (isBrokenPipe(error)) return EXIT_BROKEN_PIPE; // the reader went away: what was not written stays undelivered
-    return failure(error, stderr);
+    return failure(error, stderr, 'filter');
   } finally {
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);

@@ -22,7 +22,9 @@ Options:
   --keep-fragment                keep '#fragment' (dropped by default)
   --strict                       reject anything that is not an RFC 3986 URI
   --max-length N                 longest input accepted (default 16384)
-  --json                         one JSON object per line: {input, ok, normal, key, fingerprint} or {input, ok:false, code}
+${command === 'key' ? `  --format key|surt              key (default), or the Internet Archive SURT (CDX and pywb's key,
+                                 by the IA's own canonicalization: --level and --preset do not apply)
+` : ''}  --json                         one JSON object per line: {input, ok, normal, key, fingerprint} or {input, ok:false, code}
   -h, --help
 
 Example:
@@ -39,6 +41,8 @@ export const normalizeFlags = {
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
+
+const keyFlags = { ...normalizeFlags, format: { type: 'string' } } as const satisfies ParseArgsConfig['options'];
 
 function positiveInt(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -76,12 +80,17 @@ export function normalizeOptionsFrom(values: {
 
 /** `urldedup normalize` or `urldedup key` (the same options): returns the exit code. */
 export async function runNormalizeFamily(command: 'normalize' | 'key', argv: string[], stdin: Readable, stdout: Writable): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: normalizeFlags, allowPositionals: true });
+  const { values, positionals } = parseArgs({ args: argv, options: command === 'key' ? keyFlags : normalizeFlags, allowPositionals: true });
   if (values.help) {
     stdout.write(NORMALIZE_HELP(command));
     return 0;
   }
-  return runLineCommand({ command, json: values.json === true, normalize: normalizeOptionsFrom(values) }, stdin, stdout, positionals);
+  const format = (values as { format?: string }).format ?? 'key';
+  if (format !== 'key' && format !== 'surt') throw new UsageError(`--format must be key or surt, not ${JSON.stringify(format)}`);
+  if (format === 'surt' && (values.level !== undefined || (values.preset ?? []).length > 0 || values['keep-fragment'] === true)) {
+    throw new UsageError('--format surt uses the Internet Archive\'s canonicalization: --level, --preset and --keep-fragment do not apply');
+  }
+  return runLineCommand({ command, json: values.json === true, normalize: normalizeOptionsFrom(values), format }, stdin, stdout, positionals);
 }
 
 /** `urldedup normalize`: returns the exit code (0, or 1 when some inputs were invalid). */

@@ -93,6 +93,6 @@ export async function runRepairCommand(argv: string[], stdout: Writable, stderr:
     // a store that lost records is never reported as simply repaired: exit 1 with what was lost
     return verified === EXIT_OK && !report.complete ? EXIT_SOME_INVALID : verified;
   } catch (error) {
-    return failure(error, stderr);
+    return failure(error, stderr, 'repair');
   }
 }

@@ -124,6 +124,6 @@ export async function runRulesCommand(argv: string[], stdout: Writable, stderr: 
     return EXIT_OK;
   } catch (error) {
     if (store !== undefined) await store.close().catch(() => undefined);
-    return failure(error, stderr);
+    return failure(error, stderr, 'rules');
   }
 }

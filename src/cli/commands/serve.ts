@@ -136,7 +136,7 @@ export async function runServeCommand(argv: string[], io: ServeIo = {}): Promise
   } catch (error) {
     if (service !== undefined) service.abort();
     if (store !== undefined) await store.close().catch(() => undefined);
-    return failure(error, stderr);
+    return failure(error, stderr, 'serve');
   }
 }
 

@@ -63,6 +63,6 @@ export async function runVerifyCommand(argv: string[], stdout: Writable, stderr:
     presetsFrom(values.preset); // accepted for compatibility: the store's recorded presets are used
     return await verifyAndReport(storeLocationFrom(values), values.json === true, stdout);
   } catch (error) {
-    return failure(error, stderr);
+    return failure(error, stderr, 'verify');
   }
 }
