@@ -105,6 +105,8 @@ export interface CrawledPage {
 export interface CrawlProgress {
   readonly pagesFetched: number;
   readonly requests: number;
+  /** Distinct documents (2xx bodies by content hash) fetched so far. */
+  readonly documents: number;
   readonly queued: number;
   readonly inFlight: number;
   readonly duplicatesAvoided: number;

@@ -671,6 +671,7 @@ class Crawler implements Crawl, RedirectContext {
     return {
       pagesFetched: this.report.pagesFetched,
       requests: this.report.requests,
+      documents: this.report.documents,
       queued: this.lastStats.queued,
       inFlight: this.outstanding,
       duplicatesAvoided: this.report.duplicatesAvoided,

@@ -15,6 +15,7 @@ import { STORE_FLAGS, storeLocationFrom } from '../store-access.js';
 import { UsageError, usageLines } from '../errors.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_STORE, EXIT_USAGE } from '../exit-codes.js';
 import { createLogger, logFormatFrom, type LogFormat, type LogLevel } from '../logger.js';
+import { progressFigures, progressLine } from '../progress.js';
 import { startDemoSite, type DemoSite } from './demo-site.js';
 
 export const CRAWL_HELP = `Usage: urldedup crawl [URL...] [options]
@@ -67,7 +68,11 @@ Options:
   --report text|json   the final report's format (default text, on stdout)
   --report html FILE   write the report as one self-contained HTML page to FILE (docs/report.md)
   --log-level LEVEL    pino logs on stderr: silent, error, warn (default), info, debug, trace
-  --log-format FORMAT  json (default, one object a line) or pretty (for people)
+  --log-format FORMAT  json (one object a line; the default when stderr is not a terminal) or
+                       pretty (for people; the default on a terminal)
+  --stats-interval S   when stderr is not a terminal: a 'crawl progress' log record every S
+                       seconds (pages/s, fetched, queued, documents, requests per document, ETA;
+                       default 60, 0 for none); on a terminal, a live line that fits its width
   --demo-port N        the demo site's port (default: the last one used with this --db, else any)
   -h, --help
 
@@ -104,6 +109,7 @@ const flags = {
   sync: { type: 'string' },
   'log-level': { type: 'string' },
   'log-format': { type: 'string' },
+  'stats-interval': { type: 'string' },
   'demo-port': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
@@ -161,10 +167,6 @@ export interface CrawlCommandIo {
   readonly handleSignals?: boolean;
 }
 
-function progressLine(p: CrawlProgress): string {
-  return `fetched ${p.pagesFetched} · queued ${p.queued} · in flight ${p.inFlight} · duplicates ${p.duplicatesAvoided} · pruned ${p.pruned} · errors ${p.errors} · ${p.pagesPerSecond} pages/s`;
-}
-
 /** The demo site's port is remembered next to the store, so a demo crawl can resume on the same URLs. */
 function demoPortFile(db: string): string {
   return resolvePath(db) + '.demo-port';
@@ -215,6 +217,7 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
   let htmlFile: string | undefined;
   let logLevel: LogLevel;
   let logFormat: LogFormat;
+  let statsIntervalMs: number;
   try {
     const parsed = parseArgs({ args: argv, options: flags, allowPositionals: true, strict: true, tokens: true });
     ({ values, positionals } = parsed);
@@ -236,7 +239,8 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
     if (report === 'html') htmlFile = htmlReportFile(parsed.tokens, positionals);
     logLevel = (values['log-level'] ?? 'warn') as LogLevel;
     if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
-    logFormat = logFormatFrom(values['log-format']);
+    logFormat = logFormatFrom(values['log-format'], stderr.isTTY === true);
+    statsIntervalMs = (wholeNumber('stats-interval', values['stats-interval'], 0) ?? 60) * 1000;
     for (const u of positionals) {
       let parsed: URL;
       try {
@@ -305,7 +309,16 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
     return EXIT_USAGE;
   }
 
-  const logger = createLogger(logLevel, logFormat);
+  const logger = createLogger(logLevel, logFormat, stderr);
+  const tty = stderr.isTTY === true;
+  // notices and periodic stats are log records in the log's own format, logged at info whatever
+  // --log-level says (a child logger's level is its own), except under --log-level silent
+  const notices = logLevel === 'silent' ? undefined : logger.child({}, { level: 'info' });
+  const clearLine = (): void => void (tty && stderr.write('\r\x1b[K'));
+  const notice = (level: 'info' | 'warn', message: string): void => {
+    clearLine();
+    notices?.[level](message);
+  };
   let site: DemoSite | undefined;
   let seeds = positionals;
   let allow: CrawlOptions['allow'] = [];
@@ -321,10 +334,9 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
       { address: '127.0.0.1', port: site.port },
       { address: '::1', port: site.port },
     ];
-    stderr.write(`crawling the built-in demo site ${site.url} (loopback allowed for port ${site.port} only), store ${db}\n`);
+    notice('info', `crawling the built-in demo site ${site.url} (loopback allowed for port ${site.port} only), store ${db}`);
   }
 
-  const tty = stderr.isTTY === true;
   // the first page fetched shows the crawl holds the store: then the demo's port is remembered
   let remembered = site === undefined;
   const demo = site;
@@ -334,7 +346,11 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
     seeds,
     allow,
     logger,
-    ...(tty ? { onProgress: (p: CrawlProgress) => void stderr.write(`\r\x1b[K${progressLine(p)}`) } : {}),
+    ...(tty
+      ? { onProgress: (p: CrawlProgress) => void stderr.write(`\r\x1b[K${progressLine(p, (stderr as { columns?: number }).columns ?? 80)}`) }
+      : notices !== undefined && statsIntervalMs > 0
+        ? { progressIntervalMs: statsIntervalMs, onProgress: (p: CrawlProgress) => notices.info(progressFigures(p), 'crawl progress') }
+        : {}),
     ...(demo === undefined
       ? {}
       : {
@@ -353,7 +369,7 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
       return;
     }
     signal = s;
-    stderr.write(`${tty ? '\r\x1b[K' : ''}${s}: finishing in-flight pages, then closing the store (again to abort them)\n`);
+    notice('warn', `${s}: finishing in-flight pages, then closing the store (again to abort them)`);
     c.stop('signal');
   };
   const handleSignals = io.handleSignals !== false;
@@ -367,7 +383,7 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
     if (htmlFile !== undefined) {
       try {
         writeFileSync(htmlFile, renderReportHtml(r));
-        stderr.write(`report written to ${htmlFile}\n`);
+        notice('info', `report written to ${htmlFile}`);
       } catch (error) {
         // the crawl is done: its report goes to stdout rather than nowhere
         stderr.write(`urldedup crawl: the report could not be written to ${htmlFile} (${(error as Error).message}); here it is as text\n`);

@@ -102,7 +102,7 @@ export async function runFilterCommand(argv: string[], stdin: Readable, stdout: 
     const presets = presetsFrom(values.preset);
     const location = storeLocationFrom(values);
     const explain = values.explain === true;
-    const log = createLogger(logLevelFrom(values['log-level']), logFormatFrom(values['log-format']));
+    const log = createLogger(logLevelFrom(values['log-level']), logFormatFrom(values['log-format'], process.stderr.isTTY === true));
     process.on('SIGINT', onInt);
     process.on('SIGTERM', onTerm);
     stdout.on('error', ignore);

@@ -86,7 +86,7 @@ export async function runServeCommand(argv: string[], io: ServeIo = {}): Promise
     const maxBatch = integer('max-batch', values['max-batch'], 1);
     const maxInFlight = integer('max-inflight', values['max-inflight'], 1);
     const presets = presetsFrom(values.preset);
-    const log = createLogger(logLevelFrom(values['log-level'], values.verbose ? 'info' : 'warn'), logFormatFrom(values['log-format']));
+    const log = createLogger(logLevelFrom(values['log-level'], values.verbose ? 'info' : 'warn'), logFormatFrom(values['log-format'], process.stderr.isTTY === true));
     let token: string | undefined;
     if (values['token-file'] !== undefined) {
       const t = await readTokenFile(values['token-file']);
