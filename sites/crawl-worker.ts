@@ -16,15 +16,18 @@ export interface CrawlWorker {
   stdout(): string;
   /** The non-debug lines of stderr (warnings, errors), for failure messages. */
   stderrTail(): string;
+  /** How many stderr lines contained `text`, one of the texts given to watch (debug lines too). */
+  logged(text: string): number;
 }
 
 /** Start `node CLI crawl ARGS…`. */
-export function startCrawlWorker(cli: string, label: string, args: readonly string[]): CrawlWorker {
+export function startCrawlWorker(cli: string, label: string, args: readonly string[], watch: readonly string[] = []): CrawlWorker {
   const child = spawn(process.execPath, [cli, 'crawl', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let fetched = 0;
   let out = '';
   let partial = '';
   const other: string[] = [];
+  const seen = new Map<string, number>();
   const waiters: { n: number; resolve: (ok: boolean) => void }[] = [];
   const wake = (): void => {
     for (let i = waiters.length - 1; i >= 0; i--) {
@@ -36,6 +39,7 @@ export function startCrawlWorker(cli: string, label: string, args: readonly stri
     const lines = (partial + d).split('\n');
     partial = lines.pop()!;
     for (const line of lines) {
+      for (const w of watch) if (line.includes(w)) seen.set(w, (seen.get(w) ?? 0) + 1);
       if (line.includes('"msg":"fetched"')) fetched++;
       else if (line.trim() !== '' && !line.includes('"level":20')) other.push(line);
     }
@@ -56,6 +60,7 @@ export function startCrawlWorker(cli: string, label: string, args: readonly stri
     exited,
     stdout: () => out,
     stderrTail: () => other.slice(-10).join('\n'),
+    logged: (text) => seen.get(text) ?? 0,
   };
 }
 

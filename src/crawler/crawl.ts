@@ -203,6 +203,7 @@ class Crawler implements Crawl, RedirectContext {
     this.store = opened.store;
     this.ownsStore = opened.owned;
     if (isFleetMember(this.store)) {
+      this.store.onTakeover((host) => this.log.warn({ host }, 'fleet: took over a host whose worker stopped renewing its lease (its queued and in-flight URLs are fetched here)'));
       const politeness = this.politeness;
       this.store.pacing = { notBefore: (h) => politeness.nextStartOf(h), holdUntil: (h, t) => politeness.holdUntil(h, t) };
     }

@@ -81,6 +81,23 @@ describe('runCrawlCommand', () => {
     }
   });
 
+  it('--max-links N takes at most N distinct links from a page; the rest are counted as dropped', async () => {
+    const db = tempDir();
+    try {
+      const few = await run(['--db', `${db.path}/a`, '--report', 'json', '--max-links', '3', '--log-level', 'silent']);
+      const many = await run(['--db', `${db.path}/b`, '--report', 'json', '--log-level', 'silent']);
+      expect(few.code).toBe(0);
+      const a = JSON.parse(few.stdout) as CrawlReport;
+      const b = JSON.parse(many.stdout) as CrawlReport;
+      expect(a.links.refused.dropped).toBeGreaterThan(0);
+      expect(b.links.refused.dropped ?? 0).toBe(0);
+      expect(a.links.found).toBeLessThan(b.links.found);
+      expect((await run(['--max-links', '0'])).code).toBe(2);
+    } finally {
+      db.remove();
+    }
+  });
+
   it('a demo crawl refused by a locked store keeps the port the store’s URLs name', async () => {
     const db = tempDir();
     try {

@@ -40,6 +40,8 @@ const PER_HOST = 2;
 const LEASE_MS = 2000;
 /** Each crawl must end within this (a hang guard). */
 const FINISH_MS = 30_000;
+/** What a worker logs (a warning) when it takes over a host whose worker stopped renewing its lease. */
+const TAKEOVER = 'fleet: took over a host';
 
 interface FleetKillEntry extends RegressionEntry {
   readonly siteSeed: number;
@@ -53,6 +55,8 @@ interface FleetRun {
   /** Pages the killed (or stopped) worker had logged as fetched when it was killed (or stopped). */
   readonly victimPages?: number;
   readonly victimStopped?: boolean;
+  /** Warnings the workers that finished logged on taking over a host whose lease had expired. */
+  readonly takeovers: number;
 }
 
 const crawlFlags = (site: MultiHostSite): string[] => [
@@ -84,7 +88,7 @@ async function crawlWithLevelDb(site: MultiHostSite): Promise<FleetRun> {
     const w = startCrawlWorker(CLI, 'leveldb worker', [...crawlFlags(site), '--db', db.path]);
     const r = await finishWithin(w, FINISH_MS);
     if (r.code !== 0) throw new Error(`leveldb worker exited ${r.code ?? r.signal}: ${w.stderrTail()}`);
-    return { summary: summarizeCrawl(site, site.requests), maxInFlight: site.maxInFlight() };
+    return { summary: summarizeCrawl(site, site.requests), maxInFlight: site.maxInFlight(), takeovers: 0 };
   } finally {
     db.remove();
   }
@@ -100,7 +104,7 @@ async function crawlWithFleet(site: MultiHostSite, killAfterPages?: number, stop
   const workers: CrawlWorker[] = [];
   try {
     const flags = [...crawlFlags(site), '--redis', cluster.seeds, '--redis-name', name, '--lease-ms', String(LEASE_MS)];
-    for (let i = 0; i < WORKERS; i++) workers.push(startCrawlWorker(CLI, `worker ${i}`, flags));
+    for (let i = 0; i < WORKERS; i++) workers.push(startCrawlWorker(CLI, `worker ${i}`, flags, [TAKEOVER]));
     let victimPages: number | undefined;
     if (killAfterPages !== undefined) {
       const victim = workers[0]!;
@@ -122,7 +126,8 @@ async function crawlWithFleet(site: MultiHostSite, killAfterPages?: number, stop
       const r = await finishWithin(w, FINISH_MS);
       if (r.code !== 0) throw new Error(`${w.label} exited ${r.code ?? r.signal}: ${w.stderrTail()}`);
     }
-    return { summary: summarizeCrawl(site, site.requests), maxInFlight: site.maxInFlight(), ...(victimPages === undefined ? {} : { victimPages, victimStopped: stop }) };
+    const takeovers = workers.slice(killAfterPages === undefined || stop ? 0 : 1).reduce((n, w) => n + w.logged(TAKEOVER), 0);
+    return { summary: summarizeCrawl(site, site.requests), maxInFlight: site.maxInFlight(), takeovers, ...(victimPages === undefined ? {} : { victimPages, victimStopped: stop }) };
   } finally {
     for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
     await Promise.all(workers.map((w) => w.exited));
@@ -217,5 +222,7 @@ describe('fleet/worker-kill: three workers on a Redis Cluster, one killed with S
     }
     expect(problems).toEqual([]);
     expect(run.victimPages).toBeGreaterThanOrEqual(killAfterPages);
+    // the survivors say so when they take over the killed worker's hosts
+    expect(run.takeovers).toBeGreaterThan(0);
   }, 60_000);
 });

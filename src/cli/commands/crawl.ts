@@ -41,6 +41,8 @@ Options:
   --delay-ms N         least time between two requests to one host (default ${defaultCrawlOptions.delayMs};
                        a larger robots.txt Crawl-delay wins, up to 30 s)
   --max-pages N        stop after N pages in this run (the rest stays queued)
+  --max-links N        distinct links taken from one page (default 5000; the rest are counted
+                       as dropped in the report)
   --max-depth N        follow links at most N steps from a seed
   --scope MODE         host (default: the seeds' hosts, with or without www.), domain (and their
                        subdomains) or any
@@ -94,6 +96,7 @@ const flags = {
   'per-host': { type: 'string' },
   'delay-ms': { type: 'string' },
   'max-pages': { type: 'string' },
+  'max-links': { type: 'string' },
   'max-depth': { type: 'string' },
   scope: { type: 'string' },
   include: { type: 'string', multiple: true },
@@ -272,6 +275,7 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
       throw new UsageError('--lease-ms and --max-hosts need --redis');
     }
     const maxPages = wholeNumber('max-pages', values['max-pages'], 0);
+    const maxLinks = wholeNumber('max-links', values['max-links'], 1);
     const maxDepth = wholeNumber('max-depth', values['max-depth'], 0);
     const concurrency = wholeNumber('concurrency', values.concurrency, 1);
     const perHost = wholeNumber('per-host', values['per-host'], 1);
@@ -294,6 +298,7 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
       exclude: (values.exclude ?? []).map((r) => regex('exclude', r)),
       allowPrivate: values['allow-private'] === true,
       ...(maxPages === undefined ? {} : { maxPages }),
+      ...(maxLinks === undefined ? {} : { extract: { maxOutlinks: maxLinks } }),
       ...(maxDepth === undefined ? {} : { maxDepth }),
       ...(concurrency === undefined ? {} : { concurrency }),
       ...(perHost === undefined ? {} : { perHost }),

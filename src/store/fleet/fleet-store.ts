@@ -73,6 +73,8 @@ export interface FleetPacing {
 /** What the crawler asks of a fleet store besides `SeenStore` (crawl.ts). */
 export interface FleetMember {
   readonly fleet: true;
+  /** Be told when this worker takes a host (its partition tag) whose previous holder's lease expired. */
+  onTakeover(listener: (tag: string) => void): void;
   /** The crawler's pacing: a host given up leaves its next start time for its next holder. */
   pacing: FleetPacing | undefined;
   /** Take hosts with work (up to `maxHosts`), admit their inboxes, give up hosts with none left. */
@@ -131,6 +133,15 @@ export class FleetStore implements SeenStore, FleetMember {
   private counters: { at: number; ttl: number; value: Map<string, number> } | undefined;
   private closed = false;
   private lastRefill = 0;
+  /** Partitions whose lease this worker found expired (a dead or stalled holder), until taken. */
+  private readonly abandoned = new Set<string>();
+  private takeoverListener: ((tag: string) => void) | undefined;
+
+  /** Be told when this worker takes a host whose previous holder's lease expired. */
+  onTakeover(listener: (tag: string) => void): void {
+    this.takeoverListener = listener;
+  }
+
   /** When `refill` last looked for expired leases (`reap`). */
   private reapedAt = 0;
 
@@ -481,6 +492,7 @@ export class FleetStore implements SeenStore, FleetMember {
     if (now - this.reapedAt >= Math.max(this.o.pollMs, this.o.leaseMs / 3)) {
       this.reapedAt = now;
       await this.registry.reap();
+      for (const t of this.registry.lastReaped) this.abandoned.add(t);
     }
     for (const tag of await this.registry.readySample(4 * this.o.maxHosts)) {
       if (this.held.size >= this.o.maxHosts) break;
@@ -489,6 +501,7 @@ export class FleetStore implements SeenStore, FleetMember {
       if (p === undefined) continue;
       this.held.set(tag, p);
       await this.registry.taken(tag);
+      if (this.abandoned.delete(tag)) this.takeoverListener?.(tag);
       if (this.requeue !== undefined) await this.onHeld(p, (e) => e.requeueFailed(this.requeue!));
       await this.drainInbox(p);
     }
@@ -542,6 +555,7 @@ export class FleetStore implements SeenStore, FleetMember {
       for (const p of this.held.values()) if ((await p.engine.stats()).frontier.size > 0) return true;
       // `leased` before `ready` (registry.ts): a holder adds its host to `ready` before leaving `leased`
       const others = (await this.registry.reap()).filter((t) => !this.held.has(t));
+      for (const t of this.registry.lastReaped) this.abandoned.add(t);
       if (others.length === 0 && this.held.size === 0 && (await this.registry.readyCount()) === 0) return false;
       await sleep(this.o.pollMs, signal);
     }

@@ -141,11 +141,15 @@ export class FleetRegistry {
     if ((await this.inboxLength(tag)) > 0) await this.cluster.sadd(this.key('ready'), tag);
   }
 
+  /** The tags the last `reap` found with an expired lease (their holder was killed or stalled). */
+  lastReaped: string[] = [];
+
   /**
    * Hosts whose lease expired (a worker was killed or stalled) go back to `ready`, their queued
    * and in-flight URLs with them. Returns the tags whose leases still hold.
    */
   async reap(): Promise<string[]> {
+    this.lastReaped = [];
     const leased = await this.cluster.smembers(this.key('leased'));
     const held = await Promise.all(leased.map((tag) => this.cluster.exists(leaseKey(this.name, tag))));
     const live: string[] = [];
@@ -157,6 +161,7 @@ export class FleetRegistry {
       }
       await this.cluster.sadd(this.key('ready'), tag);
       await this.cluster.srem(this.key('leased'), tag);
+      this.lastReaped.push(tag);
       // taken in between (its taker added it to `leased` before this SREM): put it back
       if ((await this.cluster.exists(leaseKey(this.name, tag))) === 1) await this.cluster.sadd(this.key('leased'), tag);
     }
