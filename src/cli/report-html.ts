@@ -240,9 +240,13 @@ function countTable(id: string, title: string, map: Readonly<Record<string, numb
   return `<div class="half"><h3>${escapeHtml(title)}</h3>${table(id, ['', 'count'], rows, [false, true])}</div>`;
 }
 
-function overTime(t: Timeline | undefined, durationMs: number): string {
+function overTime(t: Timeline | undefined, durationMs: number, pagesFetched: number): string {
   if (t === undefined || t.points.length === 0) {
     return '<section><h2>Over time</h2><p class="note">This report has no timeline (it was written by a urldedup that did not record one): only the totals are shown.</p></section>';
+  }
+  // a run that fetched nothing has no curve to draw: say so rather than draw empty axes
+  if (pagesFetched === 0) {
+    return '<section><h2>Over time</h2><p class="note" id="no-pages">No page was fetched in this run: nothing to chart. The statuses and errors below say why.</p></section>';
   }
   const xMax = Math.max(durationMs, ...t.points.map((p) => p.t));
   const pts: readonly TimelinePoint[] = t.points[0]!.t > 0 ? [{ t: 0, requests: 0, documents: 0, fetched: 0, duplicates: 0 }, ...t.points] : t.points;
@@ -388,7 +392,7 @@ export function renderReportHtml(report: ReportWithTimeline): string {
     `<header><h1>urldedup crawl report</h1><p>Seeds: <code data-figure="seeds">${escapeHtml(seeds)}</code></p>`,
     `<p>Started <time data-figure="startedAt">${escapeHtml(report.startedAt)}</time>; stopped: <span data-figure="stoppedBecause">${escapeHtml(report.stoppedBecause)}</span>.</p></header>`,
     headline(report),
-    overTime(report.timeline, report.durationMs),
+    overTime(report.timeline, report.durationMs, report.pagesFetched),
     duplicates(report),
     rules(report),
     hosts(report.timeline, report.store.frontier.hosts),

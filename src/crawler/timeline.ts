@@ -226,7 +226,7 @@ export class TimelineRecorder {
       });
     }
     if (rule.withdrawn !== undefined && rule.withdrawn >= this.start) {
-      const evidence = [`${rule.for} for, ${rule.against} against`];
+      const evidence = [`${rule.for} for, ${rule.against} against${rule.activated === undefined ? '; withdrawn as a candidate, before it was ever active' : ''}`];
       if (rule.contradiction !== undefined) evidence.unshift(`contradicted by ${describeObservation(rule.contradiction)}`);
       this.ruleEvent(rule.withdrawn, { id: rule.id, change: 'withdrawn', evidence });
     }

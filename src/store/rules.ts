@@ -551,6 +551,9 @@ export function rederive(rule: RuleRecord, support: readonly Support[], contra: 
   const t = o?.t ?? Date.now();
   if (change === 'activated' && rule.activated === undefined) next = { ...next, activated: t };
   if (change === 'withdrawn') next = { ...next, withdrawn: t };
+  // a candidate contradicted before it ever held a scope is withdrawn too (nothing to give back):
+  // its time is kept, so a report shows it
+  else if (state === 'withdrawn' && rule.state !== 'withdrawn') next = { ...next, withdrawn: t };
   return { rule: next, change };
 }
 

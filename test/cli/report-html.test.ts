@@ -166,6 +166,45 @@ describe('renderReportHtml', () => {
     for (const [name, value] of Object.entries(expectedFigures(old))) expect([name, shown.get(name)]).toEqual([name, value]);
   });
 
+  it('draws no empty charts for a run that fetched nothing, and says why', () => {
+    const t = new TimelineRecorder({ start: START, everyPages: 1 });
+    t.sample(START + 500, { requests: 2, documents: 0, fetched: 0, duplicates: 0 });
+    const nothing: ReportWithTimeline = { ...hostileReport(false), pagesFetched: 0, pagesOk: 0, documents: 0, requestsPerDocument: null, timeline: t.toJSON() };
+    const page = renderReportHtml(nothing);
+    expect(page).toContain('id="no-pages"');
+    expect(page).toContain('No page was fetched in this run');
+    expect(page).not.toContain('id="chart-requests-per-document"');
+    expect(page).not.toContain('id="chart-documents"');
+  });
+
+  it('shows a rule withdrawn as a candidate, before it was ever active', async () => {
+    // a real store: a parameter rule with support, then contradicted before it reached the threshold
+    const store = await openStore(tempDir().path + '/db');
+    try {
+      const t = new TimelineRecorder({ start: Date.now() - 1 });
+      const h = 'http://cand.example';
+      const fetches: [string, string][] = [
+        [`${h}/a?x=1`, 'A'], [`${h}/a`, 'A'], [`${h}/c?x=2`, 'C'], [`${h}/c`, 'C'],
+        [`${h}/b?x=1`, 'B1'], [`${h}/b`, 'B2'], [`${h}/b?x=1`, 'B1'], [`${h}/b`, 'B2'], [`${h}/d?x=3`, 'D1'], [`${h}/d`, 'D2'],
+      ];
+      for (const [u, hash] of fetches) {
+        await store.admit([u]);
+        await store.recordFetch(u, { status: 200, contentHash: hash });
+      }
+      const withdrawn: string[] = [];
+      for await (const r of store.rules()) {
+        t.ruleRecord(r);
+        if (r.state === 'withdrawn' && r.activated === undefined) withdrawn.push(r.id);
+      }
+      expect(withdrawn.length).toBeGreaterThan(0);
+      const page = renderReportHtml({ ...hostileReport(false), timeline: t.toJSON() });
+      expect(page).toContain(escapeHtml(withdrawn[0]!));
+      expect(page).toContain('withdrawn as a candidate, before it was ever active');
+    } finally {
+      await store.close();
+    }
+  });
+
   it('shows a dash for requests per document before any document', () => {
     const empty: ReportWithTimeline = { ...hostileReport(false), documents: 0, requestsPerDocument: null, links: { ...hostileReport(false).links, duplicates: {} } };
     const page = renderReportHtml(empty);
