@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, posix } from 'node:path';
 
-/** Trees the simulator looks for, in this order (.ci/run installs the packages). */
+/** Trees the simulator looks for, in this order (`npm test`, scripts/test.sh, installs the packages). */
 export const KNOWN_TREES: readonly string[] = [
   '/usr/share/doc/python-flask-doc/html',
   '/usr/share/doc/python-requests-doc/html',

@@ -1,10 +1,10 @@
 /**
  * The HTML report: every string from the report escaped, the charts drawn, the figures shown equal
  * to the JSON's; then a real crawl of the demo site, its page opened in headless Chromium (Debian's
- * `chromium`, which .ci/run installs): no console error, no page error, no request but the file
+ * `chromium`, which `npm test` installs): no console error, no page error, no request but the file
  * itself, and the figures read from the DOM equal the JSON report's.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,6 +17,7 @@ import { escapeHtml, formatDuration, formatNumber, renderReportHtml, type Report
 import { TimelineRecorder } from '../../src/crawler/timeline.js';
 import { openStore } from '../../src/store/index.js';
 import { loopbackAllow, tempDir } from '../crawler/support.js';
+import { CHROMIUM as CHROMIUM_NEED, CHROMIUM_PATH, describeWith } from '../support/requirements.js';
 
 const EVIL = '<script>alert(1)</script>';
 const START = Date.parse('2026-01-02T03:04:05.000Z');
@@ -215,7 +216,7 @@ describe('renderReportHtml', () => {
 
 // ---- in a real browser --------------------------------------------------------------------------
 
-const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = CHROMIUM_PATH;
 
 interface Opened {
   readonly page: Page;
@@ -226,7 +227,7 @@ interface Opened {
   readonly dialogs: string[];
 }
 
-describe('the page of a real crawl, in headless Chromium', () => {
+describeWith([CHROMIUM_NEED], 'the page of a real crawl, in headless Chromium', () => {
   let site: DemoSite;
   let browser: Browser;
   let report: ReportWithTimeline;
@@ -262,7 +263,6 @@ describe('the page of a real crawl, in headless Chromium', () => {
   }
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium; .ci/run does)`);
     site = await startDemoSite();
     const db = tempDir();
     try {

@@ -5,7 +5,7 @@
  * A failing seed is shrunk (sim/shrink.ts) to the fewest behaviours and pages that still fail,
  * and the shrunk case is printed for test/regressions/simulator-cases.json.
  *
- * Needs a documentation tree (.ci/run installs python-flask-doc and others; valgrind's manual is
+ * Needs a documentation tree (`npm test` installs python-flask-doc and others; valgrind's manual is
  * on every machine of this project's kind).
  */
 import { afterAll, describe, expect, it } from 'vitest';

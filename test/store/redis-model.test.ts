@@ -10,46 +10,49 @@ import { destroyRedisStore } from '../../src/store/redis/cluster.js';
 import { openRedisStore } from '../../src/store/redis-store.js';
 import { sharedCluster, type TestCluster } from '../support/redis-cluster.js';
 import { command, run, snapshot, urlsOf } from './model-commands.js';
+import { describeWith, REDIS } from '../support/requirements.js';
 
-const LONG = process.env['URLDEDUP_LONG'] === '1';
-const SEED = process.env['URLDEDUP_SEED'] !== undefined ? Number(process.env['URLDEDUP_SEED']) : Math.floor(Math.random() * 2 ** 31);
+describeWith([REDIS], 'redis-model', () => {
+  const LONG = process.env['URLDEDUP_LONG'] === '1';
+  const SEED = process.env['URLDEDUP_SEED'] !== undefined ? Number(process.env['URLDEDUP_SEED']) : Math.floor(Math.random() * 2 ** 31);
 
-let cluster: TestCluster;
-beforeAll(async () => {
-  cluster = await sharedCluster();
-}, 60_000);
-afterAll(() => cluster?.stop());
+  let cluster: TestCluster;
+  beforeAll(async () => {
+    cluster = await sharedCluster();
+  }, 60_000);
+  afterAll(() => cluster?.stop());
 
-describe('store model on Redis Cluster (memory ≡ Redis, invariants hold)', () => {
-  it(`agrees on random command sequences (seed ${SEED})`, { timeout: LONG ? 300_000 : 60_000 }, async () => {
-    console.log(`redis model: seed ${SEED} (replay with URLDEDUP_SEED=${SEED})`);
-    const options: StoreOptions = { presets: ['tracking'], ruleThreshold: 2, learnRules: true };
-    let runs = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 40 }), async (commands) => {
-        runs++;
-        const name = `m-${randomBytes(6).toString('hex')}`;
-        const open = (): Promise<SeenStore> => openRedisStore(cluster.seeds, { ...options, redis: { name } });
-        const mem = await openMemoryStore(options);
-        let red = await open();
-        try {
-          for (const c of commands) expect(await run(red, c), JSON.stringify(c)).toEqual(await run(mem, c));
-          expect((await red.verify()).problems).toEqual([]);
-          expect(await snapshot(red)).toEqual(await snapshot(mem));
-          const all = urlsOf(commands);
-          const warm = await red.canonicalMany(all);
-          await red.close();
-          red = await open();
-          expect(await red.canonicalMany(all)).toEqual(warm);
-        } finally {
-          await mem.close();
-          await red.close();
-          await destroyRedisStore(cluster.seeds, name);
-        }
-      }),
-      { seed: SEED, numRuns: LONG ? 1000 : 100, interruptAfterTimeLimit: LONG ? 240_000 : 10_000, markInterruptAsFailure: false },
-    );
-    console.log(`redis model: ${runs} sequences`);
-    expect(runs).toBeGreaterThan(5);
+  describe('store model on Redis Cluster (memory ≡ Redis, invariants hold)', () => {
+    it(`agrees on random command sequences (seed ${SEED})`, { timeout: LONG ? 300_000 : 60_000 }, async () => {
+      console.log(`redis model: seed ${SEED} (replay with URLDEDUP_SEED=${SEED})`);
+      const options: StoreOptions = { presets: ['tracking'], ruleThreshold: 2, learnRules: true };
+      let runs = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 40 }), async (commands) => {
+          runs++;
+          const name = `m-${randomBytes(6).toString('hex')}`;
+          const open = (): Promise<SeenStore> => openRedisStore(cluster.seeds, { ...options, redis: { name } });
+          const mem = await openMemoryStore(options);
+          let red = await open();
+          try {
+            for (const c of commands) expect(await run(red, c), JSON.stringify(c)).toEqual(await run(mem, c));
+            expect((await red.verify()).problems).toEqual([]);
+            expect(await snapshot(red)).toEqual(await snapshot(mem));
+            const all = urlsOf(commands);
+            const warm = await red.canonicalMany(all);
+            await red.close();
+            red = await open();
+            expect(await red.canonicalMany(all)).toEqual(warm);
+          } finally {
+            await mem.close();
+            await red.close();
+            await destroyRedisStore(cluster.seeds, name);
+          }
+        }),
+        { seed: SEED, numRuns: LONG ? 1000 : 100, interruptAfterTimeLimit: LONG ? 240_000 : 10_000, markInterruptAsFailure: false },
+      );
+      console.log(`redis model: ${runs} sequences`);
+      expect(runs).toBeGreaterThan(5);
+    });
   });
 });

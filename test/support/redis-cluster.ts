@@ -1,6 +1,6 @@
 // A real Redis Cluster on loopback for the Redis store's tests (no mocks).
 //
-// `sharedCluster()`: the cluster .ci/run started (URLDEDUP_REDIS_CLUSTER=redis://127.0.0.1:7001,…),
+// `sharedCluster()`: the cluster `npm test` (scripts/test.sh) started (URLDEDUP_REDIS_CLUSTER=redis://127.0.0.1:7001,…),
 // else, when redis-server is on PATH, one started here for this test file (scripts/redis-cluster.sh
 // in a temp folder on free ports) and stopped with `stop()`. With CI=true a missing
 // URLDEDUP_REDIS_CLUSTER is an error: CI must test against the cluster it started, never skip.
@@ -79,7 +79,7 @@ export async function sharedCluster(): Promise<TestCluster> {
     return { seeds: given, ports: [], dir: undefined, pid: none, restart: none, stop: () => undefined };
   }
   if (process.env['CI'] === 'true') {
-    throw new Error('CI=true but URLDEDUP_REDIS_CLUSTER is not set: .ci/run must start the Redis Cluster (scripts/redis-cluster.sh) and export its seeds');
+    throw new Error('CI=true but URLDEDUP_REDIS_CLUSTER is not set: npm test (scripts/test.sh) must start the Redis Cluster (scripts/redis-cluster.sh) and export its seeds');
   }
   return ownCluster();
 }

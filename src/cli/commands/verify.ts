@@ -2,6 +2,8 @@
  * `urldedup verify`: the store's invariants checked (a consistency check, like fsck).
  */
 import type { Writable } from 'node:stream';
+import { isStoreError, StoreError } from '../../store/errors.js';
+import { checkFolder } from '../../store/leveldb/folder-check.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { presetsFrom } from '../args.js';
 import { failure } from '../errors.js';
@@ -36,7 +38,17 @@ export const verifyFlags = {
 
 /** Open, verify, close; the report as text or JSON; exit 0 when consistent, 1 otherwise. */
 export async function verifyAndReport(location: StoreLocation, json: boolean, stdout: Writable): Promise<number> {
-  const store = await openReadOnly(location);
+  let store;
+  try {
+    store = await openReadOnly(location);
+  } catch (error) {
+    // a store too damaged to open: say which files are (every one checked, whatever its time)
+    if (location.kind === 'level' && isStoreError(error) && error.code === 'ERR_STORE_CORRUPT') {
+      const damage = checkFolder(location.db, { all: true }).damage;
+      if (damage.length > 0) throw new StoreError('ERR_STORE_CORRUPT', location.db, { cause: error, detail: `damaged files (${damage.map((d) => `${d.file}: ${d.detail}`).join('; ')}); run \`urldedup repair\`` });
+    }
+    throw error;
+  }
   let report;
   try {
     report = await store.verify();
