@@ -3,7 +3,8 @@
 #
 # 1. The Debian packages some tests use: the documentation trees the crawl tests and the simulator
 #    serve on loopback (postgresql-doc-15, sqlite3-doc, four Sphinx manuals), Chromium for the HTML
-#    report test, redis-server and redis-tools for the Redis Cluster store. Missing ones are
+#    report test, redis-server and redis-tools for the Redis Cluster store, python3-scrapy for the
+#    Scrapy integration. Missing ones are
 #    installed when this can (as root, or with sudo without a password, and apt-get); then every
 #    test runs and a missing requirement fails (URLDEDUP_REQUIRE_ALL=1). Where it cannot, the tests
 #    that need them are skipped, each saying why (test/support/requirements.ts), and the rest run.
@@ -23,6 +24,8 @@ done
 [ -x /usr/bin/chromium ] || need+=(chromium)
 command -v redis-server >/dev/null || need+=(redis-server)
 command -v redis-cli >/dev/null || need+=(redis-tools)
+# the Scrapy integration's test (integrations/scrapy/) runs Debian's Scrapy
+[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import scrapy' 2>/dev/null || need+=(python3-scrapy)
 
 complete=1
 if [ ${#need[@]} -gt 0 ]; then

@@ -32,6 +32,9 @@ export const REDIS: Requirement = check(
 export const REDIS_SERVER: Requirement = check(() => spawnSync('redis-server', ['--version']).status === 0, 'needs redis-server (apt-get install redis-server redis-tools)');
 export const POSTGRES_TREE: Requirement = check(() => existsSync(POSTGRES_DOCS), `needs ${POSTGRES_DOCS} (apt-get install postgresql-doc-15)`);
 export const SQLITE_TREE: Requirement = check(() => existsSync(`${SQLITE_DOCS}/index.html`), `needs ${SQLITE_DOCS} (apt-get install sqlite3-doc)`);
+/** The Python Scrapy runs on: Debian's (python3-scrapy), whatever python3 comes first on PATH. */
+export const SCRAPY_PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+export const SCRAPY: Requirement = check(() => spawnSync(SCRAPY_PYTHON, ['-c', 'import scrapy']).status === 0, 'needs Scrapy (apt-get install python3-scrapy)');
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 export const CHROMIUM: Requirement = check(() => existsSync(CHROMIUM_PATH), `needs ${CHROMIUM_PATH} (apt-get install chromium)`);
 

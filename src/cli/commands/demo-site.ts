@@ -255,8 +255,19 @@ export async function startDemoSite(options: DemoSiteOptions = {}): Promise<Demo
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    const host = String(req.headers.host ?? '').toLowerCase();
-    const target = req.url ?? '/';
+    let host = String(req.headers.host ?? '').toLowerCase();
+    let target = req.url ?? '/';
+    // a request in absolute form (RFC 9112 §3.2.2): the site is also its own HTTP proxy, so a client
+    // that cannot resolve *.localhost names (wget, Scrapy) reaches them through it
+    if (/^http:\/\//i.test(target)) {
+      try {
+        const u = new URL(target);
+        host = u.host.toLowerCase();
+        target = u.pathname + u.search;
+      } catch {
+        // not a URL: answered as the path it is (a 404)
+      }
+    }
     const log = (status: number, document?: string): void => {
       requests.push(document === undefined ? { host, target, status } : { host, target, status, document });
     };

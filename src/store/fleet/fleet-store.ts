@@ -133,8 +133,6 @@ export class FleetStore implements SeenStore, FleetMember {
   private counters: { at: number; ttl: number; value: Map<string, number> } | undefined;
   private closed = false;
   private lastRefill = 0;
-  /** Partitions whose lease this worker found expired (a dead or stalled holder), until taken. */
-  private readonly abandoned = new Set<string>();
   private takeoverListener: ((tag: string) => void) | undefined;
 
   /** Be told when this worker takes a host whose previous holder's lease expired. */
@@ -492,7 +490,6 @@ export class FleetStore implements SeenStore, FleetMember {
     if (now - this.reapedAt >= Math.max(this.o.pollMs, this.o.leaseMs / 3)) {
       this.reapedAt = now;
       await this.registry.reap();
-      for (const t of this.registry.lastReaped) this.abandoned.add(t);
     }
     for (const tag of await this.registry.readySample(4 * this.o.maxHosts)) {
       if (this.held.size >= this.o.maxHosts) break;
@@ -501,7 +498,7 @@ export class FleetStore implements SeenStore, FleetMember {
       if (p === undefined) continue;
       this.held.set(tag, p);
       await this.registry.taken(tag);
-      if (this.abandoned.delete(tag)) this.takeoverListener?.(tag);
+      if (await this.registry.takeReaped(tag)) this.takeoverListener?.(tag);
       if (this.requeue !== undefined) await this.onHeld(p, (e) => e.requeueFailed(this.requeue!));
       await this.drainInbox(p);
     }
@@ -555,7 +552,6 @@ export class FleetStore implements SeenStore, FleetMember {
       for (const p of this.held.values()) if ((await p.engine.stats()).frontier.size > 0) return true;
       // `leased` before `ready` (registry.ts): a holder adds its host to `ready` before leaving `leased`
       const others = (await this.registry.reap()).filter((t) => !this.held.has(t));
-      for (const t of this.registry.lastReaped) this.abandoned.add(t);
       if (others.length === 0 && this.held.size === 0 && (await this.registry.readyCount()) === 0) return false;
       await sleep(this.o.pollMs, signal);
     }

@@ -141,15 +141,11 @@ export class FleetRegistry {
     if ((await this.inboxLength(tag)) > 0) await this.cluster.sadd(this.key('ready'), tag);
   }
 
-  /** The tags the last `reap` found with an expired lease (their holder was killed or stalled). */
-  lastReaped: string[] = [];
-
   /**
    * Hosts whose lease expired (a worker was killed or stalled) go back to `ready`, their queued
    * and in-flight URLs with them. Returns the tags whose leases still hold.
    */
   async reap(): Promise<string[]> {
-    this.lastReaped = [];
     const leased = await this.cluster.smembers(this.key('leased'));
     const held = await Promise.all(leased.map((tag) => this.cluster.exists(leaseKey(this.name, tag))));
     const live: string[] = [];
@@ -159,17 +155,23 @@ export class FleetRegistry {
         live.push(tag);
         continue;
       }
+      // remembered for whichever worker takes it next: a takeover it says it made (`takeReaped`)
+      await this.cluster.sadd(this.key('reaped'), tag);
       await this.cluster.sadd(this.key('ready'), tag);
       await this.cluster.srem(this.key('leased'), tag);
-      this.lastReaped.push(tag);
       // taken in between (its taker added it to `leased` before this SREM): put it back
       if ((await this.cluster.exists(leaseKey(this.name, tag))) === 1) await this.cluster.sadd(this.key('leased'), tag);
     }
     return live;
   }
 
+  /** True once for a host taken after its previous holder's lease expired (a takeover). */
+  async takeReaped(tag: string): Promise<boolean> {
+    return (await this.cluster.srem(this.key('reaped'), tag)) === 1;
+  }
+
   /** Every key of the fleet's own (not the partitions'): for `destroy`. */
   sharedKeys(): string[] {
-    return ['fleet', 'hosts', 'ready', 'leased'].map((w) => this.key(w));
+    return ['fleet', 'hosts', 'ready', 'leased', 'reaped'].map((w) => this.key(w));
   }
 }
