@@ -333,6 +333,15 @@ function hosts(t: Timeline | undefined, frontierHosts: Readonly<Record<string, n
   return `<section><h2>Hosts</h2>${table('table-hosts', ['host', 'requests', 'documents', 'requests/doc', 'duplicates', 'errors', 'queued'], rows, [false, true, true, true, true, true, true])}</section>`;
 }
 
+/** What became of each seed (the first 100) and each refused one: where a run that reached nothing went wrong. */
+function seedSection(r: ReportWithTimeline): string {
+  const rows: string[][] = [];
+  for (const [seed, state] of Object.entries(r.seedStates ?? {})) rows.push([`<code>${escapeHtml(seed)}</code>`, `<span data-seed-state>${escapeHtml(state)}</span>`]);
+  for (const s of r.invalidSeeds) rows.push([`<code>${escapeHtml(s.seed)}</code>`, `<span data-seed-state>refused: ${escapeHtml(s.code)}</span>`]);
+  if (rows.length === 0) return '';
+  return `<section><h2>Seeds</h2>${table('table-seeds', ['seed', 'state after the run'], rows, [false, false])}</section>`;
+}
+
 function outcomes(r: ReportWithTimeline): string {
   const parts = [
     countTable('table-errors', 'Errors by code', r.errors),
@@ -392,6 +401,7 @@ export function renderReportHtml(report: ReportWithTimeline): string {
     `<header><h1>urldedup crawl report</h1><p>Seeds: <code data-figure="seeds">${escapeHtml(seeds)}</code></p>`,
     `<p>Started <time data-figure="startedAt">${escapeHtml(report.startedAt)}</time>; stopped: <span data-figure="stoppedBecause">${escapeHtml(report.stoppedBecause)}</span>.</p></header>`,
     headline(report),
+    seedSection(report),
     overTime(report.timeline, report.durationMs, report.pagesFetched),
     duplicates(report),
     rules(report),

@@ -35,6 +35,18 @@ export async function openCrawlStore(where: SeenStore | string | FleetLocation, 
   return { store, owned: true };
 }
 
+/** Each seed's state in the store (the first 100 seeds): what became of the crawl's starting points. */
+export async function seedStates(store: SeenStore, seeds: readonly string[]): Promise<Record<string, string>> {
+  const list = seeds.slice(0, 100);
+  const out: Record<string, string> = {};
+  const found = list.length === 0 ? [] : await store.canonicalMany(list);
+  list.forEach((seed, i) => {
+    const r = found[i]!;
+    out[seed] = 'ok' in r ? r.code : r.state;
+  });
+  return out;
+}
+
 /**
  * The host budget holds over runs: the pages each host already has in the store (fetched or
  * failed) count against it. One pass over the canonical URLs, when the store holds any.

@@ -22,7 +22,7 @@
 import { pino, type Logger } from 'pino';
 import { normalize, UrlError } from '../normalize/index.js';
 import { isFleetMember, type FleetMember, type FrontierEntry, type RuleRecord, type SeenStore } from '../store/index.js';
-import { hostOfUrl, openCrawlStore, preloadBudget } from './crawl-store.js';
+import { hostOfUrl, openCrawlStore, preloadBudget, seedStates } from './crawl-store.js';
 import { checkCrawlOptions, defaultCrawlOptions, invalidSeedsOf, noValidSeed, type CheckedCrawlOptions, type Crawl, type CrawledPage, type CrawlOptions, type CrawlProgress } from './crawl-options.js';
 import type { CrawlErrorCode } from './errors.js';
 import { LinkExtractor, type ExtractResult } from './extract.js';
@@ -322,7 +322,8 @@ class Crawler implements Crawl, RedirectContext {
             if (r.state === 'active' && rules.length < 1000) rules.push(r);
           }
           this.sample();
-          report = { ...this.report.build(this.seeds, reason, stats, rules), timeline: this.timeline.toJSON() };
+          const seeds = await seedStates(this.store, this.seeds);
+          report = { ...this.report.build(this.seeds, reason, stats, rules, seeds), timeline: this.timeline.toJSON() };
         }
         if (this.ownsStore) await this.store.close();
       }

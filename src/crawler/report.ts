@@ -32,6 +32,11 @@ export interface CrawlReport {
   readonly seeds: readonly string[];
   /** Seeds the store refused, with their error codes (`ERR_INVALID_HOST`, …): not crawled. */
   readonly invalidSeeds: readonly InvalidSeed[];
+  /**
+   * Each seed's state in the store when the run ended (`fetched`, `failed`, `queued`, `redirected`,
+   * `pruned`; `seen`: only an equivalent URL is recorded), at most the first 100 seeds.
+   */
+  readonly seedStates?: Readonly<Record<string, string>>;
   readonly startedAt: string;
   readonly durationMs: number;
   readonly stoppedBecause: StopReason;
@@ -191,11 +196,12 @@ export class ReportBuilder {
     }
   }
 
-  build(seeds: readonly string[], stoppedBecause: StopReason, store: StoreStats, rules: readonly RuleRecord[]): CrawlReport {
+  build(seeds: readonly string[], stoppedBecause: StopReason, store: StoreStats, rules: readonly RuleRecord[], seedStates?: Readonly<Record<string, string>>): CrawlReport {
     const durationMs = Date.now() - this.started;
     return {
       seeds,
       invalidSeeds: this.invalidSeeds,
+      ...(seedStates === undefined ? {} : { seedStates }),
       startedAt: new Date(this.started).toISOString(),
       durationMs,
       stoppedBecause,

@@ -178,6 +178,14 @@ describe('renderReportHtml', () => {
     expect(page).not.toContain('id="chart-documents"');
   });
 
+  it('says what became of each seed, the refused ones too', () => {
+    const page = renderReportHtml({ ...hostileReport(false), seedStates: { 'http://a.example/': 'fetched', [`http://${EVIL}/`]: 'failed' }, invalidSeeds: [{ seed: 'http://[x', code: 'ERR_INVALID_HOST' }] });
+    expect(page).toContain('id="table-seeds"');
+    const states = [...page.matchAll(/<span data-seed-state>([^<]*)<\/span>/g)].map((m) => m[1]);
+    expect(states).toEqual(['fetched', 'failed', 'refused: ERR_INVALID_HOST']);
+    expect(page).toContain(escapeHtml(`http://${EVIL}/`));
+  });
+
   it('shows a rule withdrawn as a candidate, before it was ever active', async () => {
     // a real store: a parameter rule with support, then contradicted before it reached the threshold
     const store = await openStore(tempDir().path + '/db');

@@ -69,6 +69,7 @@ describe('runCrawlCommand', () => {
       expect(notice).toMatchObject({ level: 30, msg: expect.stringMatching(/^crawling the built-in demo site http:\/\/demo\.localhost:\d+\//) });
       const report = JSON.parse(first.stdout) as CrawlReport;
       expect(report.stoppedBecause).toBe('done');
+      expect(report.seedStates).toEqual({ [report.seeds[0]!]: 'fetched' });
       expect(report.pagesOk).toBeGreaterThan(40);
       expect(report.links.duplicates['preset:tracking']).toBeGreaterThan(0);
       const second = await run(['--db', `${db.path}/db`, '--preset', 'tracking,session-ids', '--log-level', 'warn']);

@@ -496,9 +496,10 @@ export class FleetStore implements SeenStore, FleetMember {
       if (this.held.has(tag)) continue;
       const p = await takePartition(this.cluster, this.o.name, this.location, tag, this.salt, this.o.leaseMs, this.options);
       if (p === undefined) continue;
+      const takeover = await this.registry.takeover(tag);
       this.held.set(tag, p);
       await this.registry.taken(tag);
-      if (await this.registry.takeReaped(tag)) this.takeoverListener?.(tag);
+      if (takeover) this.takeoverListener?.(tag);
       if (this.requeue !== undefined) await this.onHeld(p, (e) => e.requeueFailed(this.requeue!));
       await this.drainInbox(p);
     }

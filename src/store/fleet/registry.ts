@@ -165,9 +165,14 @@ export class FleetRegistry {
     return live;
   }
 
-  /** True once for a host taken after its previous holder's lease expired (a takeover). */
-  async takeReaped(tag: string): Promise<boolean> {
-    return (await this.cluster.srem(this.key('reaped'), tag)) === 1;
+  /**
+   * Whether a host just taken (its lease set, before `taken`) was left by a holder whose lease
+   * expired: reaped back to `ready` since, or still in `leased` (a clean give-up leaves `leased`
+   * first). Called once per take: the reaped mark is cleared.
+   */
+  async takeover(tag: string): Promise<boolean> {
+    const reaped = (await this.cluster.srem(this.key('reaped'), tag)) === 1;
+    return reaped || (await this.cluster.sismember(this.key('leased'), tag)) === 1;
   }
 
   /** Every key of the fleet's own (not the partitions'): for `destroy`. */
