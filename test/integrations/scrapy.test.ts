@@ -2,7 +2,8 @@
 // loopback, through the site itself as its HTTP proxy: Scrapy does not resolve *.localhost) once
 // with its own RFPDupeFilter and once with urldedup's dupefilter and evidence middleware asking a
 // real query service. urldedup's run reaches every document Scrapy's reaches, with fewer requests
-// per document; and the dupefilter's memory stays flat where RFPDupeFilter's grows with the URLs.
+// per document when it trusts the rules it learned (and about as many without); and the
+// dupefilter's memory stays flat where RFPDupeFilter's grows with the URLs.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,6 +46,23 @@ function scrapy(site: DemoSite, settings: Record<string, string>): Promise<Run> 
   });
 }
 
+/** A crawl with urldedup's dupefilter trusting learned rules, on a store and service of its own. */
+async function scrapyOnFreshStore(site: DemoSite, dir: string): Promise<Run> {
+  const store = await openStore(join(dir, 'trusted'));
+  const service = await startService(store, { port: 0 });
+  try {
+    return await scrapy(site, {
+      DUPEFILTER_CLASS: 'urldedup_scrapy.UrldedupDupeFilter',
+      DOWNLOADER_MIDDLEWARES: JSON.stringify({ 'urldedup_scrapy.UrldedupEvidenceMiddleware': 650 }),
+      URLDEDUP_URL: service.url,
+      URLDEDUP_TRUST_RULES: 'True',
+    });
+  } finally {
+    await service.close();
+    await store.close();
+  }
+}
+
 describeWith([SCRAPY], 'Scrapy with urldedup', () => {
   let site: DemoSite;
   let store: SeenStore;
@@ -77,9 +95,16 @@ describeWith([SCRAPY], 'Scrapy with urldedup', () => {
     );
     expect([...plain.documents].filter((d) => !ours.documents.has(d))).toEqual([]);
     expect(ours.documents.size).toBeGreaterThan(30);
-    expect(ours.perDocument).toBeLessThan(plain.perDocument);
+    // safe by default (each URL a learned rule maps is let through once): about Scrapy's figure,
+    // which loses a document to its query sorting; when a run is slow, a rule is learned later
+    expect(ours.perDocument).toBeLessThanOrEqual(plain.perDocument * 1.1);
     // the store learned from the evidence the middleware sent
     expect((await store.stats()).rules.active).toBeGreaterThan(0);
+    // trusting the rules it learned (a second store, the same site): fewer requests per document
+    const trusted = await scrapyOnFreshStore(site, dir);
+    console.log(`urldedup, URLDEDUP_TRUST_RULES: ${trusted.requests} requests, ${trusted.documents.size} documents, ${trusted.perDocument.toFixed(3)} per document`);
+    expect([...plain.documents].filter((d) => !trusted.documents.has(d))).toEqual([]);
+    expect(trusted.perDocument).toBeLessThan(plain.perDocument);
   }, 120_000);
 
   it("keeps the dupefilter's memory flat where RFPDupeFilter's grows with the URLs", async () => {
