@@ -19,7 +19,7 @@ import { resolveStoreOptions, StoreEngine } from './engine/index.js';
 import { SPACES, type Space } from './keys.js';
 import { describeValue } from '../normalize/misuse.js';
 import { checkStoreOptionNames, openStoreOptionNames } from './option-names.js';
-import { checkFolder, rememberChecked, type FolderCheck } from './leveldb/folder-check.js';
+import { checkFolder, damagedFilesError, rememberChecked, type FolderCheck } from './leveldb/folder-check.js';
 import { lockHolder } from './leveldb/lock-holder.js';
 import { CHECKED_MARK, seal, unseal } from './leveldb/record-checksum.js';
 import { refuseDuringRepair } from './leveldb/repair-marker.js';
@@ -96,11 +96,6 @@ function damagedRecord(location: string, fullKey: string): StoreError {
   return new StoreError('ERR_STORE_CORRUPT', location, { detail: `the record ${JSON.stringify(shown)} fails its checksum (damaged on disk); run \`urldedup repair\`` });
 }
 
-/** `ERR_STORE_CORRUPT` naming each damaged file the check found. */
-function damagedFiles(location: string, check: FolderCheck): StoreError {
-  const files = check.damage.map((d) => `${d.file}: ${d.detail}`).join('; ');
-  return new StoreError('ERR_STORE_CORRUPT', location, { detail: `damaged files (${files}); run \`urldedup repair\`` });
-}
 
 /** The files LevelDB writes in its folder; `LOCK` and `LOG` alone are left by any open, a store or not. */
 const LEVELDB_FILE = /^(\d{6}\.(ldb|log|sst)|MANIFEST-\d{6}|CURRENT|LOCK|LOG(\.old)?|URLDEDUP-CHECKED(\.\d+\.tmp)?|URLDEDUP-REPAIRING)$/;
@@ -147,7 +142,7 @@ function checkBeforeOpen(location: string): FolderCheck | undefined {
   if (check.damage.length === 0) return check;
   // a process that opened the store meanwhile may have been writing what looked damaged
   if (typeof lockHolder(location) === 'number') return undefined;
-  throw damagedFiles(location, check);
+  throw damagedFilesError(location, check.damage);
 }
 
 /**
@@ -382,7 +377,7 @@ class LevelKv implements Kv {
     this.scrubber = setInterval(() => {
       try {
         const check = checkFolder(this.location, { tablesOnly: true, settledMs: 5000, maxBytes: 16 * 2 ** 20 });
-        if (check.damage.length > 0) this.damage ??= damagedFiles(this.location, check);
+        if (check.damage.length > 0) this.damage ??= damagedFilesError(this.location, check.damage);
         else rememberChecked(this.location, check);
       } catch {
         // a folder that cannot be listed now is checked at the next open

@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { describe, it } from 'vitest';
 import { POSTGRES_DOCS } from '../../sites/alias-site.js';
 import { SQLITE_DOCS } from '../../sites/realistic-site.js';
+import { redisServerAvailable } from './redis-cluster.js';
 
 export interface Requirement {
   /** Why it is missing, with what to install; `undefined` when it is there. */
@@ -25,11 +26,11 @@ function check(present: () => boolean, reason: string): Requirement {
 
 /** A Redis Cluster: the one `URLDEDUP_REDIS_CLUSTER` names, or redis-server to start one. */
 export const REDIS: Requirement = check(
-  () => (process.env['URLDEDUP_REDIS_CLUSTER'] ?? '') !== '' || spawnSync('redis-server', ['--version']).status === 0,
+  () => (process.env['URLDEDUP_REDIS_CLUSTER'] ?? '') !== '' || redisServerAvailable(),
   'needs redis-server (apt-get install redis-server redis-tools) or URLDEDUP_REDIS_CLUSTER',
 );
 /** redis-server itself (tests that start, kill and restart their own masters). */
-export const REDIS_SERVER: Requirement = check(() => spawnSync('redis-server', ['--version']).status === 0, 'needs redis-server (apt-get install redis-server redis-tools)');
+export const REDIS_SERVER: Requirement = check(redisServerAvailable, 'needs redis-server (apt-get install redis-server redis-tools)');
 export const POSTGRES_TREE: Requirement = check(() => existsSync(POSTGRES_DOCS), `needs ${POSTGRES_DOCS} (apt-get install postgresql-doc-15)`);
 export const SQLITE_TREE: Requirement = check(() => existsSync(`${SQLITE_DOCS}/index.html`), `needs ${SQLITE_DOCS} (apt-get install sqlite3-doc)`);
 /** The Python Scrapy runs on: Debian's (python3-scrapy), whatever python3 comes first on PATH. */

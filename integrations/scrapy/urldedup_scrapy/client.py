@@ -16,6 +16,14 @@ class UrldedupError(Exception):
         self.code = code
 
 
+def client_from_settings(settings, who):
+    """The client a component configures from Scrapy settings (URLDEDUP_URL, URLDEDUP_TOKEN)."""
+    url = settings.get("URLDEDUP_URL")
+    if not url:
+        raise ValueError(f"{who} needs the URLDEDUP_URL setting (urldedup serve's address)")
+    return UrldedupClient(url, settings.get("URLDEDUP_TOKEN"))
+
+
 class UrldedupClient:
     def __init__(self, base_url, token=None, timeout=30.0):
         u = urllib.parse.urlsplit(base_url)

@@ -10,21 +10,18 @@ their target (dupefilter.py says why). It changes nothing in the response.
 import hashlib
 import logging
 
-from .client import UrldedupClient, UrldedupError
+from .client import UrldedupError, client_from_settings
 
 logger = logging.getLogger(__name__)
 
 
 class UrldedupEvidenceMiddleware:
-    def __init__(self, url, token=None):
-        self.client = UrldedupClient(url, token)
+    def __init__(self, client):
+        self.client = client
 
     @classmethod
     def from_crawler(cls, crawler):
-        url = crawler.settings.get("URLDEDUP_URL")
-        if not url:
-            raise ValueError("UrldedupEvidenceMiddleware needs the URLDEDUP_URL setting")
-        return cls(url, crawler.settings.get("URLDEDUP_TOKEN"))
+        return cls(client_from_settings(crawler.settings, cls.__name__))
 
     def process_response(self, request, response, spider):
         if 300 <= response.status < 400 and response.headers.get(b"Location"):

@@ -10,22 +10,19 @@ body are hashed with it, as Scrapy does.
 import hashlib
 from collections import OrderedDict
 
-from .client import UrldedupClient
+from .client import client_from_settings
 
 CACHE_SIZE = 65536
 
 
 class UrldedupRequestFingerprinter:
-    def __init__(self, url, token=None):
-        self.client = UrldedupClient(url, token)
+    def __init__(self, client):
+        self.client = client
         self.cache = OrderedDict()
 
     @classmethod
     def from_crawler(cls, crawler):
-        url = crawler.settings.get("URLDEDUP_URL")
-        if not url:
-            raise ValueError("UrldedupRequestFingerprinter needs the URLDEDUP_URL setting")
-        return cls(url, crawler.settings.get("URLDEDUP_TOKEN"))
+        return cls(client_from_settings(crawler.settings, cls.__name__))
 
     def canonical_key(self, url):
         key = self.cache.get(url)

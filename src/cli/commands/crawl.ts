@@ -12,7 +12,7 @@ import { defaultRetryOptions } from '../../crawler/retry.js';
 import { isPresetName, type PresetName } from '../../normalize/index.js';
 import { isStoreError, type FleetLocation } from '../../store/index.js';
 import { STORE_FLAGS, storeLocationFrom } from '../store-access.js';
-import { UsageError, usageLines } from '../errors.js';
+import { isParseArgsError, UsageError, usageLines } from '../errors.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_STORE, EXIT_USAGE } from '../exit-codes.js';
 import { createLogger, logFormatFrom, type LogFormat, type LogLevel } from '../logger.js';
 import { progressFigures, progressLine } from '../progress.js';
@@ -308,8 +308,7 @@ export async function runCrawlCommand(argv: string[], io: CrawlCommandIo = {}): 
       ...(values['retry-failed'] === true ? { retryFailed: true } : {}),
     };
   } catch (error) {
-    const isUsage = error instanceof UsageError || String((error as { code?: unknown }).code ?? '').startsWith('ERR_PARSE_ARGS');
-    if (!isUsage) throw error;
+    if (!(error instanceof UsageError || isParseArgsError(error))) throw error;
     stderr.write(usageLines(error, 'crawl'));
     return EXIT_USAGE;
   }

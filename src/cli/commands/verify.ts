@@ -2,8 +2,8 @@
  * `urldedup verify`: the store's invariants checked (a consistency check, like fsck).
  */
 import type { Writable } from 'node:stream';
-import { isStoreError, StoreError } from '../../store/errors.js';
-import { checkFolder } from '../../store/leveldb/folder-check.js';
+import { isStoreError } from '../../store/errors.js';
+import { checkFolder, damagedFilesError } from '../../store/leveldb/folder-check.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { presetsFrom } from '../args.js';
 import { failure } from '../errors.js';
@@ -45,7 +45,7 @@ export async function verifyAndReport(location: StoreLocation, json: boolean, st
     // a store too damaged to open: say which files are (every one checked, whatever its time)
     if (location.kind === 'level' && isStoreError(error) && error.code === 'ERR_STORE_CORRUPT') {
       const damage = checkFolder(location.db, { all: true }).damage;
-      if (damage.length > 0) throw new StoreError('ERR_STORE_CORRUPT', location.db, { cause: error, detail: `damaged files (${damage.map((d) => `${d.file}: ${d.detail}`).join('; ')}); run \`urldedup repair\`` });
+      if (damage.length > 0) throw damagedFilesError(location.db, damage, error);
     }
     throw error;
   }

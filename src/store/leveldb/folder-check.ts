@@ -14,6 +14,7 @@
  */
 import { existsSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { StoreError } from '../errors.js';
 import { checkLog } from './log.js';
 import { liveFiles } from './manifest.js';
 import { checkTable } from './table.js';
@@ -127,6 +128,12 @@ export function checkFolder(location: string, options: CheckOptions = {}): Folde
     }
   }
   return { damage, tablesChecked, bytesChecked, intact: kept };
+}
+
+/** `ERR_STORE_CORRUPT` naming each damaged file and what is damaged in it. */
+export function damagedFilesError(location: string, damage: readonly FileDamage[], cause?: unknown): StoreError {
+  const files = damage.map((d) => `${d.file}: ${d.detail}`).join('; ');
+  return new StoreError('ERR_STORE_CORRUPT', location, { ...(cause === undefined ? {} : { cause }), detail: `damaged files (${files}); run \`urldedup repair\`` });
 }
 
 /**
