@@ -2,7 +2,8 @@
  * urldedup's public surface: what a library user calls, and the types of its options and results
  * (re-exports only; docs/api.md lists each name). The pieces advanced users build on are behind
  * the subpaths (`urldedup/whatwg`, `urldedup/rfc3986`, `urldedup/key`, `urldedup/presets`,
- * `urldedup/store`, `urldedup/crawler`, see src/subpath/); everything else is internal.
+ * `urldedup/store`, `urldedup/crawler`, `urldedup/crawlee`, see src/subpath/); everything else
+ * is internal.
  * test/api/exports.test.ts holds the exact list: adding a name here is a conscious change.
  */
 

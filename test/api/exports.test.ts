@@ -65,7 +65,7 @@ const ROOT_TYPES = [
   'UrlIdentity',
 ];
 
-const SUBPATHS = ['whatwg', 'rfc3986', 'key', 'presets', 'store', 'crawler'];
+const SUBPATHS = ['whatwg', 'rfc3986', 'key', 'presets', 'store', 'crawler', 'crawlee'];
 
 /** The runtime names of each entry point, imported by package name from the repository root. */
 function runtimeNames(): Record<string, string[]> {

@@ -344,7 +344,7 @@ describeWith([CHROMIUM_NEED], 'the page of a real crawl, in headless Chromium', 
       const buckets = await page.$$eval('[data-duplicates]', (els) => els.map((e) => [e.getAttribute('data-duplicates')!, Number(e.textContent!.replaceAll(',', ''))] as const));
       expect(Object.fromEntries(buckets)).toEqual(report.links.duplicates);
       // one host row per host of the timeline, with its requests
-      const hostRows = await page.$$eval('#table-hosts tbody tr', (rows) => rows.map((r) => [r.cells[0]!.textContent, Number(r.cells[1]!.textContent!.replaceAll(',', ''))] as const));
+      const hostRows = await page.$$eval('#table-hosts tbody tr', (rows) => (rows as HTMLTableRowElement[]).map((r) => [r.cells[0]!.textContent, Number(r.cells[1]!.textContent!.replaceAll(',', ''))] as const));
       expect(hostRows).toEqual(report.timeline!.hosts.map((h) => [h.host, h.requests]));
       expect(await page.locator('#table-rule-events tbody tr').count()).toBe(report.timeline!.rules.length);
       // the charts have drawn size and lines

@@ -14,7 +14,7 @@ afterAll(async () => {
 });
 
 async function postBytes(path: string, bytes: Buffer): Promise<Answer> {
-  return answer(await fetch(`${h.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bytes }));
+  return answer(await fetch(`${h.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(bytes) }));
 }
 
 /** `["https://utf8.example/caf<byte>"]` with the raw byte. */

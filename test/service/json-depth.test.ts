@@ -11,7 +11,7 @@ import { errorOf, get, postJson, postRaw, startHarness, type Answer, type Harnes
 const DEEP = Buffer.alloc(8_000_000, '[');
 
 async function postBytes(url: string, body: Buffer): Promise<Answer> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(body) });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: JSON.parse(text) as unknown, text };
 }

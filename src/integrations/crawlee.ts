@@ -1,0 +1,501 @@
+/**
+ * urldedup for Crawlee (`urldedup/crawlee`): a seen-store decides what Crawlee's request queue
+ * takes, and learns from what Crawlee's crawlers fetch.
+ *
+ * Crawlee deduplicates by `Request.uniqueKey`, by default its `normalizeUrl` of the URL, which
+ * sorts the query (a false merge where order matters), drops a trailing slash (`/a/` and `/a` are
+ * two documents on many servers) and `utm_*`, and knows nothing a server said. Its documentation
+ * names `uniqueKey` as the place for custom deduplication; this adapter sets it to urldedup's
+ * canonical key, which the store decides (RFC 3986 §6.2.2–§6.2.3, the store's presets, aliases
+ * from permanent redirects, host rules learned and checked by the store), and drops a request
+ * whose document the store already holds.
+ *
+ * The store's frontier stays the truth, as for urldedup's own crawler: what the store queues by
+ * itself (a redirect's target, a rule's rewrites it fetches to check the rule, what a withdrawn
+ * rule gives back, and everything still queued when a run stopped) is handed to Crawlee's queue
+ * in windows, so a learned rule is applied, checked and withdrawn here as there, and a run whose
+ * Crawlee queue was purged resumes from the store. Crawlee hides each redirect hop's status: a
+ * redirect is recorded as the fetch's final URL (evidence, never an alias by itself).
+ *
+ * Crawlee is not imported: the adapter works on the few methods of its queue, request and
+ * crawling context named below (Crawlee 3).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
+import { extractLinks } from '../crawler/extract.js';
+import { key } from '../normalize/key.js';
+import type { FetchRecord, FrontierEntry, SeenStore } from '../store/seen-store.js';
+
+/** A request as Crawlee's queue takes it: a URL string, request options or a `Request`. */
+export interface CrawleeRequestLike {
+  url: string;
+  uniqueKey?: string;
+  method?: string;
+  payload?: unknown;
+  label?: string;
+  userData?: Record<string, unknown>;
+  loadedUrl?: string;
+  readonly crawlDepth?: number;
+}
+
+/** What Crawlee's queue answers for one request it took (`ProcessedRequest`). */
+export interface CrawleeProcessedRequest {
+  readonly uniqueKey: string;
+  readonly requestId: string;
+  readonly wasAlreadyPresent: boolean;
+  readonly wasAlreadyHandled: boolean;
+}
+
+/** The part of Crawlee's `RequestQueue` (any `RequestProvider`) the adapter uses. */
+export interface CrawleeQueueLike {
+  addRequests(
+    requests: Iterable<unknown> | AsyncIterable<unknown>,
+    options?: { forefront?: boolean; cache?: boolean },
+  ): Promise<{ processedRequests: CrawleeProcessedRequest[]; unprocessedRequests: unknown[] }>;
+  addRequest(request: unknown, options?: { forefront?: boolean }): Promise<CrawleeProcessedRequest>;
+}
+
+/** The part of a crawling context (`CheerioCrawlingContext`, `HttpCrawlingContext`, …) the adapter reads. */
+export interface CrawleeContextLike {
+  readonly request: CrawleeRequestLike;
+  readonly response?: { readonly statusCode?: number; readonly headers?: Readonly<Record<string, string | string[] | undefined>> };
+  /** The body (HTTP and Cheerio crawlers); absent in browser crawlers, which record status and final URL only. */
+  readonly body?: string | Buffer;
+  /** The crawler: its `maxRequestsPerCrawl` tells a link cut by that budget. */
+  readonly crawler?: object;
+}
+
+export interface CrawleeDedupOptions {
+  /**
+   * Most store frontier entries handed to Crawlee's queue and not yet recorded: the store's own
+   * queue is read in windows this large. @default 500
+   */
+  readonly window?: number;
+  /** Labels and user data remembered per key for entries the store gives back. @default 100000 */
+  readonly rememberRequests?: number;
+}
+
+/** What the adapter did, for a run's log. */
+export interface CrawleeDedupStats {
+  /** Requests the store admitted (new documents). */
+  readonly admitted: number;
+  /** Requests dropped: the store holds their document (by ladder, preset, alias or rule). */
+  readonly dropped: number;
+  /** Entries of the store's own frontier handed to Crawlee (resumed, redirect targets, checks, give-backs). */
+  readonly fromStore: number;
+  /** Fetches recorded as evidence. */
+  readonly recorded: number;
+}
+
+/** What the adapter keeps in a request's `userData`. */
+interface EntryMark {
+  readonly key: string;
+  readonly url: string;
+}
+
+const MARK = 'urldedup';
+
+interface Hop {
+  readonly from: string;
+  readonly to: string;
+  readonly status: number;
+}
+
+/** The part of got's options a `preNavigationHooks` entry receives that the adapter touches. */
+interface GotOptionsLike {
+  followRedirect?: boolean | ((response: GotResponseLike) => boolean);
+  hooks?: {
+    beforeRedirect?: ((options: { url?: URL | string }, response: GotResponseLike) => void)[];
+  };
+}
+
+/** The part of got's response (a redirect's) the adapter reads. */
+interface GotResponseLike {
+  readonly url?: string;
+  readonly requestUrl?: URL;
+  readonly statusCode?: number;
+  readonly headers?: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+type Remembered = { readonly label?: string; readonly userData?: Record<string, unknown> };
+
+/**
+ * The adapter: `attach` a queue, wrap the request handler (`handler`), and tell failures
+ * (`failed`, `skipped`). docs/integrations.md shows a whole crawler.
+ */
+export class CrawleeDedup {
+  readonly #store: SeenStore;
+  readonly #window: number;
+  readonly #rememberMost: number;
+  /** Frontier entries handed to Crawlee and not yet recorded, by key. */
+  readonly #taken = new Map<string, FrontierEntry>();
+  readonly #remembered = new Map<string, Remembered>();
+  /** Store keys of the entries recorded in this run, newest last. */
+  readonly #recorded = new Map<string, true>();
+  /** Keys (RFC rungs) of the pages recorded in this run, newest last: a redirect to one is not followed. */
+  readonly #fetched = new Map<string, true>();
+  /** Each request's redirect hops of its last navigation, as got reported them. */
+  readonly #hops = new WeakMap<object, Hop[]>();
+  /** The context whose handler is running (for `skipped`, called from inside its enqueueLinks). */
+  readonly #handling = new AsyncLocalStorage<CrawleeContextLike>();
+  #queue: CrawleeQueueLike | undefined;
+  #addRequests: CrawleeQueueLike['addRequests'] | undefined;
+  #pumping: Promise<void> = Promise.resolve();
+  #stats = { admitted: 0, dropped: 0, fromStore: 0, recorded: 0 };
+
+  constructor(store: SeenStore, options: CrawleeDedupOptions = {}) {
+    this.#store = store;
+    this.#window = positive(options.window ?? 500, 'window');
+    this.#rememberMost = positive(options.rememberRequests ?? 100_000, 'rememberRequests');
+  }
+
+  /**
+   * Route every request added to `queue` (enqueueLinks, `crawler.run(seeds)`, `addRequests`)
+   * through the store, and hand it what the store holds queued (a resumed run's frontier).
+   * Returns `queue` itself. One queue per adapter.
+   */
+  async attach<Q extends CrawleeQueueLike>(queue: Q): Promise<Q> {
+    if (this.#queue !== undefined) throw new Error('CrawleeDedup.attach: this adapter already has a queue');
+    const addRequests = queue.addRequests.bind(queue);
+    const addRequest = queue.addRequest.bind(queue);
+    this.#queue = queue;
+    this.#addRequests = addRequests;
+    queue.addRequests = async (requests, options) => this.#admit(requests, options ?? {}, addRequests);
+    queue.addRequest = async (request, options) => {
+      const { processedRequests } = await this.#admit([request], options ?? {}, addRequests);
+      return processedRequests[0] ?? (await addRequest(request, options));
+    };
+    await this.#pump();
+    return queue;
+  }
+
+  /**
+   * Wrap a request handler (or a router): it runs first, so a page's links are admitted before
+   * its fetch is recorded (a kill between the two costs one fetch again, never the links), then
+   * the fetch is recorded and the queue topped up from the store.
+   */
+  handler<C extends CrawleeContextLike>(handle: (context: C) => unknown): (context: C) => Promise<void> {
+    return async (context) => {
+      if ((await this.#unfollowed(context)) === undefined) await this.#handling.run(context, () => handle(context));
+      await this.record(context);
+    };
+  }
+
+  /** A redirect `preNavigationHook` chose not to follow (its target was fetched): its hop, else undefined. */
+  async #unfollowed(context: CrawleeContextLike): Promise<Hop | undefined> {
+    const status = context.response?.statusCode ?? 0;
+    if (status < 300 || status > 399) return undefined;
+    const hops = this.#hops.get(context.request) ?? [];
+    const from = hops.length > 0 ? hops[hops.length - 1]!.to : context.request.url;
+    const target = redirectTarget(from, header(context, 'location'));
+    if (target === undefined) return undefined;
+    const hop = { from, to: target.url, status };
+    hops.push(hop);
+    this.#hops.set(context.request, hops);
+    return hop;
+  }
+
+  /** Wrap a `failedRequestHandler`: the failure is recorded (the store counts it, never learns a document from it). */
+  failed<C extends CrawleeContextLike>(handle?: (context: C, error: Error) => unknown): (context: C, error: Error) => Promise<void> {
+    return async (context, error) => {
+      if ((await this.#unfollowed(context)) !== undefined) return this.record(context);
+      await handle?.(context, error);
+      await this.recordFailure(context, error);
+    };
+  }
+
+  /**
+   * An `onSkippedRequest` callback. A queued request Crawlee will not fetch (robots.txt, a redirect
+   * out of its enqueue strategy, its depth limit) is recorded as failed, so it is not handed out
+   * again. A link cut because the crawler reached `maxRequestsPerCrawl` (`limit`, and
+   * `enqueueLimit` under that budget) is admitted to the store, queued for the next run: the page
+   * it was found on is recorded as fetched, and its links would otherwise be lost to every later
+   * run. Without the budget, a link over `enqueueLinks`' own `limit` is left out, as asked.
+   */
+  readonly skipped = async ({ url, reason }: { url: string; reason?: string }): Promise<void> => {
+    const budget = (this.#handling.getStore()?.crawler as { maxRequestsPerCrawl?: unknown } | undefined)?.maxRequestsPerCrawl;
+    if (reason === 'limit' || (reason === 'enqueueLimit' && typeof budget === 'number' && budget !== Infinity)) {
+      await this.#store.admit([url]);
+      return;
+    }
+    if (reason !== 'robotsTxt' && reason !== 'redirect' && reason !== 'depth') return;
+    let entry: { key: string; url: string } | undefined = [...this.#taken.values()].find((e) => e.url === url);
+    if (entry === undefined) {
+      const known = await this.#store.canonical(url).catch(() => undefined);
+      if (known?.state !== 'queued') return;
+      entry = { key: known.key, url };
+    }
+    await this.#store.recordFetch(entry.url, { status: 0, error: `ERR_SKIPPED_${reason.toUpperCase()}` });
+    this.#done({ key: entry.key, url: entry.url });
+  };
+
+  /**
+   * A `preNavigationHooks` entry (HTTP and Cheerio crawlers): notes each redirect hop with its
+   * status, so a permanent redirect is recorded as one (an alias, evidence for a host rule), as
+   * urldedup's own crawler records it. Without it a redirect is only the fetch's final URL.
+   */
+  readonly preNavigationHook = (context: CrawleeContextLike, options?: object): void => {
+    if (options === undefined) return;
+    const gotOptions = options as GotOptionsLike;
+    const hops: Hop[] = [];
+    this.#hops.set(context.request, hops);
+    const hooks = (gotOptions.hooks ??= {});
+    (hooks.beforeRedirect ??= []).push((options, response) => {
+      const to = options.url === undefined ? undefined : String(options.url);
+      const from = response.url ?? response.requestUrl?.toString();
+      if (to !== undefined && from !== undefined && typeof response.statusCode === 'number') hops.push({ from, to, status: response.statusCode });
+    });
+    // a redirect to a page this run fetched is not followed (urldedup's crawler does not follow
+    // one either): the handler wrapper records it and the user's handler never sees it
+    const follow = gotOptions.followRedirect ?? true;
+    gotOptions.followRedirect = (response) => {
+      if (follow === false || (typeof follow === 'function' && !follow(response))) return false;
+      const target = redirectTarget(response.url ?? response.requestUrl?.toString(), header({ request: context.request, response }, 'location'));
+      return target === undefined || !this.#fetched.has(target.key);
+    };
+  };
+
+  /** Record what a handled request answered: status, final URL, content and page evidence. */
+  async record(context: CrawleeContextLike): Promise<void> {
+    const { request } = context;
+    const mark = markOf(request);
+    const requested = request.url;
+    const hops = this.#hops.get(request) ?? [];
+    // each hop as urldedup's crawler records it: the redirect, then the fetch of where it ended
+    const loaded = request.loadedUrl !== undefined && request.loadedUrl !== requested ? request.loadedUrl : undefined;
+    const status = context.response?.statusCode ?? 200;
+    const record: { -readonly [K in keyof FetchRecord]: FetchRecord[K] } = { status };
+    const answered = hops.length > 0 ? hops[hops.length - 1]!.to : (loaded ?? requested);
+    // without the hops (a browser crawler), the final URL is evidence of a redirect of unknown status
+    if (hops.length === 0 && loaded !== undefined) record.finalUrl = loaded;
+    const location = header(context, 'content-location');
+    if (location !== undefined) {
+      try {
+        record.contentLocation = new URL(location, answered).href;
+      } catch {
+        // an unparsable Content-Location is no evidence
+      }
+    }
+    if (context.body !== undefined && status >= 200 && status < 300) {
+      const body = typeof context.body === 'string' ? Buffer.from(context.body) : context.body;
+      record.contentHash = createHash('sha256').update(body).digest('hex').slice(0, 32);
+      if (/^\s*(text\/html|application\/xhtml\+xml)/i.test(header(context, 'content-type') ?? 'text/html')) {
+        const x = extractLinks(body, answered);
+        record.shapeHash = x.shapeHash;
+        record.stableHash = x.stableHash;
+        if (x.wordSketch !== '') record.wordSketch = x.wordSketch;
+        if (x.canonical !== undefined && x.canonical !== answered) record.canonical = x.canonical;
+      }
+    }
+    await this.#serially(async () => {
+      for (const hop of hops) await this.#store.recordRedirect(hop.from, hop.to, hop.status);
+      // a redirect not followed ends at a page fetched before: nothing more to record
+      if (status < 300 || status > 399 || hops.length === 0) await this.#store.recordFetch(hops.length > 0 ? answered : (mark?.url ?? requested), record);
+    });
+    if (status >= 200 && status < 300) this.#keep(this.#fetched, safeKey(answered), this.#rememberMost);
+    this.#done(mark);
+  }
+
+  /** Record a request Crawlee gave up on. */
+  async recordFailure(context: CrawleeContextLike, error?: Error): Promise<void> {
+    const mark = markOf(context.request);
+    const status = context.response?.statusCode ?? 0;
+    const code = (error as { code?: unknown } | undefined)?.code;
+    await this.#store.recordFetch(mark?.url ?? context.request.url, { status, error: typeof code === 'string' ? code : 'ERR_CRAWLEE_FAILED' });
+    this.#done(mark);
+  }
+
+  stats(): CrawleeDedupStats {
+    return { ...this.#stats };
+  }
+
+  #done(mark: EntryMark | undefined): void {
+    this.#stats.recorded++;
+    if (mark !== undefined) {
+      this.#taken.delete(mark.key);
+      this.#keep(this.#recorded, mark.key, this.#rememberMost);
+    }
+    // topped up before the handler returns, so Crawlee never sees an empty queue while the store holds more
+    void this.#pump();
+  }
+
+  /** Admit a batch through the store; pass on what is new or not a document's name. */
+  async #admit(
+    requests: Iterable<unknown> | AsyncIterable<unknown>,
+    options: { forefront?: boolean; cache?: boolean },
+    addRequests: CrawleeQueueLike['addRequests'],
+  ): Promise<{ processedRequests: CrawleeProcessedRequest[]; unprocessedRequests: unknown[] }> {
+    const passed: unknown[] = [];
+    const judged: CrawleeRequestLike[] = [];
+    for await (const r of requests) {
+      const request = typeof r === 'string' ? { url: r } : (r as CrawleeRequestLike);
+      // a URL list, a POST or a request with a body names no document of its own: Crawlee's own key
+      if (typeof request !== 'object' || request === null || typeof request.url !== 'string' || 'requestsFromUrl' in request) passed.push(r);
+      else if ((request.method ?? 'GET').toUpperCase() !== 'GET' || request.payload !== undefined) passed.push(r);
+      else judged.push(request);
+    }
+    const dropped: CrawleeProcessedRequest[] = [];
+    const byDepth = new Map<number, CrawleeRequestLike[]>();
+    for (const r of judged) {
+      const depth = r.crawlDepth ?? 0;
+      const list = byDepth.get(depth) ?? [];
+      list.push(r);
+      byDepth.set(depth, list);
+    }
+    for (const [depth, group] of byDepth) {
+      const results = await this.#store.admit(
+        group.map((r) => r.url),
+        { depth },
+      );
+      const admittedKeys = results.filter((a) => a.admitted).map((a) => a.key!);
+      const canonical = admittedKeys.length === 0 ? [] : await this.#store.canonicalMany(results.filter((a) => a.admitted).map((a) => a.url));
+      let c = 0;
+      for (let i = 0; i < group.length; i++) {
+        const request = group[i]!;
+        const result = results[i]!;
+        if (result.key === undefined) {
+          // not a URL the store keys (invalid, or a scheme out of its scope): Crawlee decides
+          passed.push(request);
+          continue;
+        }
+        this.#rememberRequest(result.identityKey ?? result.key, request);
+        if (result.admitted) {
+          const found = canonical[c++];
+          const url = found !== undefined && !('ok' in found) ? found.canonicalUrl : request.url;
+          passed.push(marked(request, { key: result.key, url }));
+          this.#rememberRequest(result.key, request);
+          this.#stats.admitted++;
+        } else {
+          dropped.push({ uniqueKey: result.key, requestId: requestIdOf(result.key), wasAlreadyPresent: true, wasAlreadyHandled: false });
+          this.#stats.dropped++;
+        }
+      }
+    }
+    const added = passed.length === 0 ? { processedRequests: [], unprocessedRequests: [] } : await addRequests(passed, options);
+    return { processedRequests: [...added.processedRequests, ...dropped], unprocessedRequests: added.unprocessedRequests };
+  }
+
+  /**
+   * Run `task` after every task before it: a redirect's hops and the fetch of its target are
+   * recorded with no pump between them (which would hand Crawlee the target the store queued
+   * for a moment, to be fetched twice).
+   */
+  #serially<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#pumping.then(task);
+    this.#pumping = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /** Hand Crawlee what the store holds queued, up to the window. */
+  #pump(): Promise<void> {
+    return this.#serially(() => this.#pumpOnce()).catch(() => undefined);
+  }
+
+  async #pumpOnce(): Promise<void> {
+    const addRequests = this.#addRequests;
+    if (addRequests === undefined) return;
+    while (this.#taken.size < this.#window) {
+      const room = this.#window - this.#taken.size;
+      const entries = (await this.#store.next({ limit: room, perHost: room })).filter((e) => !this.#taken.has(e.key));
+      if (entries.length === 0) return;
+      for (const e of entries) this.#taken.set(e.key, e);
+      const requests = entries.map((e) => this.#entryRequest(e, e.key));
+      const { processedRequests } = await addRequests(requests);
+      // a key Crawlee handled (or is handling, and recorded) that the store queued again since (a
+      // recheck, a give-back): fetched again under a key of its own
+      const again = entries.filter((e) => processedRequests.some((p) => p.uniqueKey === e.key && p.wasAlreadyPresent && (p.wasAlreadyHandled || this.#recorded.has(e.key))));
+      if (again.length > 0) await addRequests(again.map((e) => this.#entryRequest(e, `${e.key}#${e.seq}`)));
+      this.#stats.fromStore += entries.length - processedRequests.filter((p) => p.wasAlreadyPresent && !p.wasAlreadyHandled).length;
+    }
+  }
+
+  #entryRequest(entry: FrontierEntry, uniqueKey: string): CrawleeRequestLike {
+    const known = this.#remembered.get(entry.key);
+    return {
+      url: entry.url,
+      uniqueKey,
+      ...(known?.label === undefined ? {} : { label: known.label }),
+      userData: { ...(known?.userData ?? {}), [MARK]: { key: entry.key, url: entry.url } satisfies EntryMark },
+    };
+  }
+
+  #keep<V>(map: Map<string, V>, k: string | undefined, most: number, value: V = true as V): void {
+    if (k === undefined) return;
+    map.delete(k);
+    map.set(k, value);
+    if (map.size > most) map.delete(map.keys().next().value!);
+  }
+
+  #rememberRequest(key: string, request: CrawleeRequestLike): void {
+    const label = request.label ?? (request.userData?.label as string | undefined);
+    const userData = request.userData;
+    if (label === undefined && (userData === undefined || Object.keys(userData).length === 0)) return;
+    this.#keep(this.#remembered, key, this.#rememberMost, { ...(label === undefined ? {} : { label }), ...(userData === undefined ? {} : { userData: { ...userData } }) });
+  }
+}
+
+/** The request with the store's key as its `uniqueKey` and the store's entry in its `userData`. */
+function marked(request: CrawleeRequestLike, mark: EntryMark): CrawleeRequestLike {
+  // fetched as the store's entry names it (urldedup's crawler fetches that form too), unless the
+  // store's form hides a password the fetch needs
+  const url = hasPassword(request.url) ? request.url : mark.url;
+  if (typeof (request as { constructor?: unknown }).constructor === 'function' && request.constructor !== Object) {
+    // a Crawlee Request: its fields are set in place (its userData keeps Crawlee's own hidden state)
+    request.url = url;
+    request.uniqueKey = mark.key;
+    (request.userData ??= {})[MARK] = { key: mark.key, url };
+    return request;
+  }
+  return { ...request, url, uniqueKey: mark.key, userData: { ...(request.userData ?? {}), [MARK]: { key: mark.key, url } } };
+}
+
+function hasPassword(url: string): boolean {
+  try {
+    return new URL(url).password !== '';
+  } catch {
+    return false;
+  }
+}
+
+function markOf(request: CrawleeRequestLike): EntryMark | undefined {
+  const m = request.userData?.[MARK] as Partial<EntryMark> | undefined;
+  return typeof m?.key === 'string' && typeof m.url === 'string' ? { key: m.key, url: m.url } : undefined;
+}
+
+/** A redirect's target, resolved against the URL that answered, and its key; undefined when either does not parse. */
+function redirectTarget(from: string | undefined, location: string | undefined): { url: string; key: string } | undefined {
+  if (from === undefined || location === undefined) return undefined;
+  try {
+    const url = new URL(location, from).href;
+    const k = safeKey(url);
+    return k === undefined ? undefined : { url, key: k };
+  } catch {
+    return undefined;
+  }
+}
+
+function safeKey(url: string): string | undefined {
+  try {
+    return key(url);
+  } catch {
+    return undefined;
+  }
+}
+
+function header(context: CrawleeContextLike, name: string): string | undefined {
+  const v = context.response?.headers?.[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Crawlee's id of a uniqueKey (its `getRequestId`): the id the queue gives the canonical request. */
+function requestIdOf(uniqueKey: string): string {
+  return createHash('sha256').update(uniqueKey).digest('base64').replace(/[+/=]/g, '').slice(0, 15);
+}
+
+function positive(n: number, name: string): number {
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`CrawleeDedup: ${name} must be a positive integer, got ${n}`);
+  return n;
+}

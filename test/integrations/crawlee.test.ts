@@ -1,0 +1,160 @@
+// The Crawlee adapter (urldedup/crawlee, src/integrations/crawlee.ts) with Crawlee from npm: a
+// CheerioCrawler crawls the built-in demo site on loopback (through the site itself as its HTTP
+// proxy: Node does not resolve *.localhost) once with Crawlee's own uniqueKey and once with the
+// adapter on a real LevelDB store. The adapter's run reaches every document, those Crawlee's own
+// key merges away too, with about as many requests per document; a run stopped by its budget
+// resumes from the store on a purged queue.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CheerioCrawler, Configuration, log, ProxyConfiguration, RequestQueue, type CheerioCrawlerOptions, type CheerioCrawlingContext } from 'crawlee';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDemoSite, type DemoSite } from '../../src/cli/commands/demo-site.js';
+import { CrawleeDedup } from '../../src/integrations/crawlee.js';
+import { openStore, type SeenStore } from '../../src/store/index.js';
+
+interface Run {
+  readonly requests: number;
+  readonly documents: ReadonlySet<string>;
+  readonly perDocument: number;
+  readonly labels: ReadonlyMap<string, string | undefined>;
+}
+
+/** A fresh, unpersisted Crawlee storage (its queue purged, as `purgeOnStart` does). */
+function freshConfig(): Configuration {
+  return new Configuration({ persistStorage: false, purgeOnStart: true });
+}
+
+async function crawlDemo(site: DemoSite, options: { store?: SeenStore; maxRequestsPerCrawl?: number } = {}): Promise<Run & { dedup?: CrawleeDedup }> {
+  const config = freshConfig();
+  const from = site.requests.length;
+  const queue = await RequestQueue.open(null, { config });
+  const dedup = options.store === undefined ? undefined : new CrawleeDedup(options.store);
+  if (dedup !== undefined) await dedup.attach(queue);
+  const labels = new Map<string, string | undefined>();
+  const handle = async (ctx: CheerioCrawlingContext): Promise<void> => {
+    labels.set(ctx.request.loadedUrl ?? ctx.request.url, ctx.request.label);
+    await ctx.enqueueLinks({ strategy: 'same-domain', label: 'page' });
+  };
+  const crawlerOptions: CheerioCrawlerOptions = {
+    requestQueue: queue,
+    proxyConfiguration: new ProxyConfiguration({ proxyUrls: [`http://127.0.0.1:${site.port}`] }),
+    maxConcurrency: 4,
+    maxRequestRetries: 0,
+    requestHandler: handle,
+  };
+  if (options.maxRequestsPerCrawl !== undefined) crawlerOptions.maxRequestsPerCrawl = options.maxRequestsPerCrawl;
+  if (dedup !== undefined) {
+    crawlerOptions.preNavigationHooks = [dedup.preNavigationHook];
+    crawlerOptions.requestHandler = dedup.handler(handle);
+    crawlerOptions.failedRequestHandler = dedup.failed();
+    crawlerOptions.onSkippedRequest = dedup.skipped;
+  }
+  const crawler = new CheerioCrawler(crawlerOptions, config);
+  await crawler.run([site.url]);
+  const mine = site.requests.slice(from).filter((r) => r.target !== '/robots.txt');
+  const documents = new Set(mine.filter((r) => r.status === 200 && r.document !== undefined).map((r) => r.document!));
+  return { requests: mine.length, documents, perDocument: mine.length / Math.max(1, documents.size), labels, ...(dedup === undefined ? {} : { dedup }) };
+}
+
+describe('Crawlee with urldedup', () => {
+  let site: DemoSite;
+  const dir = mkdtempSync(join(tmpdir(), 'urldedup-crawlee-'));
+  beforeAll(async () => {
+    log.setLevel(log.LEVELS.OFF);
+    site = await startDemoSite();
+  }, 30_000);
+  afterAll(async () => {
+    await site?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reaches every document, with about as many requests per document as Crawlee’s own uniqueKey', async () => {
+    const own = await crawlDemo(site);
+    const store = await openStore(join(dir, 'whole'));
+    let ours: Awaited<ReturnType<typeof crawlDemo>>;
+    try {
+      ours = await crawlDemo(site, { store });
+    } finally {
+      await store.close();
+    }
+    // Crawlee robots.txt is not read here (its robots fetch does not use the proxy): the
+    // disallowed page is a document to both runs
+    for (const d of site.documents) expect(ours.documents, d).toContain(d);
+    for (const d of own.documents) expect(ours.documents).toContain(d);
+    // Crawlee's normalizeUrl sorts the query: two documents of the demo site are one to it
+    expect(own.documents.has('/search.html?b=2&a=1') && own.documents.has('/search.html?a=1&b=2')).toBe(false);
+    // about as many: the learner's probes and checks cost on a site this small what its rules save
+    expect(ours.perDocument).toBeLessThanOrEqual(own.perDocument * 1.1);
+    const stats = ours.dedup!.stats();
+    expect(stats.dropped).toBeGreaterThan(100);
+    expect(stats.recorded).toBeGreaterThanOrEqual(ours.documents.size);
+    // the label enqueueLinks gave survives the store's judgement
+    expect([...ours.labels.values()].filter((l) => l === 'page').length).toBeGreaterThan(30);
+    console.log(
+      `Crawlee uniqueKey: ${own.requests} requests, ${own.documents.size} documents, ${own.perDocument.toFixed(3)}/document; ` +
+        `urldedup: ${ours.requests} requests, ${ours.documents.size} documents, ${ours.perDocument.toFixed(3)}/document`,
+    );
+  }, 90_000);
+
+  it('resumes from the store when a run stopped by its budget is started again on a purged queue', async () => {
+    const db = join(dir, 'resumed');
+    let store = await openStore(db);
+    let first: Run;
+    try {
+      first = await crawlDemo(site, { store, maxRequestsPerCrawl: 12 });
+    } finally {
+      await store.close();
+    }
+    expect(first.documents.size).toBeLessThan(site.documents.length / 2);
+    store = await openStore(db);
+    let second: Run;
+    try {
+      second = await crawlDemo(site, { store });
+      expect((await store.stats()).urls.queued).toBe(0);
+    } finally {
+      await store.close();
+    }
+    const all = new Set([...first.documents, ...second.documents]);
+    for (const d of site.documents) expect(all, d).toContain(d);
+    const whole = await (async () => {
+      const s = await openStore(join(dir, 'reference'));
+      try {
+        return await crawlDemo(site, { store: s });
+      } finally {
+        await s.close();
+      }
+    })();
+    expect(first.requests + second.requests).toBeLessThanOrEqual(whole.requests * 1.15);
+  }, 120_000);
+
+  it('keys what it is given: duplicates dropped, POSTs and invalid URLs left to Crawlee', async () => {
+    const store = await openStore(join(dir, 'unit'));
+    try {
+      const queue = await RequestQueue.open(null, { config: freshConfig() });
+      const dedup = new CrawleeDedup(store);
+      await dedup.attach(queue);
+      const { processedRequests } = await queue.addRequests([
+        'http://example.test/a/./b.html',
+        { url: 'HTTP://EXAMPLE.test:80/a/b.html#top', label: 'x' },
+        'http://example.test/a/b.html?q=2&p=1',
+        'http://example.test/a/b.html?p=1&q=2',
+        'http://example.test/dir/',
+        'http://example.test/dir',
+        { url: 'http://example.test/a/b.html', method: 'POST', payload: 'x=1', useExtendedUniqueKey: true },
+      ]);
+      const byKey = new Map(processedRequests.map((p) => [p.uniqueKey, p]));
+      // the ladder merges the first two; the query orders and the slash are kept apart
+      expect(processedRequests.filter((p) => !p.wasAlreadyPresent)).toHaveLength(6);
+      expect(dedup.stats()).toMatchObject({ admitted: 5, dropped: 1 });
+      expect([...byKey.keys()].some((k) => k.startsWith('POST('))).toBe(true);
+      const one = await queue.addRequest({ url: 'http://example.test/a/b.html' });
+      expect(one.wasAlreadyPresent).toBe(true);
+      expect(await queue.fetchNextRequest()).toMatchObject({ url: 'http://example.test/a/b.html', uniqueKey: expect.stringContaining('/a/b.html') });
+      expect(() => new CrawleeDedup(store, { window: 0 })).toThrow(/window must be a positive integer/);
+      await expect(dedup.attach(queue)).rejects.toThrow(/already has a queue/);
+    } finally {
+      await store.close();
+    }
+  });
+});
