@@ -10,12 +10,14 @@
  * from permanent redirects, host rules learned and checked by the store), and drops a request
  * whose document the store already holds.
  *
- * The store's frontier stays the truth, as for urldedup's own crawler: what the store queues by
- * itself (a redirect's target, a rule's rewrites it fetches to check the rule, what a withdrawn
- * rule gives back, and everything still queued when a run stopped) is handed to Crawlee's queue
- * in windows, so a learned rule is applied, checked and withdrawn here as there, and a run whose
- * Crawlee queue was purged resumes from the store. Crawlee hides each redirect hop's status: a
- * redirect is recorded as the fetch's final URL (evidence, never an alias by itself).
+ * The store's frontier stays the truth, as for urldedup's own crawler: Crawlee's queue is fed
+ * from it, a window at a time, with new documents and with what the store queues by itself (a
+ * redirect's target, a rule's rewrites it fetches to check the rule, what a withdrawn rule gives
+ * back, everything still queued when a run stopped). So a rule learned meanwhile prunes the rest
+ * before Crawlee holds them, a rule is checked and withdrawn here as there, and a run whose
+ * Crawlee queue was purged resumes from the store. Each redirect hop is recorded with its status
+ * (a got hook, `preNavigationHook`); without it, as the fetch's final URL (evidence of unknown
+ * status, never an alias by itself).
  *
  * Crawlee is not imported: the adapter works on the few methods of its queue, request and
  * crawling context named below (Crawlee 3).
@@ -29,6 +31,7 @@ import type { FetchRecord, FrontierEntry, SeenStore } from '../store/seen-store.
 /** A request as Crawlee's queue takes it: a URL string, request options or a `Request`. */
 export interface CrawleeRequestLike {
   url: string;
+  headers?: Record<string, string>;
   uniqueKey?: string;
   method?: string;
   payload?: unknown;
@@ -67,8 +70,11 @@ export interface CrawleeContextLike {
 
 export interface CrawleeDedupOptions {
   /**
-   * Most store frontier entries handed to Crawlee's queue and not yet recorded: the store's own
-   * queue is read in windows this large. @default 500
+   * Most store frontier entries handed to Crawlee's queue and not yet recorded: Crawlee takes
+   * every admitted URL from the store's frontier, this many at a time, so a rule the store learns
+   * meanwhile prunes the rest there. It bounds the crawler's concurrency too: a larger window
+   * fetches more at once, and lets Crawlee hold more URLs such a rule would have pruned.
+   * @default 16
    */
   readonly window?: number;
   /** Labels and user data remembered per key for entries the store gives back. @default 100000 */
@@ -117,7 +123,7 @@ interface GotResponseLike {
   readonly headers?: Readonly<Record<string, string | string[] | undefined>>;
 }
 
-type Remembered = { readonly label?: string; readonly userData?: Record<string, unknown> };
+type Remembered = { readonly label?: string; readonly userData?: Record<string, unknown>; readonly headers?: Record<string, string> };
 
 /**
  * The adapter: `attach` a queue, wrap the request handler (`handler`), and tell failures
@@ -145,7 +151,7 @@ export class CrawleeDedup {
 
   constructor(store: SeenStore, options: CrawleeDedupOptions = {}) {
     this.#store = store;
-    this.#window = positive(options.window ?? 500, 'window');
+    this.#window = positive(options.window ?? 16, 'window');
     this.#rememberMost = positive(options.rememberRequests ?? 100_000, 'rememberRequests');
   }
 
@@ -226,7 +232,7 @@ export class CrawleeDedup {
       entry = { key: known.key, url };
     }
     await this.#store.recordFetch(entry.url, { status: 0, error: `ERR_SKIPPED_${reason.toUpperCase()}` });
-    this.#done({ key: entry.key, url: entry.url });
+    await this.#done({ key: entry.key, url: entry.url });
   };
 
   /**
@@ -251,7 +257,10 @@ export class CrawleeDedup {
     gotOptions.followRedirect = (response) => {
       if (follow === false || (typeof follow === 'function' && !follow(response))) return false;
       const target = redirectTarget(response.url ?? response.requestUrl?.toString(), header({ request: context.request, response }, 'location'));
-      return target === undefined || !this.#fetched.has(target.key);
+      if (target === undefined) return true;
+      // a loop (`/x` → `/x/` → `/x`) ends at its first return: both its hops are evidence
+      const chain = [context.request.url, ...hops.map((h) => h.to)];
+      return !this.#fetched.has(target.key) && !chain.some((u) => safeKey(u) === target.key);
     };
   };
 
@@ -261,7 +270,6 @@ export class CrawleeDedup {
     const mark = markOf(request);
     const requested = request.url;
     const hops = this.#hops.get(request) ?? [];
-    // each hop as urldedup's crawler records it: the redirect, then the fetch of where it ended
     const loaded = request.loadedUrl !== undefined && request.loadedUrl !== requested ? request.loadedUrl : undefined;
     const status = context.response?.statusCode ?? 200;
     const record: { -readonly [K in keyof FetchRecord]: FetchRecord[K] } = { status };
@@ -287,13 +295,14 @@ export class CrawleeDedup {
         if (x.canonical !== undefined && x.canonical !== answered) record.canonical = x.canonical;
       }
     }
+    // each hop as urldedup's crawler records it: the redirect, then the fetch of where it ended
     await this.#serially(async () => {
       for (const hop of hops) await this.#store.recordRedirect(hop.from, hop.to, hop.status);
       // a redirect not followed ends at a page fetched before: nothing more to record
       if (status < 300 || status > 399 || hops.length === 0) await this.#store.recordFetch(hops.length > 0 ? answered : (mark?.url ?? requested), record);
     });
     if (status >= 200 && status < 300) this.#keep(this.#fetched, safeKey(answered), this.#rememberMost);
-    this.#done(mark);
+    await this.#done(mark);
   }
 
   /** Record a request Crawlee gave up on. */
@@ -302,21 +311,21 @@ export class CrawleeDedup {
     const status = context.response?.statusCode ?? 0;
     const code = (error as { code?: unknown } | undefined)?.code;
     await this.#store.recordFetch(mark?.url ?? context.request.url, { status, error: typeof code === 'string' ? code : 'ERR_CRAWLEE_FAILED' });
-    this.#done(mark);
+    await this.#done(mark);
   }
 
   stats(): CrawleeDedupStats {
     return { ...this.#stats };
   }
 
-  #done(mark: EntryMark | undefined): void {
+  async #done(mark: EntryMark | undefined): Promise<void> {
     this.#stats.recorded++;
     if (mark !== undefined) {
       this.#taken.delete(mark.key);
       this.#keep(this.#recorded, mark.key, this.#rememberMost);
     }
     // topped up before the handler returns, so Crawlee never sees an empty queue while the store holds more
-    void this.#pump();
+    await this.#pump();
   }
 
   /** Admit a batch through the store; pass on what is new or not a document's name. */
@@ -332,9 +341,12 @@ export class CrawleeDedup {
       // a URL list, a POST or a request with a body names no document of its own: Crawlee's own key
       if (typeof request !== 'object' || request === null || typeof request.url !== 'string' || 'requestsFromUrl' in request) passed.push(r);
       else if ((request.method ?? 'GET').toUpperCase() !== 'GET' || request.payload !== undefined) passed.push(r);
+      // the store keeps a URL's password as a keyed hash: a fetch needs the URL as given
+      else if (hasPassword(request.url)) passed.push(r);
       else judged.push(request);
     }
     const dropped: CrawleeProcessedRequest[] = [];
+    const queued: CrawleeProcessedRequest[] = [];
     const byDepth = new Map<number, CrawleeRequestLike[]>();
     for (const r of judged) {
       const depth = r.crawlDepth ?? 0;
@@ -347,9 +359,6 @@ export class CrawleeDedup {
         group.map((r) => r.url),
         { depth },
       );
-      const admittedKeys = results.filter((a) => a.admitted).map((a) => a.key!);
-      const canonical = admittedKeys.length === 0 ? [] : await this.#store.canonicalMany(results.filter((a) => a.admitted).map((a) => a.url));
-      let c = 0;
       for (let i = 0; i < group.length; i++) {
         const request = group[i]!;
         const result = results[i]!;
@@ -360,10 +369,10 @@ export class CrawleeDedup {
         }
         this.#rememberRequest(result.identityKey ?? result.key, request);
         if (result.admitted) {
-          const found = canonical[c++];
-          const url = found !== undefined && !('ok' in found) ? found.canonicalUrl : request.url;
-          passed.push(marked(request, { key: result.key, url }));
+          // queued in the store: Crawlee gets it from the store's frontier, in the store's order,
+          // so a rule that activates meanwhile prunes it there before Crawlee holds it
           this.#rememberRequest(result.key, request);
+          queued.push({ uniqueKey: result.key, requestId: requestIdOf(result.key), wasAlreadyPresent: false, wasAlreadyHandled: false });
           this.#stats.admitted++;
         } else {
           dropped.push({ uniqueKey: result.key, requestId: requestIdOf(result.key), wasAlreadyPresent: true, wasAlreadyHandled: false });
@@ -372,7 +381,8 @@ export class CrawleeDedup {
       }
     }
     const added = passed.length === 0 ? { processedRequests: [], unprocessedRequests: [] } : await addRequests(passed, options);
-    return { processedRequests: [...added.processedRequests, ...dropped], unprocessedRequests: added.unprocessedRequests };
+    if (queued.length > 0) await this.#pump();
+    return { processedRequests: [...added.processedRequests, ...queued, ...dropped], unprocessedRequests: added.unprocessedRequests };
   }
 
   /**
@@ -418,6 +428,7 @@ export class CrawleeDedup {
       url: entry.url,
       uniqueKey,
       ...(known?.label === undefined ? {} : { label: known.label }),
+      ...(known?.headers === undefined ? {} : { headers: known.headers }),
       userData: { ...(known?.userData ?? {}), [MARK]: { key: entry.key, url: entry.url } satisfies EntryMark },
     };
   }
@@ -431,25 +442,15 @@ export class CrawleeDedup {
 
   #rememberRequest(key: string, request: CrawleeRequestLike): void {
     const label = request.label ?? (request.userData?.label as string | undefined);
-    const userData = request.userData;
-    if (label === undefined && (userData === undefined || Object.keys(userData).length === 0)) return;
-    this.#keep(this.#remembered, key, this.#rememberMost, { ...(label === undefined ? {} : { label }), ...(userData === undefined ? {} : { userData: { ...userData } }) });
+    const { userData, headers } = request;
+    const some = (o: object | undefined): boolean => o !== undefined && Object.keys(o).length > 0;
+    if (label === undefined && !some(userData) && !some(headers)) return;
+    this.#keep(this.#remembered, key, this.#rememberMost, {
+      ...(label === undefined ? {} : { label }),
+      ...(some(userData) ? { userData: { ...userData } } : {}),
+      ...(some(headers) ? { headers: { ...headers } } : {}),
+    });
   }
-}
-
-/** The request with the store's key as its `uniqueKey` and the store's entry in its `userData`. */
-function marked(request: CrawleeRequestLike, mark: EntryMark): CrawleeRequestLike {
-  // fetched as the store's entry names it (urldedup's crawler fetches that form too), unless the
-  // store's form hides a password the fetch needs
-  const url = hasPassword(request.url) ? request.url : mark.url;
-  if (typeof (request as { constructor?: unknown }).constructor === 'function' && request.constructor !== Object) {
-    // a Crawlee Request: its fields are set in place (its userData keeps Crawlee's own hidden state)
-    request.url = url;
-    request.uniqueKey = mark.key;
-    (request.userData ??= {})[MARK] = { key: mark.key, url };
-    return request;
-  }
-  return { ...request, url, uniqueKey: mark.key, userData: { ...(request.userData ?? {}), [MARK]: { key: mark.key, url } } };
 }
 
 function hasPassword(url: string): boolean {
