@@ -4,14 +4,33 @@
 // adapter on a real LevelDB store. The adapter's run reaches every document, those Crawlee's own
 // key merges away too, with about as many requests per document; a run stopped by its budget
 // resumes from the store on a purged queue.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { CheerioCrawler, Configuration, log, ProxyConfiguration, RequestQueue, type CheerioCrawlerOptions, type CheerioCrawlingContext } from 'crawlee';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoSite, type DemoSite } from '../../src/cli/commands/demo-site.js';
 import { CrawleeDedup } from '../../src/integrations/crawlee.js';
 import { openStore, type SeenStore } from '../../src/store/index.js';
+
+/** The built worker (npm test builds dist/ first): one Crawlee crawl with the adapter, a process of its own. */
+const WORKER = fileURLToPath(new URL('../../dist/sites/crawlee-worker.js', import.meta.url));
+
+/** Run the worker on `db`; with `killAfter`, SIGKILL it once it has handled that many pages. */
+function runWorker(site: DemoSite, db: string, killAfter?: number): Promise<{ pages: number; signal: NodeJS.Signals | null; out: string }> {
+  const child = spawn(process.execPath, [WORKER, db, site.url, String(site.port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let pages = 0;
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
+    pages = out.split('\n').filter((l) => l.startsWith('page ')).length;
+    if (killAfter !== undefined && pages >= killAfter) child.kill('SIGKILL');
+  });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
+  return new Promise((resolve) => child.on('exit', (_code, signal) => resolve({ pages, signal, out })));
+}
 
 interface Run {
   readonly requests: number;
@@ -126,6 +145,35 @@ describe('Crawlee with urldedup', () => {
       }
     })();
     expect(first.requests + second.requests).toBeLessThanOrEqual(whole.requests * 1.15);
+  }, 120_000);
+
+  it('loses no document when its process is killed (SIGKILL) mid-crawl and started again', async () => {
+    const db = join(dir, 'killed');
+    const from = site.requests.length;
+    const killed = await runWorker(site, db, 10);
+    expect(killed.signal).toBe('SIGKILL');
+    const resumed = await runWorker(site, db);
+    expect(resumed.out).toContain('done ');
+    const mine = site.requests.slice(from).filter((r) => r.target !== '/robots.txt');
+    const documents = new Set(mine.filter((r) => r.status === 200 && r.document !== undefined).map((r) => r.document!));
+    for (const d of site.documents) expect(documents, d).toContain(d);
+    const store = await openStore(db, { readOnly: true });
+    try {
+      expect((await store.stats()).urls.queued).toBe(0);
+    } finally {
+      await store.close();
+    }
+    // a kill costs the pages in flight again, not the crawl: within 20 % of a whole run's requests
+    const whole = await (async () => {
+      const s = await openStore(join(dir, 'reference-kill'));
+      try {
+        return await crawlDemo(site, { store: s });
+      } finally {
+        await s.close();
+      }
+    })();
+    console.log(`killed after ${killed.pages} pages, resumed: ${mine.length} requests in all, one whole run ${whole.requests}`);
+    expect(mine.length).toBeLessThanOrEqual(whole.requests * 1.2);
   }, 120_000);
 
   it('keys what it is given: duplicates dropped, POSTs and invalid URLs left to Crawlee', async () => {
