@@ -127,7 +127,7 @@ type Remembered = { readonly label?: string; readonly userData?: Record<string, 
 
 /**
  * The adapter: `attach` a queue, wrap the request handler (`handler`), and tell failures
- * (`failed`, `skipped`). docs/integrations.md shows a whole crawler.
+ * (`failed`, `skipped`). integrations/crawlee/README.md shows a whole crawler.
  */
 export class CrawleeDedup {
   readonly #store: SeenStore;

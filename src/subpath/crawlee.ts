@@ -1,6 +1,6 @@
 /**
  * `urldedup/crawlee`: the store as the judge of a Crawlee crawler's request queue
- * (docs/integrations.md). Crawlee itself is not imported: bring your own (version 3).
+ * (integrations/crawlee/README.md). Crawlee itself is not imported: bring your own (version 3).
  */
 export {
   CrawleeDedup,
