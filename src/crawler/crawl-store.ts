@@ -5,11 +5,12 @@
 import type { PresetName, UriRecord } from '../normalize/index.js';
 import { isFleetLocation, openFleetStore, openStore, type FleetLocation, type OpenStoreOptions, type SeenStore } from '../store/index.js';
 import type { HostBudget } from './traps.js';
+import { nodeUrl } from '../normalize/parse-count.js';
 
 /** `host[:port]`, as the frontier names hosts. */
 export function hostOfUrl(url: string): string {
   try {
-    return new URL(url).host;
+    return nodeUrl(url).host;
   } catch {
     return url;
   }

@@ -21,6 +21,7 @@
  */
 import { pino, type Logger } from 'pino';
 import { normalize, UrlError } from '../normalize/index.js';
+import { nodeUrl } from '../normalize/parse-count.js';
 import { isFleetMember, type FleetMember, type FrontierEntry, type RuleRecord, type SeenStore } from '../store/index.js';
 import { hostOfUrl, openCrawlStore, preloadBudget, seedStates } from './crawl-store.js';
 import { checkCrawlOptions, defaultCrawlOptions, invalidSeedsOf, noValidSeed, type CheckedCrawlOptions, type Crawl, type CrawledPage, type CrawlOptions, type CrawlProgress } from './crawl-options.js';
@@ -464,15 +465,21 @@ class Crawler implements Crawl, RedirectContext {
     const host = entry.host;
     const paused = this.paused.get(host);
     if (paused !== undefined) return void paused.entries.push(entry);
-    const verdict = this.scope.check(url);
+    // the entry's one parse: scope, guard, robots.txt and the fetch's first request read it
+    let parsed: URL | undefined;
+    try {
+      parsed = nodeUrl(url);
+    } catch {
+      parsed = undefined;
+    }
+    const verdict = parsed === undefined ? this.scope.check(url) : this.scope.checkParsed(parsed, url);
     if (verdict !== 'in' && !this.seedForms.has(url)) {
       return this.recordFailure(url, 0, 'ERR_OUT_OF_SCOPE', `not fetched: ${verdict}`);
     }
     if (this.budget.spent(host)) return this.pause(entry, 'trap:host-budget');
-    // the guard's parse is the entry's one parse: its origin and path serve robots.txt too
     let u: URL;
     try {
-      u = this.fetcher.guard.checkUrl(url);
+      u = parsed === undefined ? this.fetcher.guard.checkUrl(url) : this.fetcher.guard.checkParsed(parsed, url);
     } catch (error) {
       if (!(error instanceof UrlError)) throw error;
       return this.recordFailure(url, 0, error.code, error.message);
@@ -500,14 +507,14 @@ class Crawler implements Crawl, RedirectContext {
       if (!this.budget.take(host)) return this.pause(entry, 'trap:host-budget');
       this.pagesStarted++;
     } else this.report.retries.made++;
-    await this.politeness.run(host, () => this.fetchEntry(entry, host), this.aborter.signal);
+    await this.politeness.run(host, () => this.fetchEntry(entry, host, u), this.aborter.signal);
   }
 
   get signal(): AbortSignal {
     return this.aborter.signal;
   }
 
-  private async fetchEntry(entry: FrontierEntry, host: string): Promise<void> {
+  private async fetchEntry(entry: FrontierEntry, host: string, checked: URL): Promise<void> {
     // a fleet worker fetches only while it surely holds the host's lease (its next holder
     // queues this in-flight entry again)
     if (isFleetMember(this.store) && !this.store.holds(host)) return void this.log.info({ host, url: entry.url }, 'lease lost: not fetched');
@@ -520,6 +527,7 @@ class Crawler implements Crawl, RedirectContext {
     let res: FetchResult;
     try {
       res = await this.fetcher.fetch(entry.url, {
+        checked,
         signal: lease?.signal ?? this.aborter.signal,
         ...(this.o.keepBodies === true ? { keepBody: true } : {}),
         onRedirect: (hop) => mayFollowRedirect(this, hop, host, followed),

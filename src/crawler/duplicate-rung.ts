@@ -15,6 +15,16 @@ const PARSE_OPTIONS = { maxLength: defaultResolveOptions.maxLength, strict: fals
 const SYNTAX: NormalizeOptions = { level: 'syntax' };
 const SCHEME: NormalizeOptions = { level: 'scheme' };
 
+/**
+ * A reference RFC 3986 §5.2 and the URL Standard resolve alike: unreserved characters and `/` only,
+ * no dot-segment (§5.2.4 and the URL path state remove them alike, but only this is checked
+ * here), not a network-path reference. Its browser resolution is then its RFC 3986 resolution.
+ */
+const PLAIN_REFERENCE = /^(?!\/\/)[A-Za-z0-9._~/-]+$/;
+const DOT_SEGMENT = /(^|\/)\.\.?(\/|$)/;
+/** A base both resolutions read alike: http(s), a lower-case ASCII host, a plain path and query. */
+const PLAIN_BASE = /^https?:\/\/[a-z0-9.-]+(:[0-9]+)?(\/[A-Za-z0-9._~/-]*)?(\?[A-Za-z0-9._~&=+-]*)?$/;
+
 function stripFragment(url: string): string {
   const i = url.indexOf('#');
   return i === -1 ? url : url.slice(0, i);
@@ -25,7 +35,11 @@ export class RungLabeler {
   /** The base's RFC 3986 record: undefined until a relative link needs it, null when it does not parse. */
   private baseRecord: UriRecord | null | undefined;
 
-  constructor(readonly base: string) {}
+  private readonly plainBase: boolean;
+
+  constructor(readonly base: string) {
+    this.plainBase = PLAIN_BASE.test(base) && !DOT_SEGMENT.test(base);
+  }
 
   /** §5.2 resolution of the base, once: §5.1, a base URI must have a scheme. */
   private parsedBase(): UriRecord | null {
@@ -55,6 +69,8 @@ export class RungLabeler {
 
   /** Which step of the ladder makes `raw` (resolved by a browser to `resolved`) equal `stored`. */
   label(raw: string, resolved: string, stored: string): string {
+    // the common duplicate, a plain link written as stored: no parse needed to say so
+    if (resolved === stored && this.plainBase && PLAIN_REFERENCE.test(raw) && !DOT_SEGMENT.test(raw)) return 'exact';
     const written = this.written(raw, resolved);
     if (written === stored) return 'exact';
     const bare = stripFragment(written);

@@ -23,10 +23,11 @@
  * reported. Bounded work: at most `maxOutlinks` distinct links per page (the rest are counted as
  * dropped) and `maxHrefBytes` of raw reference text kept until the end.
  */
-import { pageShape, SHAPE_TEXT_LIMIT, stableTextHash, textWords, wordSketch } from './page-shape.js';
+import { pageShape, SHAPE_TEXT_LIMIT, stableTextHash, textWords, wordSketch, type RequestedParts } from './page-shape.js';
 import { createHash, type Hash } from 'node:crypto';
 import { TextDecoder } from 'node:util';
 import { parseWhatwg, serializeWhatwg, type WhatwgUrl } from '../normalize/index.js';
+import { serializePath } from '../normalize/whatwg/url-serializer.js';
 import type { BodySink } from './fetch.js';
 import { HtmlTags } from './html-tags.js';
 
@@ -174,6 +175,7 @@ export class LinkExtractor implements BodySink {
   private readonly seenRaw = new Set<string>();
   private rawBytes = 0;
   private baseHref: string | undefined;
+  private documentParts: RequestedParts | undefined;
   private canonicalRaw: string | undefined;
   private refreshRaw: string | undefined;
   private nofollow = false;
@@ -335,7 +337,7 @@ export class LinkExtractor implements BodySink {
     const text = this.shapeText.join('').slice(0, SHAPE_TEXT_LIMIT);
     const words = textWords(text);
     const truncated = this.shapeLength > SHAPE_TEXT_LIMIT;
-    return { shapeHash: pageShape(text, this.documentUrl, truncated), words, wordSketch: wordSketch(words), stableHash: stableTextHash(text, truncated) };
+    return { shapeHash: pageShape(text, this.documentParts ?? this.documentUrl, truncated), words, wordSketch: wordSketch(words), stableHash: stableTextHash(text, truncated) };
   }
 
   private textDigest(): string {
@@ -348,6 +350,8 @@ export class LinkExtractor implements BodySink {
     // data:/javascript: base, which browsers refuse) leaves the fallback base URL
     let base = this.documentUrl;
     let baseRecord = this.parseBase(base);
+    // the page's own path and query, for its shape (page-shape.ts): from this parse, not another
+    if (baseRecord !== undefined) this.documentParts = { path: serializePath(baseRecord), query: baseRecord.query ?? '' };
     if (this.baseHref !== undefined && baseRecord !== undefined) {
       const b = this.parseOne(this.baseHref, baseRecord);
       if (b !== undefined && (b.scheme === 'http' || b.scheme === 'https')) {

@@ -123,6 +123,11 @@ export interface FetchRequest {
   readonly keepBody?: boolean;
   /** Over `maxDecodedBytes`: stop reading and return what was read, `truncated: true`, no error. @default false */
   readonly truncate?: boolean;
+  /**
+   * The URL asked for, already checked by this fetcher's guard (`guard.checkUrl(url)`): the first
+   * request uses it instead of parsing the URL again.
+   */
+  readonly checked?: URL;
   /** Overrides for this request. */
   readonly accept?: string;
   readonly maxRedirects?: number;
@@ -349,7 +354,7 @@ export class Fetcher {
     for (;;) {
       let target: URL;
       try {
-        target = this.guard.checkUrl(current);
+        target = current === url && requests === 0 && request.checked !== undefined ? request.checked : this.guard.checkUrl(current);
       } catch (error) {
         return failFrom(error);
       }

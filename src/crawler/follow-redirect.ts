@@ -14,6 +14,7 @@ import type { ReportBuilder } from './report.js';
 import type { RobotsCache } from './robots.js';
 import type { CrawlScope } from './scope.js';
 import { pathTrap, type HostBudget, type TrapOptions } from './traps.js';
+import { nodeUrl } from '../normalize/parse-count.js';
 
 /** What the redirect gate reads and holds of the crawl. */
 export interface RedirectContext {
@@ -36,7 +37,7 @@ export interface RedirectContext {
 
 function parsed(url: string): URL | undefined {
   try {
-    return new URL(url);
+    return nodeUrl(url);
   } catch {
     return undefined;
   }

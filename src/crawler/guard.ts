@@ -24,6 +24,7 @@ import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { buildConnector } from 'undici';
 import { parseIPv6, parseSpecialHost, UrlError } from '../normalize/index.js';
+import { nodeUrl } from '../normalize/parse-count.js';
 
 /** Resolves a host name to its addresses (IPv4 dotted decimal or IPv6 text). */
 export type Resolver = (hostname: string) => Promise<readonly string[]>;
@@ -245,10 +246,15 @@ export class NetworkGuard {
   checkUrl(url: string): URL {
     let u: URL;
     try {
-      u = new URL(url);
+      u = nodeUrl(url);
     } catch (cause) {
       throw new UrlError('ERR_INVALID_URL', url, { cause });
     }
+    return this.checkParsed(u, url);
+  }
+
+  /** `checkUrl` for `url` already parsed into `u` (its one parse). */
+  checkParsed(u: URL, url: string): URL {
     if (u.protocol !== 'http:' && u.protocol !== 'https:') {
       this.refused++;
       throw new UrlError('ERR_UNSUPPORTED_SCHEME', url, { detail: `${u.protocol} is not fetched` });

@@ -46,7 +46,7 @@ export function storeScopeFilter(
     }
     let verdict = memo.get(url);
     if (verdict === undefined) {
-      verdict = s.has(url) && pathTrap(record.path, traps) === undefined;
+      verdict = s.checkNormal(record, url) === 'in' && pathTrap(record.path, traps) === undefined;
       if (memo.size >= FILTER_MEMO_SIZE) memo.clear();
       memo.set(url, verdict);
     }

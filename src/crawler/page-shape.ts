@@ -15,6 +15,7 @@
  * to tell the not-found page (learning/not-found.ts): never to call two documents equal.
  */
 import { createHash } from 'node:crypto';
+import { nodeUrl } from '../normalize/parse-count.js';
 
 /** Text kept for the shape, at most (a not-found page is small; a longer page is a document). */
 export const SHAPE_TEXT_LIMIT = 64 * 1024;
@@ -27,16 +28,27 @@ function decoded(s: string): string {
   }
 }
 
+/** A requested URL's path and query (without the `?`), as its parsed record has them. */
+export interface RequestedParts {
+  readonly path: string;
+  readonly query: string;
+}
+
 /** What of `url` a server may echo: its path, its segments (longest first), its query values. */
-function echoes(url: string): string[] {
+function echoes(url: string | RequestedParts): string[] {
   let path = '';
   let query = '';
-  try {
-    const u = new URL(url);
-    path = u.pathname;
-    query = u.search.slice(1);
-  } catch {
-    return [];
+  if (typeof url === 'string') {
+    try {
+      const u = nodeUrl(url);
+      path = u.pathname;
+      query = u.search.slice(1);
+    } catch {
+      return [];
+    }
+  } else {
+    path = url.path;
+    query = url.query;
   }
   const out = new Set<string>();
   const add = (s: string): void => {
@@ -57,8 +69,8 @@ function echoes(url: string): string[] {
   return [...out].filter((s) => s.trim().length >= 2).sort((a, b) => b.length - a.length);
 }
 
-/** The shape of a page's `text` requested as `url` (32 hex digits). */
-export function pageShape(text: string, url: string, truncated = false): string {
+/** The shape of a page's `text` requested as `url` (or its path and query: 32 hex digits). */
+export function pageShape(text: string, url: string | RequestedParts, truncated = false): string {
   let t = text;
   for (const e of echoes(url)) if (t.includes(e)) t = t.split(e).join(' ');
   t = t.replace(/[0-9]+/g, '#').replace(/\s+/g, ' ').trim();

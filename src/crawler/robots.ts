@@ -24,6 +24,7 @@
  */
 import { PRODUCT_TOKEN } from './user-agent.js';
 import type { Fetcher, FetchResult } from './fetch.js';
+import { nodeUrl } from '../normalize/parse-count.js';
 
 export interface RobotsRule {
   readonly allow: boolean;
@@ -269,7 +270,7 @@ export class RobotsCache {
 
   /** Is `url` allowed? Fetches the origin's robots.txt first when it is not cached or stale. */
   async check(url: string): Promise<RobotsVerdict> {
-    const u = new URL(url);
+    const u = nodeUrl(url);
     const entry = await this.entry(u.origin, u.host);
     return { allowed: entry.policy.isAllowed(u.pathname + u.search), entry };
   }

@@ -12,6 +12,8 @@
  * in scope.
  */
 import type { WhatwgUrl } from '../normalize/index.js';
+import { nodeUrl } from '../normalize/parse-count.js';
+import type { UriRecord } from '../normalize/uri-record.js';
 
 export type ScopeMode = 'host' | 'domain' | 'any';
 
@@ -39,7 +41,7 @@ function comparable(hostname: string): string {
 
 function hostnameOf(url: string): string | undefined {
   try {
-    const u = new URL(url);
+    const u = nodeUrl(url);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
     return comparable(u.hostname);
   } catch {
@@ -95,9 +97,24 @@ export class CrawlScope {
     return this.verdict(hostnameOf(url), url);
   }
 
+  /** `check(url)` for `url` parsed by Node's URL into `u` (the crawler's one parse of a frontier entry). */
+  checkParsed(u: URL, url: string): ScopeVerdict {
+    return this.verdict(u.protocol === 'http:' || u.protocol === 'https:' ? comparable(u.hostname) : undefined, url);
+  }
+
   /** `check(url)` for a URL whose record is at hand (`url` is its serialization): no second parse. */
   checkRecord(record: Readonly<WhatwgUrl>, url: string): ScopeVerdict {
     return this.verdict(hostnameOfRecord(record), url);
+  }
+
+  /**
+   * `check(url)` for a URL the RFC ladder normalized (`url` is its normal form, `record` that form's
+   * record): the ladder's host is what the URL Standard's `hostname` gives for http(s) (lower case,
+   * IDNA to ASCII, IP literals in brackets), so no parse is needed.
+   */
+  checkNormal(record: UriRecord, url: string): ScopeVerdict {
+    const scheme = record.scheme?.toLowerCase();
+    return this.verdict(scheme === 'http' || scheme === 'https' ? comparable(record.host ?? '') : undefined, url);
   }
 
   private verdict(h: string | undefined, url: string): ScopeVerdict {

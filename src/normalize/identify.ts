@@ -93,6 +93,28 @@ export class UrlIdentity {
     return this;
   }
 
+  /**
+   * The record of the normal form, as `parseUriReference(this.normal)` gives it, without parsing:
+   * the ladder's record when it made one, else cut from the scan (scheme, host and port from its
+   * authority, path and query from its rest; the single pass declines userinfo and drops the
+   * fragment). The store reads it where a preset, a rule or the scope needs components.
+   */
+  normalRecord(): UriRecord {
+    if (this.record !== undefined) return this.record;
+    const auth = this.scanned.auth;
+    const rest = restOf(this.scanned, this.url);
+    const q = rest.indexOf('?');
+    return {
+      scheme: this.scheme,
+      userinfo: undefined,
+      host: auth.host,
+      port: auth.port === '' ? undefined : auth.port.slice(1),
+      path: q === -1 ? rest : rest.slice(0, q),
+      query: q === -1 ? undefined : rest.slice(q + 1),
+      fragment: undefined,
+    };
+  }
+
   /** @internal the scan record `identifyInto` writes into. */
   scanRecord(): SinglePassResult {
     return this.scanned;

@@ -10,6 +10,7 @@
  *   trimmed, tabs and newlines removed, and in special schemes `\` counts as `/` and any run of
  *   slashes introduces the authority (`http:\\a\b` is `http://a/b`).
  */
+import { parseCount } from './parse-count.js';
 import { UrlError } from './errors.js';
 import { parseIPv6 } from './host.js';
 import { defaultLimits } from './limits.js';
@@ -86,6 +87,7 @@ function findDelimiter(s: string, from: number, end: number, backslash: boolean)
  * browser pre-processing when `browser` is on.
  */
 export function parseUriReference(input: string, options: ParseOptions = {}): UriRecord {
+  parseCount.rfc++;
   const maxLength = options.maxLength ?? defaultLimits.maxLength;
   if (input.length > maxLength) throw new UrlError('ERR_TOO_LONG', input, { detail: `longer than ${maxLength}` });
   const strict = options.strict === true;

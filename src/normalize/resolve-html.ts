@@ -5,6 +5,7 @@
 import { UrlError } from './errors.js';
 import { defaultLimits, type Limits } from './limits.js';
 import { checkOptionNames, describeValue, urlArgument, type OptionNames } from './misuse.js';
+import { parseCount } from './parse-count.js';
 import { basicUrlParse } from './whatwg/basic-url-parser.js';
 import { parseRelativeUrl } from './whatwg/relative-url.js';
 import type { WhatwgUrl } from './whatwg/url-record.js';
@@ -37,6 +38,7 @@ function parseBase(input: string, base: string, maxLength: number): WhatwgUrl {
   if (base === lastBaseInput && lastBaseRecord !== null) return lastBaseRecord;
   let record: WhatwgUrl;
   try {
+    parseCount.whatwg++;
     record = basicUrlParse(base, null);
   } catch (error) {
     throw new UrlError('ERR_INVALID_URL', input, { detail: 'invalid base URL', cause: error });
@@ -68,6 +70,7 @@ export function parseWhatwg(
     throw new UrlError('ERR_TOO_LONG', input, { detail: `longer than ${maxLength}` });
   }
   const baseRecord = typeof base === 'string' ? parseBase(input, base, maxLength) : (base ?? null);
+  parseCount.whatwg++;
   // most links are relative references the parser copies as they are: the same record, without
   // the whole state machine (relative-url.ts)
   return (baseRecord === null ? undefined : parseRelativeUrl(input, baseRecord)) ?? basicUrlParse(input, baseRecord);

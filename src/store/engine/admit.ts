@@ -8,7 +8,7 @@
  * The inputs that go on are kept in columns (`Items`), not one object each: the hot path allocates
  * little per URL.
  */
-import { defaultLimits, fingerprintInto, fingerprintWords, parseUri, recompose, UrlError, type UriRecord, type UrlErrorCode } from '../../normalize/index.js';
+import { defaultLimits, fingerprintInto, fingerprintWords, recompose, UrlError, type UriRecord, type UrlErrorCode } from '../../normalize/index.js';
 import { identifyInto, UrlIdentity } from '../../normalize/identify.js';
 import { decodeJson, encodeUrlEntry, type AdmitReason, type AliasEntry, type UrlEntry } from '../keys.js';
 import { outsidePartition } from '../host-tag.js';
@@ -141,7 +141,7 @@ function identifyInputs(s: EngineState, urls: readonly string[], depth: number, 
       }
       // a record only when a preset, a rule of its host or the scope needs one
       if (needsRecord || s.rules.hasActive(host)) {
-        rec = parseUri(idr.normal);
+        rec = idr.normalRecord();
         if (!inScope(s, rec, depth)) {
           results[i] = outOfScope(url, k0);
           continue;

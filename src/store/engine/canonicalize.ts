@@ -7,7 +7,8 @@
  * `identity` and `transform` are pure given the state (the aliases are read by the callers, which
  * batch those reads).
  */
-import { applyPolicy, keyFromRecord, normalizeRecord, UrlError, type UriRecord } from '../../normalize/index.js';
+import { applyPolicy, defaultLimits, keyFromRecord, normalizeRecord, UrlError, type UriRecord } from '../../normalize/index.js';
+import { identifyInto, UrlIdentity } from '../../normalize/identify.js';
 import { applyRules, hostOf } from '../rules.js';
 import { redactPassword } from '../userinfo.js';
 import { getAlias, type Txn } from './batch.js';
@@ -29,8 +30,20 @@ export function isUrlError(e: unknown): e is UrlError {
   return e instanceof UrlError;
 }
 
-/** normalize (RFC rungs) → redact the password → key. Throws `UrlError`. */
+/** The URL at hand, identified (identity is synchronous: one scratch serves every call). */
+const scratch = new UrlIdentity();
+
+/**
+ * normalize (RFC rungs) → redact the password → key. Throws `UrlError`. At the default options the
+ * URL is identified once (`identifyInto`: the single pass's scan, or the ladder where it
+ * declines) and its record cut from that, not parsed again; only userinfo takes the ladder anew,
+ * for its password.
+ */
 export function identity(s: EngineState, url: string): Identity {
+  if (s.normalizeOptions === undefined && url.length <= defaultLimits.maxLength) {
+    identifyInto(url, scratch);
+    if (scratch.record === undefined || scratch.record.userinfo === undefined) return { rec: scratch.normalRecord(), key: scratch.key };
+  }
   const rec = redactPassword(normalizeRecord(url, s.normalizeOptions), s.salt);
   return { rec, key: keyFromRecord(rec) };
 }

@@ -82,9 +82,19 @@ export function summaryOf(e: UrlEntry): string {
   return e.s === 'pruned' ? encodeUrlEntry(e) : SUMMARY_LETTER[e.s];
 }
 
-/** The record of a key's normal form. */
+/** Records of the keys read last: the learner reads the same few keys' records again and again. */
+const recordsOfKeys = new Map<string, UriRecord>();
+const RECORDS_OF_KEYS = 1024;
+
+/** The record of a key's normal form (records are read-only: one serves every caller). */
 export function recordOfKey(key: string): UriRecord {
-  return parseUri(urlFromKey(key), { maxLength: Number.MAX_SAFE_INTEGER });
+  let rec = recordsOfKeys.get(key);
+  if (rec === undefined) {
+    rec = parseUri(urlFromKey(key), { maxLength: Number.MAX_SAFE_INTEGER });
+    if (recordsOfKeys.size >= RECORDS_OF_KEYS) recordsOfKeys.delete(recordsOfKeys.keys().next().value!);
+    recordsOfKeys.set(key, rec);
+  }
+  return rec;
 }
 
 /**
