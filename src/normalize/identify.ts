@@ -13,6 +13,7 @@
  * rarely reads, is only built when read (`normal` is a getter).
  */
 import { fingerprintInto } from './fingerprint.js';
+import { parseCount } from './parse-count.js';
 import { keyFromRecord } from './key.js';
 import { describeValue, urlArgument } from './misuse.js';
 import { normalizeWith, resolveNormalizeOptions, type NormalizeOptions, type ResolvedOptions } from './normalize.js';
@@ -125,6 +126,7 @@ export class UrlIdentity {
 function identifyWith(url: string, out: UrlIdentity, o: ResolvedOptions): UrlIdentity {
   if (o.fast && o.presets.length === 0 && url.length <= o.maxLength) {
     const r = out.scanRecord();
+    parseCount.scan++;
     if (singlePassScan(url, r, o.strict)) return out.fromScan(url);
     return out.fromRecord(url, normalizeWith(url, o, true, r.failure));
   }

@@ -1,9 +1,9 @@
 /**
  * How many times each URL parser ran in this process: the WHATWG parser (ours, `parseWhatwg`), the
- * RFC 3986 parser (`parseUriReference`), the single pass's scan, and Node's `URL` where the
- * crawler still uses it (`nodeUrl`). The parser-count test reads these over a real crawl: a link
- * is parsed once and scanned once, a frontier entry parsed once (docs/design.md, "One identity per
- * URL"). An increment per call is all it costs; nothing else reads them.
+ * RFC 3986 parser (`parseUriReference`), the single pass's scan where `identify` makes it (the
+ * store's: `key` itself counts nothing), and Node's `URL` where the crawler uses it (`nodeUrl`).
+ * The parser-count test reads these over a real crawl (docs/design.md, "One identity per URL").
+ * An increment per call is all it costs; nothing else reads them.
  */
 export const parseCount = { whatwg: 0, rfc: 0, scan: 0, node: 0 };
 

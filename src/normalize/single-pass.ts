@@ -28,7 +28,6 @@
  * This module picks the authority (remembered or scanned) and hands the path and query to
  * single-pass/path-query.ts.
  */
-import { parseCount } from './parse-count.js';
 import {
   authorities,
   authorityEnd,
@@ -179,7 +178,6 @@ function scan(u: string, exactFirst: boolean, r: SinglePassResult): boolean {
  * wants the normal form (see `scan`'s `exactFirst`); either way every answer can be read.
  */
 export function singlePassScan(url: string, r: SinglePassResult, strict = false, forNormal = false): boolean {
-  parseCount.scan++;
   return scan(url, forNormal, r) && !(strict && !isStrictlyValid(r, url));
 }
 
