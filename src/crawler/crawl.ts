@@ -21,7 +21,7 @@
  */
 import { pino, type Logger } from 'pino';
 import { normalize, UrlError } from '../normalize/index.js';
-import { nodeUrl } from '../normalize/parse-count.js';
+import { tryNodeUrl } from '../normalize/parse-count.js';
 import { isFleetMember, type FleetMember, type FrontierEntry, type RuleRecord, type SeenStore } from '../store/index.js';
 import { hostOfUrl, openCrawlStore, preloadBudget, seedStates } from './crawl-store.js';
 import { checkCrawlOptions, defaultCrawlOptions, invalidSeedsOf, noValidSeed, type CheckedCrawlOptions, type Crawl, type CrawledPage, type CrawlOptions, type CrawlProgress } from './crawl-options.js';
@@ -466,12 +466,7 @@ class Crawler implements Crawl, RedirectContext {
     const paused = this.paused.get(host);
     if (paused !== undefined) return void paused.entries.push(entry);
     // the entry's one parse: scope, guard, robots.txt and the fetch's first request read it
-    let parsed: URL | undefined;
-    try {
-      parsed = nodeUrl(url);
-    } catch {
-      parsed = undefined;
-    }
+    const parsed = tryNodeUrl(url);
     const verdict = parsed === undefined ? this.scope.check(url) : this.scope.checkParsed(parsed, url);
     if (verdict !== 'in' && !this.seedForms.has(url)) {
       return this.recordFailure(url, 0, 'ERR_OUT_OF_SCOPE', `not fetched: ${verdict}`);

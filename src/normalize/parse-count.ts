@@ -7,6 +7,15 @@
  */
 export const parseCount = { whatwg: 0, rfc: 0, scan: 0, node: 0 };
 
+/** `nodeUrl(input)`, or undefined where it throws. */
+export function tryNodeUrl(input: string): URL | undefined {
+  try {
+    return nodeUrl(input);
+  } catch {
+    return undefined;
+  }
+}
+
 /** `new URL(input, base)`, counted. */
 export function nodeUrl(input: string, base?: string | URL): URL {
   parseCount.node++;
