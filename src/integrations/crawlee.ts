@@ -25,7 +25,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { extractLinks } from '../crawler/extract.js';
-import { key } from '../normalize/key.js';
+import { pathTrap, PatternTraps, type TrapOptions } from '../crawler/traps.js';
+import { key, urlFromKey } from '../normalize/key.js';
+import { tryNodeUrl } from '../normalize/parse-count.js';
 import type { FetchRecord, FrontierEntry, SeenStore } from '../store/seen-store.js';
 
 /** A request as Crawlee's queue takes it: a URL string, request options or a `Request`. */
@@ -79,6 +81,13 @@ export interface CrawleeDedupOptions {
   readonly window?: number;
   /** Labels and user data remembered per key for entries the store gives back. @default 100000 */
   readonly rememberRequests?: number;
+  /**
+   * urldedup's crawler traps (docs/crawler.md, "Traps"): a link whose path repeats its segments or
+   * runs too deep, or that belongs to a URL pattern whose pages bring no new text and no link
+   * outside it (a calendar), is recorded as pruned in the store and never reaches Crawlee. `false`
+   * turns them off. @default the crawler's defaults
+   */
+  readonly traps?: TrapOptions | false;
 }
 
 /** What the adapter did, for a run's log. */
@@ -91,6 +100,10 @@ export interface CrawleeDedupStats {
   readonly fromStore: number;
   /** Fetches recorded as evidence. */
   readonly recorded: number;
+  /** Links refused as traps (recorded as pruned in the store). */
+  readonly trapped: number;
+  /** The URL patterns refused as traps so far. */
+  readonly trapPatterns: readonly string[];
 }
 
 /** What the adapter keeps in a request's `userData`. */
@@ -147,12 +160,18 @@ export class CrawleeDedup {
   #queue: CrawleeQueueLike | undefined;
   #addRequests: CrawleeQueueLike['addRequests'] | undefined;
   #pumping: Promise<void> = Promise.resolve();
-  #stats = { admitted: 0, dropped: 0, fromStore: 0, recorded: 0 };
+  #stats = { admitted: 0, dropped: 0, fromStore: 0, recorded: 0, trapped: 0 };
+  readonly #trapOptions: TrapOptions | undefined;
+  readonly #patterns: PatternTraps | undefined;
+  /** The store entries each running handler's page admitted (the pattern-trap rule reads them). */
+  readonly #admittedBy = new WeakMap<object, string[]>();
 
   constructor(store: SeenStore, options: CrawleeDedupOptions = {}) {
     this.#store = store;
     this.#window = positive(options.window ?? 16, 'window');
     this.#rememberMost = positive(options.rememberRequests ?? 100_000, 'rememberRequests');
+    this.#trapOptions = options.traps === false ? undefined : (options.traps ?? {});
+    this.#patterns = this.#trapOptions === undefined ? undefined : new PatternTraps(this.#trapOptions);
   }
 
   /**
@@ -289,6 +308,15 @@ export class CrawleeDedup {
       record.contentHash = createHash('sha256').update(body).digest('hex').slice(0, 32);
       if (/^\s*(text\/html|application\/xhtml\+xml)/i.test(header(context, 'content-type') ?? 'text/html')) {
         const x = extractLinks(body, answered);
+        this.#patterns?.observe({
+          url: answered,
+          requested: mark?.url ?? requested,
+          host: tryNodeUrl(answered)?.host ?? '',
+          textHash: x.textHash,
+          admitted: this.#admittedBy.get(context) ?? [],
+          words: x.words,
+          links: x.links.map((l) => l.url),
+        });
         record.shapeHash = x.shapeHash;
         record.stableHash = x.stableHash;
         if (x.wordSketch !== '') record.wordSketch = x.wordSketch;
@@ -315,7 +343,7 @@ export class CrawleeDedup {
   }
 
   stats(): CrawleeDedupStats {
-    return { ...this.#stats };
+    return { ...this.#stats, trapPatterns: this.#patterns?.trapped ?? [] };
   }
 
   async #done(mark: EntryMark | undefined): Promise<void> {
@@ -348,7 +376,15 @@ export class CrawleeDedup {
     const dropped: CrawleeProcessedRequest[] = [];
     const queued: CrawleeProcessedRequest[] = [];
     const byDepth = new Map<number, CrawleeRequestLike[]>();
+    const trapped = this.#trapsOf(judged);
+    if (trapped.length > 0) {
+      await this.#store.prune(trapped.map(({ request, reason }) => ({ url: request.url, reason, depth: request.crawlDepth ?? 0 })));
+      this.#stats.trapped += trapped.length;
+    }
+    const caught = new Set(trapped.map((t) => t.request));
+    const page = this.#handling.getStore();
     for (const r of judged) {
+      if (caught.has(r)) continue;
       const depth = r.crawlDepth ?? 0;
       const list = byDepth.get(depth) ?? [];
       list.push(r);
@@ -369,6 +405,11 @@ export class CrawleeDedup {
         }
         this.#rememberRequest(result.identityKey ?? result.key, request);
         if (result.admitted) {
+          if (page !== undefined) {
+            const list = this.#admittedBy.get(page) ?? [];
+            list.push(urlFromKey(result.key));
+            this.#admittedBy.set(page, list);
+          }
           // queued in the store: Crawlee gets it from the store's frontier, in the store's order,
           // so a rule that activates meanwhile prunes it there before Crawlee holds it
           this.#rememberRequest(result.key, request);
@@ -397,6 +438,19 @@ export class CrawleeDedup {
       () => undefined,
     );
     return run;
+  }
+
+  /** The requests a trap rule refuses: a path that repeats or runs too deep, a pattern refused. */
+  #trapsOf(requests: readonly CrawleeRequestLike[]): { request: CrawleeRequestLike; reason: string }[] {
+    if (this.#trapOptions === undefined) return [];
+    const out: { request: CrawleeRequestLike; reason: string }[] = [];
+    for (const request of requests) {
+      const u = tryNodeUrl(request.url);
+      if (u === undefined) continue;
+      const reason = pathTrap(u.pathname, this.#trapOptions) ?? (this.#patterns?.check(u.href) === undefined ? undefined : 'trap:pattern');
+      if (reason !== undefined) out.push({ request, reason });
+    }
+    return out;
   }
 
   /** Hand Crawlee what the store holds queued, up to the window. */

@@ -5,6 +5,8 @@
 // key merges away too, with about as many requests per document; a run stopped by its budget
 // resumes from the store on a purged queue.
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -175,6 +177,63 @@ describe('Crawlee with urldedup', () => {
     console.log(`killed after ${killed.pages} pages, resumed: ${mine.length} requests in all, one whole run ${whole.requests}`);
     expect(mine.length).toBeLessThanOrEqual(whole.requests * 1.2);
   }, 120_000);
+
+  it('refuses a calendar as a trap: its months stop, every document is reached', async () => {
+    // a site of three documents and an endless calendar: each month prints its own name and links
+    // to the next month and home (the calendar-trap pattern: pages that add no link outside it)
+    const served: string[] = [];
+    const server = createServer((req, res) => {
+      const path = req.url ?? '/';
+      served.push(path);
+      const month = /^\/cal\/(\d+)\/(\d+)\/$/.exec(path);
+      let body: string;
+      if (path === '/') body = '<a href="/docs/a.html">a</a> <a href="/docs/b.html">b</a> <a href="/docs/c.html">c</a> <a href="/cal/2026/1/">calendar</a>';
+      else if (/^\/docs\/[abc]\.html$/.test(path)) body = `<p>The document ${path}, with words of its own: ${path.replace(/\W/g, ' ')} reference manual chapter.</p><a href="/">home</a>`;
+      else if (month !== null) {
+        const y = Number(month[1]);
+        const m = Number(month[2]);
+        const next = m === 12 ? `/cal/${y + 1}/1/` : `/cal/${y}/${m + 1}/`;
+        body = `<h1>Events of ${y}-${m}</h1><p>No events.</p><a href="${next}">next month</a> <a href="/">home</a>`;
+      } else {
+        res.writeHead(404, { 'content-type': 'text/html' }).end('<p>not found</p>');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<html><body>${body}</body></html>`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const store = await openStore(join(dir, 'calendar'));
+    try {
+      const config = freshConfig();
+      const dedup = new CrawleeDedup(store);
+      const queue = await dedup.attach(await RequestQueue.open(null, { config }));
+      const handle = async (ctx: CheerioCrawlingContext): Promise<void> => void (await ctx.enqueueLinks({ strategy: 'same-hostname' }));
+      await new CheerioCrawler(
+        {
+          requestQueue: queue,
+          maxConcurrency: 2,
+          maxRequestRetries: 0,
+          maxRequestsPerCrawl: 1000,
+          preNavigationHooks: [dedup.preNavigationHook],
+          requestHandler: dedup.handler(handle),
+          failedRequestHandler: dedup.failed(),
+          onSkippedRequest: dedup.skipped,
+        },
+        config,
+      ).run([`http://127.0.0.1:${port}/`]);
+      for (const d of ['/docs/a.html', '/docs/b.html', '/docs/c.html']) expect(served).toContain(d);
+      const months = served.filter((p) => p.startsWith('/cal/')).length;
+      console.log(`calendar: ${months} months fetched, patterns ${JSON.stringify(dedup.stats().trapPatterns)}`);
+      expect(months).toBeLessThan(100);
+      const stats = dedup.stats();
+      expect(stats.trapped).toBeGreaterThan(0);
+      expect(stats.trapPatterns.length).toBeGreaterThan(0);
+      expect((await store.stats()).pruned).toHaveProperty(['trap:pattern']);
+    } finally {
+      await store.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 60_000);
 
   it('keys what it is given: duplicates dropped, POSTs and invalid URLs left to Crawlee', async () => {
     const store = await openStore(join(dir, 'unit'));
