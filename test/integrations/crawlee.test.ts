@@ -16,6 +16,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoSite, type DemoSite } from '../../src/cli/commands/demo-site.js';
 import { CrawleeDedup } from '../../src/integrations/crawlee.js';
 import { openStore, type SeenStore } from '../../src/store/index.js';
+import { openRedisStore } from '../../src/store/redis-store.js';
+import { destroyRedisStore } from '../../src/store/redis/cluster.js';
+import { sharedCluster, type TestCluster } from '../support/redis-cluster.js';
+import { describeWith, REDIS } from '../support/requirements.js';
+import { randomBytes } from 'node:crypto';
 
 /** The built worker (npm test builds dist/ first): one Crawlee crawl with the adapter, a process of its own. */
 const WORKER = fileURLToPath(new URL('../../dist/sites/crawlee-worker.js', import.meta.url));
@@ -264,4 +269,38 @@ describe('Crawlee with urldedup', () => {
       await store.close();
     }
   });
+});
+
+// The same adapter on a store on Redis Cluster (what a fleet's workers share): nothing in it is
+// LevelDB's.
+describeWith([REDIS], 'Crawlee with urldedup on Redis Cluster', () => {
+  let site: DemoSite;
+  let cluster: TestCluster;
+  beforeAll(async () => {
+    log.setLevel(log.LEVELS.OFF);
+    site = await startDemoSite();
+    cluster = await sharedCluster();
+  }, 60_000);
+  afterAll(async () => {
+    await site?.close();
+    cluster?.stop();
+  });
+
+  it('reaches every document, resuming on a purged queue, on a Redis store', async () => {
+    const name = `crawlee-${randomBytes(6).toString('hex')}`;
+    let store = await openRedisStore(cluster.seeds, { redis: { name } });
+    try {
+      const first = await crawlDemo(site, { store, maxRequestsPerCrawl: 12 });
+      await store.close();
+      store = await openRedisStore(cluster.seeds, { redis: { name } });
+      const second = await crawlDemo(site, { store });
+      const all = new Set([...first.documents, ...second.documents]);
+      for (const d of site.documents) expect(all, d).toContain(d);
+      expect((await store.stats()).urls.queued).toBe(0);
+      expect((first.requests + second.requests) / all.size).toBeLessThan(2.5);
+    } finally {
+      await store.close();
+      await destroyRedisStore(cluster.seeds, name);
+    }
+  }, 120_000);
 });
