@@ -63,7 +63,15 @@ export interface CrawleeQueueLike {
 /** The part of a crawling context (`CheerioCrawlingContext`, `HttpCrawlingContext`, …) the adapter reads. */
 export interface CrawleeContextLike {
   readonly request: CrawleeRequestLike;
-  readonly response?: { readonly statusCode?: number; readonly headers?: Readonly<Record<string, string | string[] | undefined>> };
+  /**
+   * The response: an HTTP crawler's (`statusCode`, a `headers` object) or a browser crawler's
+   * (Playwright's and Puppeteer's `status()` and `headers()` methods).
+   */
+  readonly response?: {
+    readonly statusCode?: number;
+    readonly headers?: Readonly<Record<string, string | string[] | undefined>> | (() => Readonly<Record<string, string>>);
+    readonly status?: number | (() => number);
+  };
   /** The body (HTTP and Cheerio crawlers); absent in browser crawlers, which record status and final URL only. */
   readonly body?: string | Buffer;
   /** The crawler: its `maxRequestsPerCrawl` tells a link cut by that budget. */
@@ -208,7 +216,7 @@ export class CrawleeDedup {
 
   /** A redirect `preNavigationHook` chose not to follow (its target was fetched): its hop, else undefined. */
   async #unfollowed(context: CrawleeContextLike): Promise<Hop | undefined> {
-    const status = context.response?.statusCode ?? 0;
+    const status = statusOf(context) ?? 0;
     if (status < 300 || status > 399) return undefined;
     const hops = this.#hops.get(context.request) ?? [];
     const from = hops.length > 0 ? hops[hops.length - 1]!.to : context.request.url;
@@ -290,7 +298,7 @@ export class CrawleeDedup {
     const requested = request.url;
     const hops = this.#hops.get(request) ?? [];
     const loaded = request.loadedUrl !== undefined && request.loadedUrl !== requested ? request.loadedUrl : undefined;
-    const status = context.response?.statusCode ?? 200;
+    const status = statusOf(context) ?? 200;
     const record: { -readonly [K in keyof FetchRecord]: FetchRecord[K] } = { status };
     const answered = hops.length > 0 ? hops[hops.length - 1]!.to : (loaded ?? requested);
     // without the hops (a browser crawler), the final URL is evidence of a redirect of unknown status
@@ -336,7 +344,7 @@ export class CrawleeDedup {
   /** Record a request Crawlee gave up on. */
   async recordFailure(context: CrawleeContextLike, error?: Error): Promise<void> {
     const mark = markOf(context.request);
-    const status = context.response?.statusCode ?? 0;
+    const status = statusOf(context) ?? 0;
     const code = (error as { code?: unknown } | undefined)?.code;
     await this.#store.recordFetch(mark?.url ?? context.request.url, { status, error: typeof code === 'string' ? code : 'ERR_CRAWLEE_FAILED' });
     await this.#done(mark);
@@ -541,8 +549,18 @@ function safeKey(url: string): string | undefined {
 }
 
 function header(context: CrawleeContextLike, name: string): string | undefined {
-  const v = context.response?.headers?.[name];
+  const h = context.response?.headers;
+  const v = typeof h === 'function' ? h.call(context.response)[name] : h?.[name];
   return Array.isArray(v) ? v[0] : v;
+}
+
+/** The response's status, from an HTTP crawler's `statusCode` or a browser crawler's `status()`. */
+function statusOf(context: CrawleeContextLike): number | undefined {
+  const r = context.response;
+  if (r === undefined) return undefined;
+  if (typeof r.statusCode === 'number') return r.statusCode;
+  const s = typeof r.status === 'function' ? r.status.call(r) : r.status;
+  return typeof s === 'number' ? s : undefined;
 }
 
 /** Crawlee's id of a uniqueKey (its `getRequestId`): the id the queue gives the canonical request. */
