@@ -10,7 +10,7 @@
 // Benchmarks print; they assert nothing.
 
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { cpus, arch, platform } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -227,4 +227,19 @@ export function markdownTable(title: string, corpus: Corpus, results: readonly S
   const notes = sorted.filter((r) => r.note !== undefined);
   if (notes.length > 0) lines.push('', ...notes.map((r) => `- ${r.name}: ${r.note}`));
   return lines.join('\n');
+}
+
+/** Bytes of every file under `dir`. */
+export function folderBytes(dir: string): number {
+  let n = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    n += e.isDirectory() ? folderBytes(p) : statSync(p).size;
+  }
+  return n;
+}
+
+/** This process's peak resident set, MiB. */
+export function peakRssMiB(): number {
+  return process.resourceUsage().maxRSS / 1024;
 }

@@ -24,6 +24,8 @@
 //     --presets P     comma-separated store presets (default none)
 //     --seed N        stream seed (default 0x75726c64)
 //     --json          print JSON instead of Markdown
+//     --hosts H       the growth run instead (bench/store-growth.ts): a broad crawl's stream over H
+//                     hosts, reported at checkpoints (1M, 10M, 30M, 100M), `--plot FILE.svg`
 //
 // The stream: the fixed corpus (bench/corpus/urls.txt: 200k lines, each an extracted URL or an
 // alias variant of one) cycled with numbered variants. Every line is grouped by its identity key;
@@ -47,7 +49,7 @@
 // Benchmarks print; they assert nothing.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,7 +59,8 @@ import { openStore, type SeenStore } from '../src/store/index.js';
 import { clusterReady, connectCluster, scanStoreKeys, usedMemory } from '../src/store/redis/cluster.js';
 import { openRedisStore } from '../src/store/redis-store.js';
 import type { PresetName } from '../src/normalize/index.js';
-import { environment, findRepoRoot } from './harness.js';
+import { environment, findRepoRoot, folderBytes, peakRssMiB } from './harness.js';
+import { parseGrowthArgs, runGrowth } from './store-growth.js';
 import { mastersCpuUs, runRedisClient, runRedisClients } from './store-redis.js';
 import { mulberry32 } from '../sites/mulberry32.js';
 
@@ -267,14 +270,6 @@ export interface Result {
   note: string;
 }
 
-export function folderBytes(dir: string): number {
-  let n = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    n += e.isDirectory() ? folderBytes(p) : statSync(p).size;
-  }
-  return n;
-}
 
 /** RssAnon and RssFile of /proc/self/status (Linux), in MiB; undefined elsewhere. */
 function rssSplitMiB(): { anon: number; file: number } | undefined {
@@ -293,9 +288,6 @@ function rssSplitMiB(): { anon: number; file: number } | undefined {
   return anon === undefined || file === undefined ? undefined : { anon, file };
 }
 
-export function peakRssMiB(): number {
-  return process.resourceUsage().maxRSS / 1024;
-}
 
 /** A sample of stream URLs for lookups (half seen, half never seen). */
 function lookupSample(source: Source, a: Args): string[] {
@@ -621,6 +613,8 @@ async function runOne(subject: SubjectName, a: Args): Promise<Result> {
 }
 
 async function main(): Promise<void> {
+  // `--hosts`: the growth run of a broad crawl's stream (bench/store-growth.ts)
+  if (process.argv.includes('--hosts')) return void (await runGrowth(parseGrowthArgs(process.argv.slice(2))));
   const a = parseArgs(process.argv.slice(2));
   if (a.subject !== 'all') {
     const r = await runOne(a.subject, a);
