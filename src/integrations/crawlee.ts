@@ -214,7 +214,7 @@ export class CrawleeDedup {
     };
   }
 
-  /** A redirect `preNavigationHook` chose not to follow (its target was fetched): its hop, else undefined. */
+  /** A redirect `preNavigationHook` chose not to follow (its target was fetched, or a loop): its hop, else undefined. */
   async #unfollowed(context: CrawleeContextLike): Promise<Hop | undefined> {
     const status = statusOf(context) ?? 0;
     if (status < 300 || status > 399) return undefined;
@@ -390,6 +390,11 @@ export class CrawleeDedup {
       this.#stats.trapped += trapped.length;
     }
     const caught = new Set(trapped.map((t) => t.request));
+    // answered as present (Crawlee takes nothing more for them): never handed to Crawlee
+    for (const { request } of trapped) {
+      const k = request.uniqueKey ?? request.url;
+      dropped.push({ uniqueKey: k, requestId: requestIdOf(k), wasAlreadyPresent: true, wasAlreadyHandled: false });
+    }
     const page = this.#handling.getStore();
     for (const r of judged) {
       if (caught.has(r)) continue;

@@ -262,6 +262,10 @@ describe('Crawlee with urldedup', () => {
       expect([...byKey.keys()].some((k) => k.startsWith('POST('))).toBe(true);
       const one = await queue.addRequest({ url: 'http://example.test/a/b.html' });
       expect(one.wasAlreadyPresent).toBe(true);
+      // a path trap (segments repeated back to back) never reaches Crawlee, one at a time too
+      const trap = await queue.addRequest({ url: 'http://example.test/a/b/a/b/a/b/a/b/x.html' });
+      expect(trap.wasAlreadyPresent).toBe(true);
+      expect(dedup.stats().trapped).toBe(1);
       expect(await queue.fetchNextRequest()).toMatchObject({ url: 'http://example.test/a/b.html', uniqueKey: expect.stringContaining('/a/b.html') });
       expect(() => new CrawleeDedup(store, { window: 0 })).toThrow(/window must be a positive integer/);
       await expect(dedup.attach(queue)).rejects.toThrow(/already has a queue/);
