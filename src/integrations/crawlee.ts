@@ -466,9 +466,9 @@ export class CrawleeDedup {
     return out;
   }
 
-  /** Hand Crawlee what the store holds queued, up to the window. */
+  /** Hand Crawlee what the store holds queued, up to the window (a store's failure reaches the caller). */
   #pump(): Promise<void> {
-    return this.#serially(() => this.#pumpOnce()).catch(() => undefined);
+    return this.#serially(() => this.#pumpOnce());
   }
 
   async #pumpOnce(): Promise<void> {

@@ -268,6 +268,12 @@ describe('Crawlee with urldedup', () => {
       expect(dedup.stats().trapped).toBe(1);
       expect(await queue.fetchNextRequest()).toMatchObject({ url: 'http://example.test/a/b.html', uniqueKey: expect.stringContaining('/a/b.html') });
       expect(() => new CrawleeDedup(store, { window: 0 })).toThrow(/window must be a positive integer/);
+      // a store that fails is no silent end of the crawl: recording (and its top-up) rejects
+      const failing = await openStore(join(dir, 'failing'));
+      const failingDedup = new CrawleeDedup(failing);
+      await failingDedup.attach(await RequestQueue.open(null, { config: freshConfig() }));
+      await failing.close();
+      await expect(failingDedup.record({ request: { url: 'http://example.test/z.html' }, response: { statusCode: 200 }, body: '<p>z</p>' })).rejects.toThrow();
       await expect(dedup.attach(queue)).rejects.toThrow(/already has a queue/);
     } finally {
       await store.close();
