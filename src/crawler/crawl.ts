@@ -467,7 +467,7 @@ class Crawler implements Crawl, RedirectContext {
     if (paused !== undefined) return void paused.entries.push(entry);
     // the entry's one parse: scope, guard, robots.txt and the fetch's first request read it
     const parsed = tryNodeUrl(url);
-    const verdict = parsed === undefined ? this.scope.check(url) : this.scope.checkParsed(parsed, url);
+    const verdict = this.scope.checkParsed(parsed, url);
     if (verdict !== 'in' && !this.seedForms.has(url)) {
       return this.recordFailure(url, 0, 'ERR_OUT_OF_SCOPE', `not fetched: ${verdict}`);
     }

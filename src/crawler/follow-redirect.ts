@@ -14,7 +14,7 @@ import type { ReportBuilder } from './report.js';
 import type { RobotsCache } from './robots.js';
 import type { CrawlScope } from './scope.js';
 import { pathTrap, type HostBudget, type TrapOptions } from './traps.js';
-import { nodeUrl } from '../normalize/parse-count.js';
+import { tryNodeUrl } from '../normalize/parse-count.js';
 
 /** What the redirect gate reads and holds of the crawl. */
 export interface RedirectContext {
@@ -35,14 +35,6 @@ export interface RedirectContext {
   readonly followed: Set<string>;
 }
 
-function parsed(url: string): URL | undefined {
-  try {
-    return nodeUrl(url);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * May the fetch follow `hop` at once? Records it first (evidence), whatever the answer. A target
  * followed is claimed and pushed on `followed` (the caller releases it when the fetch ends).
@@ -60,9 +52,9 @@ export async function mayFollowRedirect(c: RedirectContext, hop: RedirectHop, ho
   }
   if (c.stopping) return false;
   // another origin has its own robots.txt and politeness: the frontier brings the target there
-  const to = parsed(hop.location);
-  if (to?.origin !== parsed(hop.url)?.origin) return false;
-  if (c.scope.check(hop.location) !== 'in' || pathTrap(to?.pathname ?? '/', c.traps) !== undefined) return false;
+  const to = tryNodeUrl(hop.location);
+  if (to?.origin !== tryNodeUrl(hop.url)?.origin) return false;
+  if (c.scope.checkParsed(to, hop.location) !== 'in' || pathTrap(to?.pathname ?? '/', c.traps) !== undefined) return false;
   if (c.robots !== undefined) {
     const e = c.robots.peek(to!.origin);
     if (e === undefined || !e.policy.isAllowed(to!.pathname + to!.search)) return false;

@@ -97,9 +97,12 @@ export class CrawlScope {
     return this.verdict(hostnameOf(url), url);
   }
 
-  /** `check(url)` for `url` parsed by Node's URL into `u` (the crawler's one parse of a frontier entry). */
-  checkParsed(u: URL, url: string): ScopeVerdict {
-    return this.verdict(u.protocol === 'http:' || u.protocol === 'https:' ? comparable(u.hostname) : undefined, url);
+  /**
+   * `check(url)` for `url` parsed by Node's URL into `u` (the crawler's one parse of a frontier
+   * entry); `u` undefined: it did not parse (`check` would say `other-scheme` too).
+   */
+  checkParsed(u: URL | undefined, url: string): ScopeVerdict {
+    return this.verdict(u !== undefined && (u.protocol === 'http:' || u.protocol === 'https:') ? comparable(u.hostname) : undefined, url);
   }
 
   /** `check(url)` for a URL whose record is at hand (`url` is its serialization): no second parse. */

@@ -46,6 +46,12 @@ interface Run {
   readonly labels: ReadonlyMap<string, string | undefined>;
 }
 
+/** The site's requests since `from` (robots.txt apart) and the documents they were answered with. */
+function served(site: DemoSite, from: number): { mine: DemoSite['requests']; documents: Set<string> } {
+  const mine = site.requests.slice(from).filter((r) => r.target !== '/robots.txt');
+  return { mine, documents: new Set(mine.filter((r) => r.status === 200 && r.document !== undefined).map((r) => r.document!)) };
+}
+
 /** A fresh, unpersisted Crawlee storage (its queue purged, as `purgeOnStart` does). */
 function freshConfig(): Configuration {
   return new Configuration({ persistStorage: false, purgeOnStart: true });
@@ -78,9 +84,18 @@ async function crawlDemo(site: DemoSite, options: { store?: SeenStore; maxReques
   }
   const crawler = new CheerioCrawler(crawlerOptions, config);
   await crawler.run([site.url]);
-  const mine = site.requests.slice(from).filter((r) => r.target !== '/robots.txt');
-  const documents = new Set(mine.filter((r) => r.status === 200 && r.document !== undefined).map((r) => r.document!));
+  const { mine, documents } = served(site, from);
   return { requests: mine.length, documents, perDocument: mine.length / Math.max(1, documents.size), labels, ...(dedup === undefined ? {} : { dedup }) };
+}
+
+/** One whole crawl of the demo site with the adapter on a fresh store in `db`: the reference a resumed crawl is held to. */
+async function wholeRun(site: DemoSite, db: string): Promise<Run> {
+  const store = await openStore(db);
+  try {
+    return await crawlDemo(site, { store });
+  } finally {
+    await store.close();
+  }
 }
 
 describe('Crawlee with urldedup', () => {
@@ -143,14 +158,7 @@ describe('Crawlee with urldedup', () => {
     }
     const all = new Set([...first.documents, ...second.documents]);
     for (const d of site.documents) expect(all, d).toContain(d);
-    const whole = await (async () => {
-      const s = await openStore(join(dir, 'reference'));
-      try {
-        return await crawlDemo(site, { store: s });
-      } finally {
-        await s.close();
-      }
-    })();
+    const whole = await wholeRun(site, join(dir, 'reference'));
     expect(first.requests + second.requests).toBeLessThanOrEqual(whole.requests * 1.15);
   }, 120_000);
 
@@ -161,8 +169,7 @@ describe('Crawlee with urldedup', () => {
     expect(killed.signal).toBe('SIGKILL');
     const resumed = await runWorker(site, db);
     expect(resumed.out).toContain('done ');
-    const mine = site.requests.slice(from).filter((r) => r.target !== '/robots.txt');
-    const documents = new Set(mine.filter((r) => r.status === 200 && r.document !== undefined).map((r) => r.document!));
+    const { mine, documents } = served(site, from);
     for (const d of site.documents) expect(documents, d).toContain(d);
     const store = await openStore(db, { readOnly: true });
     try {
@@ -171,14 +178,7 @@ describe('Crawlee with urldedup', () => {
       await store.close();
     }
     // a kill costs the pages in flight again, not the crawl: within 20 % of a whole run's requests
-    const whole = await (async () => {
-      const s = await openStore(join(dir, 'reference-kill'));
-      try {
-        return await crawlDemo(site, { store: s });
-      } finally {
-        await s.close();
-      }
-    })();
+    const whole = await wholeRun(site, join(dir, 'reference-kill'));
     console.log(`killed after ${killed.pages} pages, resumed: ${mine.length} requests in all, one whole run ${whole.requests}`);
     expect(mine.length).toBeLessThanOrEqual(whole.requests * 1.2);
   }, 120_000);
