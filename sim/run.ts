@@ -1,4 +1,4 @@
-// node dist/sim/run.js [--seeds A-B] [--presets] [--mirrors] [--behaviours a,b] [--pages N] [--why]
+// node dist/sim/run.js [--seeds A-B] [--presets] [--mirrors] [--behaviours a,b] [--pages N] [--tree DIR] [--why]
 import { crawlSimWithUrldedup } from './crawl.js';
 import { startSimSite } from './site.js';
 
@@ -7,7 +7,7 @@ const arg = (n: string): string | undefined => { const i = args.indexOf(n); retu
 const [lo, hi] = (arg('--seeds') ?? '1-5').split('-').map(Number);
 for (let seed = lo!; seed <= (hi ?? lo!); seed++) {
   const bh = arg('--behaviours');
-  const site = await startSimSite({ seed, ...(bh ? { behaviours: bh.split(',') } : {}), ...(arg('--pages') ? { pages: Number(arg('--pages')) } : {}) });
+  const site = await startSimSite({ seed, ...(bh ? { behaviours: bh.split(',') } : {}), ...(arg('--pages') ? { pages: Number(arg('--pages')) } : {}), ...(arg('--tree') ? { tree: arg('--tree')! } : {}) });
   try {
     for (const presets of args.includes('--presets') ? [[], ['session-ids', 'tracking']] as const : [[]] as const) {
       const r = await crawlSimWithUrldedup(site, presets as never, 4, args.includes('--mirrors'));

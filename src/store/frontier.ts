@@ -106,7 +106,7 @@ export class Frontier {
   private readonly counts = new Map<string, number>();
   private readonly flying = new Map<string, Flying>();
   private readonly flyingByHost = new Map<string, number>();
-  /** Entries given back by `release`, offered again first. */
+  /** Entries given back by `release`, and checks (`offerFirst`): offered first. */
   private readonly released = new Map<string, FrontierEntry[]>();
   private readonly cursors = new Map<string, Cursor>();
   /** Blocks held in the cursors' `ahead` lists. */
@@ -203,6 +203,13 @@ export class Frontier {
     let list = this.released.get(f.entry.host);
     if (list === undefined) this.released.set(f.entry.host, (list = []));
     list.push(f.entry);
+  }
+
+  /** Offer a queued entry before the rest of its host's queue (a check the learner asked for). */
+  offerFirst(e: FrontierEntry): void {
+    let list = this.released.get(e.host);
+    if (list === undefined) this.released.set(e.host, (list = []));
+    list.push(e);
   }
 
   private decFlying(host: string): void {

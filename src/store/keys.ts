@@ -245,6 +245,8 @@ export const evidenceKeys = {
   /** A document fetched as itself, by host and path without segment parameters; value its hash. */
   pathDocument: (host: string, barePath: string, key: string): string => 'q' + SEP + host + SEP + barePath + SEP + key,
   pathDocumentPrefix: (host: string, barePath: string): string => 'q' + SEP + host + SEP + barePath + SEP,
+  /** Every path's documents of one host. */
+  pathDocumentHostPrefix: (host: string): string => 'q' + SEP + host + SEP,
   /** A URL a rule rewrote onto `target` (and pruned); value the reason, `rule:<id>`. */
   rewrite: (target: string, original: string): string => 'w' + SEP + target + SEP + original,
   rewritePrefix: (target: string): string => 'w' + SEP + target + SEP,

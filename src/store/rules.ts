@@ -527,10 +527,15 @@ function sameScopes(a: readonly Scope[], b: readonly Scope[]): boolean {
 function within(a: readonly Scope[], b: readonly Scope[]): boolean {
   return a.every((s) => {
     const path = s.at.charCodeAt(0) === 0x3d ? s.at.slice(1) : s.at;
-    if (!inScope(b, path, s.query)) return false;
-    const wider = b.find((o) => (o.at.charCodeAt(0) === 0x3d ? o.at.slice(1) === path : path.startsWith(o.at)));
-    if (wider?.values !== undefined && (s.values === undefined || !s.values.every((v) => wider.values!.includes(v)))) return false;
-    return (wider?.except ?? []).every((e) => !e.startsWith(path) || (s.except ?? []).includes(e));
+    // a scope of `b` over the same place, its queries and its values (more values is wider)
+    const wider = b.find((o) => {
+      if (!(o.at.charCodeAt(0) === 0x3d ? o.at.slice(1) === path : path.startsWith(o.at))) return false;
+      if (s.query && !o.query) return false;
+      if (o.values !== undefined && (s.values === undefined || !s.values.every((v) => o.values!.includes(v)))) return false;
+      return inScope([{ ...o, values: undefined }], path, s.query);
+    });
+    if (wider === undefined) return false;
+    return (wider.except ?? []).every((e) => !e.startsWith(path) || (s.except ?? []).includes(e));
   });
 }
 

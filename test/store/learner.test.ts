@@ -235,6 +235,24 @@ describe('content pairs', () => {
     expect(h.rewrite('http://a.example/r?utm_source=a')).toBe(url('http://a.example/r?utm_source=a').key);
   });
 
+  it('one body under a path and under the path with leading segments inserted: a moved prefix (a front controller)', async () => {
+    const h = new Harness(3);
+    const prefix: RuleSpec = { kind: 'path-prefix', from: '/index.php/', to: '/' };
+    for (const p of ['guide/a.html', 'guide/b.html', 'news/c.html']) {
+      await h.fetch(`http://a.example/index.php/${p}`, p);
+      await h.fetch(`http://a.example/${p}`, p);
+    }
+    expect(await h.rule('a.example', prefix)).toMatchObject({ state: 'active', for: 3 });
+    expect(h.rewrite('http://a.example/index.php/news/d.html')).toBe(url('http://a.example/news/d.html').key);
+    // two sibling prefixes (versions) with equal pages are no pair: which names the page, no body says
+    for (const p of ['x.html', 'y.html', 'z.html']) {
+      await h.fetch(`http://a.example/3.1/${p}`, `v-${p}`);
+      await h.fetch(`http://a.example/3.2/${p}`, `v-${p}`);
+    }
+    expect(await h.rule('a.example', { kind: 'path-prefix', from: '/3.1/', to: '/3.2/' })).toBeUndefined();
+    expect(await h.rule('a.example', { kind: 'path-prefix', from: '/3.2/', to: '/3.1/' })).toBeUndefined();
+  });
+
   it('two variants of one URL are no pair: the URL without the parameter was never fetched', async () => {
     const h = new Harness(1);
     await h.fetch('http://a.example/p?sid=1', 'p');
@@ -332,6 +350,44 @@ describe('every rewrite is checked', () => {
     const r = await h.rule('a.example', SLASH);
     expect(r?.against).toBe(1);
     expect((r?.support ?? []).some((x) => x.s === url('http://a.example/x').key)).toBe(false);
+  });
+
+  it('a rewrite onto a hop of a redirect loop failed, though the hop is a slash redirect', async () => {
+    const h = new Harness(2);
+    for (const n of [1, 2, 3]) await h.redirect(`http://a.example/${n}`, `https://a.example/${n}`);
+    const original = url('http://a.example/page.html');
+    const rewrite = url('https://a.example/page.html/');
+    await h.kv.write([{ space: 'evidence', key: evidenceKeys.rewrite(rewrite.key, original.key), value: `rule:${httpsId}` }]);
+    // /page.html/ → /page.html → /page.html/: the return hop, a slash-remove, closes the loop
+    const txn = new Txn(0);
+    const changes = await h.learner.fromRedirect(txn, rewrite, url('https://a.example/page.html'), 301, false, h.now++, true);
+    await h.kv.write(txn.ops);
+    for (const r of txn.rules.values()) h.rules.remember(r);
+    expect(changes.givesBack).toEqual([httpsId]);
+    expect(await h.rule('a.example', HTTPS)).toMatchObject({ against: 1, contradiction: { how: 'rewrite', status: 301 } });
+  });
+
+  it('an original that redirects as its rewrite redirected agrees (a session redirect under both names)', async () => {
+    const h = new Harness(2);
+    const utm: RuleSpec = { kind: 'query-parameter', name: 'utm' };
+    for (const d of ['a', 'b', 'c']) {
+      await h.fetch(`http://a.example/${d}`, d);
+      await h.fetch(`http://a.example/${d}?utm=${d}`, d);
+    }
+    expect((await h.rule('a.example', utm))?.state).toBe('active');
+    const original = url('http://a.example/d?utm=x');
+    await h.kv.write([{ space: 'evidence', key: evidenceKeys.rewrite(url('http://a.example/d').key, original.key), value: `rule:${ruleId('a.example', utm)}` }]);
+    await h.redirect('http://a.example/d', 'http://a.example/d;jsessionid=9', 302, false);
+    expect(await h.rule('a.example', utm)).toMatchObject({ against: 1 });
+    // given back: the server sends it to its session form too, with the parameter the rule removes
+    await h.redirect('http://a.example/d?utm=x', 'http://a.example/d;jsessionid=9?utm=x', 302, false);
+    expect(await h.rule('a.example', utm)).toMatchObject({ against: 0, state: 'active' });
+    // elsewhere is no agreement
+    const other = url('http://a.example/e?utm=y');
+    await h.kv.write([{ space: 'evidence', key: evidenceKeys.rewrite(url('http://a.example/e').key, other.key), value: `rule:${ruleId('a.example', utm)}` }]);
+    await h.redirect('http://a.example/e', 'http://a.example/login', 302, false);
+    await h.redirect('http://a.example/e?utm=y', 'http://a.example/e;jsessionid=1?utm=y', 302, false);
+    expect(await h.rule('a.example', utm)).toMatchObject({ against: 1 });
   });
 
   it('a sampled original fetched as itself with the same content supports the rule', async () => {

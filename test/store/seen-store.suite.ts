@@ -392,6 +392,66 @@ export function seenStoreSuite(name: string, factory: Factory): void {
         await verified(store);
       });
 
+      it('a name a rule sends a document to, the document fetched first under another name, is a duplicate until the rule goes', async () => {
+        const { store } = await make();
+        // fetched under their session form before any rule; their plain names queued
+        for (const n of [1, 2, 3, 4]) await store.recordFetch(`http://im.example/p${n}?sid=${n}`, { status: 200, contentHash: `P${n}` });
+        await store.admit(['http://im.example/p1', 'http://im.example/p2', 'http://im.example/p3', 'http://im.example/p4']);
+        for (const d of ['a', 'b', 'c']) {
+          await store.recordFetch(`http://im.example/${d}`, { status: 200, contentHash: d });
+          await store.recordFetch(`http://im.example/${d}?sid=7${d}`, { status: 200, contentHash: d });
+        }
+        expect((await collect(store.rules())).find((r) => r.id === 'im.example/query-parameter:sid')).toMatchObject({ state: 'active' });
+        // the rule's first rewrites stay queued, checks; the others are pruned onto the document
+        const pruned: number[] = [];
+        for (const n of [1, 2, 3, 4]) {
+          const c = await store.canonical(`http://im.example/p${n}`);
+          if (c.state === 'queued') continue;
+          expect(c).toMatchObject({ state: 'pruned', canonicalKey: key(`http://im.example/p${n}?sid=${n}`) });
+          pruned.push(n);
+        }
+        expect(pruned.length).toBeGreaterThanOrEqual(2);
+        // a link to a pruned name, or to another session form of it, is no new URL
+        const again = await store.admit([`http://im.example/p${pruned[0]}`, `http://im.example/p${pruned[0]}?sid=99`]);
+        expect(again.map((r) => r.admitted)).toEqual([false, false]);
+        // withdrawn: every name comes back
+        await store.withdrawRule('im.example/query-parameter:sid');
+        for (const n of pruned) expect((await store.canonical(`http://im.example/p${n}`)).state).toBe('queued');
+        await verified(store);
+      });
+
+      it('offers a check the learner asks for before the rest of its host\'s queue', async () => {
+        const { store } = await make();
+        await store.admit(Array.from({ length: 40 }, (_, i) => `http://ck.example/q/${i}`));
+        await store.recordFetch('http://ck.example/z/a', { status: 200, contentHash: 'A' });
+        // different content under a parameter: the variant is fetched again first (is it stable?)
+        await store.recordFetch('http://ck.example/z/a?sid=1', { status: 200, contentHash: 'A-other' });
+        expect((await store.canonical('http://ck.example/z/a?sid=1')).state).toBe('queued');
+        const [first] = await store.next({ host: 'ck.example', limit: 1 });
+        expect(first?.url).toBe('http://ck.example/z/a?sid=1');
+      });
+
+      it('where a token changes the bytes on every fetch, compares pages on their stable text', async () => {
+        const { store } = await make();
+        let token = 0;
+        const fetch = (u: string, text: string): Promise<void> => store.recordFetch(u, { status: 200, contentHash: `${text}#${++token}`, stableHash: text });
+        await fetch('http://tk.example/a', 'A');
+        await fetch('http://tk.example/a?sid=1', 'A');
+        // the bytes differ: the variant is fetched again, its bytes change, its text does not
+        expect((await store.canonical('http://tk.example/a?sid=1')).state).toBe('queued');
+        await fetch('http://tk.example/a?sid=1', 'A');
+        for (const d of ['b', 'c']) {
+          await fetch(`http://tk.example/${d}`, d);
+          await fetch(`http://tk.example/${d}?sid=2${d}`, d);
+        }
+        expect((await collect(store.rules())).find((r) => r.id === 'tk.example/query-parameter:sid')).toMatchObject({ state: 'active', against: 0 });
+        // and a page whose text differs under the parameter contradicts it
+        await fetch('http://tk.example/d', 'D');
+        await fetch('http://tk.example/d?sid=3', 'D-other');
+        expect((await collect(store.rules())).find((r) => r.id === 'tk.example/query-parameter:sid')!.against).toBe(1);
+        await verified(store);
+      });
+
       it('withdraws a content-learned rule when content differs', async () => {
         const { store } = await make();
         await store.recordFetch('http://v.example/a', { status: 200, contentHash: 'A' });

@@ -336,7 +336,16 @@ function decide(s: EngineState, txn: Txn, urls: readonly string[], items: Items,
       queueNew(txn, key, host, depth, now, src, items.canonicalW1[j]!, items.canonicalW2[j]!, undefined, undefined, deliver);
       admitted = true;
     }
-    if (via !== 'alias' && !isPresent(k0, items.identityPresence[j]!) && !txn.creates(k0)) setUrl(s, txn, k0, undefined, rewritten(s, k0, key, via, depth, now, src));
+    if (via !== 'alias' && !isPresent(k0, items.identityPresence[j]!) && !txn.creates(k0)) {
+      const entry = rewritten(s, k0, key, via, depth, now, src);
+      setUrl(s, txn, k0, undefined, entry);
+      // a check needs both names fetched: a rewrite queued here is offered first too
+      if (entry.k === 'v' && admitted) {
+        const host = hostOf(key === mj.transformedKey && mj.transformedRecord !== undefined ? mj.transformedRecord : recordOfKey(key));
+        const b = txn.blocks.get(host);
+        if (b !== undefined) txn.urge(key, host, b.seq, depth);
+      }
+    }
     results[i] = admitted ? { url, key, identityKey: k0, admitted: true, reason: 'new', via } : { url, key, identityKey: k0, admitted: false, reason: via as AdmitReason };
   }
   const dup = items.duplicates;
@@ -376,14 +385,20 @@ const SAMPLED_DIRS = 256;
  * the evidence are checked first, and a rule sure in a place is not checked there at a fixed rate.
  */
 function rewritten(s: EngineState, k0: string, key: string, via: string, depth: number, now: number, src: string | undefined): UrlEntry {
-  let entry: UrlEntry = { s: 'pruned', d: depth, t: now, by: via, to: key };
-  if (via.startsWith('rule:')) {
-    const n = s.rewrites.get(via) ?? 0;
-    s.rewrites.set(via, n + 1);
-    if (n < REWRITE_SAMPLES_FIRST || (n >= 8 && (n & (n - 1)) === 0) || n % REWRITE_SAMPLE_EVERY === 0 || newDirectory(s, via, k0)) entry = { s: 'queued', d: depth, t: now, k: 'v', by: via, to: key };
-  }
+  const entry: UrlEntry = via.startsWith('rule:') && checksRewrite(s, via, k0) ? { s: 'queued', d: depth, t: now, k: 'v', by: via, to: key } : { s: 'pruned', d: depth, t: now, by: via, to: key };
   if (src !== undefined) entry.src = src;
   return entry;
+}
+
+/**
+ * Count one more rewrite by rule `via` (`rule:<id>`) of the URL `k0`; true when it is one the
+ * learner checks (`rewritten`): the first ones, powers of two from 8, every
+ * `REWRITE_SAMPLE_EVERY`-th, and the first in a directory without evidence.
+ */
+export function checksRewrite(s: EngineState, via: string, k0: string): boolean {
+  const n = s.rewrites.get(via) ?? 0;
+  s.rewrites.set(via, n + 1);
+  return n < REWRITE_SAMPLES_FIRST || (n >= 8 && (n & (n - 1)) === 0) || n % REWRITE_SAMPLE_EVERY === 0 || newDirectory(s, via, k0);
 }
 
 /** The directory an entry lies in: `/a/b.html` and `/a/b/` both in `/a/`. */

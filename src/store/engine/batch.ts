@@ -38,12 +38,19 @@ export class Txn {
   readonly fullBlocks: (Block & { host: string })[] = [];
   /** Live-line counts of existing blocks after this batch (0: the block is deleted). */
   readonly blockLive = new Map<string, number>();
+  /** Checks the learner asked for, queued here: offered before the rest of their host's queue once written. */
+  readonly urgent: { key: string; host: string; seq: number; depth: number }[] = [];
   /** Keys queued by `queueNew` (counted into `admitted` and `state:queued` at submit). */
   queuedNew = 0;
   seq: number;
 
   constructor(seq: number) {
     this.seq = seq;
+  }
+
+  /** Offer `key`, queued in this batch's block `seq` of `host`, first once written. */
+  urge(key: string, host: string, seq: number, depth: number): void {
+    this.urgent.push({ key, host, seq, depth });
   }
 
   put(space: Space, key: string, value: string): void {

@@ -7,11 +7,11 @@
 import { isPresetName, type PresetName, type UriRecord } from '../../normalize/index.js';
 import { evidenceKeys, parseFrontierKey, prefixRange, SEP } from '../keys.js';
 import { parseBlock } from '../frontier.js';
-import { applies, parseRuleId } from '../rules.js';
+import { applies, isDocumentStatus, parseRuleId } from '../rules.js';
 import { dirOf } from '../learning/rule-scope.js';
 import type { PruneEntry } from '../seen-store.js';
-import { admitOne } from './admit.js';
-import { getEvidence, getUrl, prefetchUrls, type Txn } from './batch.js';
+import { admitOne, checksRewrite } from './admit.js';
+import { getAlias, getEvidence, getUrl, prefetchUrls, type Txn } from './batch.js';
 import { canonicalize, identity, isUrlError, transform, type Identity } from './canonicalize.js';
 import type { RuleChanges } from '../learning/learner.js';
 import type { EngineState } from './state.js';
@@ -70,6 +70,72 @@ export async function pruneFrontier(s: EngineState, q: WriteQueue, id: string): 
     if (sampled < ACTIVATION_SAMPLE) sampled += await sampleCandidates(s, q, host, id, candidates, ACTIVATION_SAMPLE - sampled);
     for (let i = 0; i < candidates.length; i += PRUNE_LINES) await pruneCandidates(s, q, host, candidates.slice(i, i + PRUNE_LINES));
   }
+  await pruneImages(s, q, id, host);
+}
+
+/** A host's documents read, at most, for images when a rule gains scope (past it, images are fetched). */
+const IMAGE_SCAN = 50_000;
+
+/**
+ * A rule became active, or wider: a document the host answered before, under a name the rule
+ * sends elsewhere (`/a?sid=1`, fetched first because the first link to it carried a session id),
+ * already answered for the name it is sent to (`/a`). That image, queued or not yet seen, is
+ * recorded pruned onto the document under the rule's reason, so that a link to it, or to any
+ * other name the rule sends there, is a duplicate, not a second fetch of the document. It is the
+ * rule's own claim read the other way, checked the same way: images are counted with the rule's
+ * rewrites (admit.ts `checksRewrite`), and one the learner checks stays queued, its fetch compared
+ * with the document (content-pairs.ts). It comes back (`restoreReason`) when the rule no longer
+ * sends the document there.
+ */
+async function pruneImages(s: EngineState, q: WriteQueue, id: string, host: string): Promise<void> {
+  const reason = `rule:${id}`;
+  const range = prefixRange(evidenceKeys.pathDocumentHostPrefix(host));
+  let after: string | undefined;
+  let read = 0;
+  while (read < IMAGE_SCAN) {
+    const docs: string[] = [];
+    const from = after === undefined ? { gte: range.gte } : { gt: after };
+    for await (const [k] of s.kv.entries('evidence', { ...from, lt: range.lt, limit: PRUNE_LINES })) {
+      after = k;
+      docs.push(k.slice(k.lastIndexOf(SEP) + 1));
+    }
+    if (docs.length === 0) return;
+    read += docs.length;
+    if (s.rules.get(id)?.state !== 'active') return;
+    const txn = q.newTxn();
+    const now = Date.now();
+    const images: { doc: string; rec: UriRecord }[] = [];
+    for (const doc of docs) {
+      const rec = recordOfKey(doc);
+      const t = transform(s, rec, doc);
+      if (t.via === reason && t.key !== doc) images.push({ doc, rec });
+    }
+    if (images.length > 0) {
+      await prefetchUrls(s.kv, txn, images.map((x) => x.doc));
+      for (const { doc, rec } of images) {
+        const de = await getUrl(s.kv, txn, doc);
+        if (de?.s !== 'fetched' || de.c === undefined || de.st === undefined || !isDocumentStatus(de.st)) continue;
+        const { key, via } = await canonicalize(s, txn, rec, doc);
+        if (via !== reason || key === doc) continue;
+        const prev = await getUrl(s.kv, txn, key);
+        if (prev === undefined) {
+          if (!checksRewrite(s, reason, key)) setUrl(s, txn, key, undefined, { s: 'pruned', d: de.d, t: now, by: reason, to: doc });
+        } else if (prev.s === 'queued' && prev.k === undefined && !s.frontier.isInFlight(key)) {
+          if (!checksRewrite(s, reason, key)) setUrl(s, txn, key, prev, { ...carried(prev, prev.d, now), s: 'pruned', by: reason, to: doc });
+        }
+      }
+    }
+    if (txn.ops.length > 0) await q.commit(txn);
+  }
+}
+
+/**
+ * True when `key`, pruned onto `to` by `reason`, is the image of that document under the rules
+ * in force now (`pruneImages`): the rule still sends the document there.
+ */
+function stillImage(s: EngineState, key: string, to: string, reason: string): boolean {
+  const t = transform(s, recordOfKey(to), to);
+  return t.via === reason && t.key === key;
 }
 
 /**
@@ -158,7 +224,10 @@ async function sampleCandidates(s: EngineState, q: WriteQueue, host: string, id:
     const t = transform(s, c.rec, c.key);
     if (t.via === undefined || t.key === c.key || !t.via.startsWith('rule:')) continue;
     // the rewrite is queued too (when new), and the original stays queued as itself, a check
-    await admitOne(s, txn, t.rec, t.key, c.depth, prev.src, now);
+    const r = await admitOne(s, txn, t.rec, t.key, c.depth, prev.src, now);
+    // the check needs both names fetched: the rewrite, queued here, is offered first too
+    const queued = r.admitted ? txn.urls.get(r.key) : undefined;
+    if (queued?.h !== undefined && queued.n !== undefined) txn.urge(r.key, queued.h, queued.n, queued.d);
     setUrl(s, txn, c.key, prev, { ...prev, k: 'v', by: t.via, to: t.key });
     // they are the rule's first checked rewrites: admit's sampling goes on from there
     s.rewrites.set(t.via, (s.rewrites.get(t.via) ?? 0) + 1);
@@ -180,16 +249,30 @@ async function rewriteAnsweredNoDocument(s: EngineState, txn: Txn, key: string):
   return answeredNoDocument(e);
 }
 
-/** One batch of `pruneFrontier`: each candidate still queued where it was read, pruned when the rules move it. */
+/**
+ * One batch of `pruneFrontier`: each candidate still queued where it was read, pruned when the
+ * rules move it. A rule learned from content alone (its originals answer as themselves) rewrites
+ * onto a name the store has not seen only where that saves a fetch, for two or more queued URLs
+ * of the batch: one URL sent to a name nobody linked is fetched as itself, since the name may not
+ * exist (a rule widened past its evidence: every `/a.html` sent to a `/a` that is a 404) and then
+ * costs two requests where one would do. A rule with redirects among its evidence always rewrites:
+ * its originals redirect, and the rewrite saves the hop.
+ */
 async function pruneCandidates(s: EngineState, q: WriteQueue, host: string, candidates: readonly PruneCandidate[]): Promise<void> {
   const txn = q.newTxn();
   const now = Date.now();
   // each candidate and where the rules send it (an alias may send it further: read then)
-  await prefetchUrls(s.kv, txn, candidates.flatMap((c) => [c.key, transform(s, c.rec, c.key).key]));
-  for (const { key, depth, seq, rec } of candidates) {
+  const targets = candidates.map((c) => transform(s, c.rec, c.key));
+  await prefetchUrls(s.kv, txn, candidates.flatMap((c, i) => [c.key, targets[i]!.key]));
+  const sharing = new Map<string, number>();
+  for (const t of targets) if (t.via?.startsWith('rule:') === true && contentOnly(s, t.via)) sharing.set(t.key, (sharing.get(t.key) ?? 0) + 1);
+  for (let i = 0; i < candidates.length; i++) {
+    const { key, depth, seq, rec } = candidates[i]!;
     const prev = await getUrl(s.kv, txn, key);
     // a check the learner asked for is fetched as itself, whatever the rules say
     if (prev?.s !== 'queued' || prev.n !== seq || prev.h !== host || prev.k !== undefined) continue;
+    const t = targets[i]!;
+    if (t.key !== key && sharing.get(t.key) === 1 && (await getUrl(s.kv, txn, t.key)) === undefined && (await getAlias(s, txn, t.key)) === undefined) continue;
     const r = await admitOne(s, txn, rec, key, depth, prev.src, now);
     if (r.key === key || r.via === undefined || r.via === 'alias') continue;
     if (r.via.startsWith('rule:') && (await rewriteAnsweredNoDocument(s, txn, r.key))) continue;
@@ -198,6 +281,12 @@ async function pruneCandidates(s: EngineState, q: WriteQueue, host: string, cand
     setUrl(s, txn, key, still, { ...carried(still, depth, now), s: 'pruned', by: r.via, to: r.key });
   }
   await q.commit(txn);
+}
+
+/** True when rule `via` (`rule:<id>`) holds on content evidence alone: no redirect supports it. */
+function contentOnly(s: EngineState, via: string): boolean {
+  const support = s.rules.get(via.slice(5))?.support ?? [];
+  return support.length > 0 && support.every((x) => x.t !== undefined);
 }
 
 /**
@@ -227,6 +316,8 @@ export async function restoreReason(s: EngineState, q: WriteQueue, reason: strin
       }
       const rec = recordOfKey(key);
       const t = transform(s, rec, key, exclude);
+      // an image (pruneImages) the rule, narrowed, still sends its document to stays pruned
+      if (t.via === undefined && exclude === undefined && prev.to !== undefined && prev.to !== key && stillImage(s, key, prev.to, reason)) continue;
       let onto: string | undefined;
       if (t.via !== undefined && t.key !== key) {
         const r = await admitOne(s, txn, t.rec, t.key, prev.d, prev.src, now, exclude);

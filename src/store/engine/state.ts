@@ -8,9 +8,9 @@
  *   the frontier, the rules.
  * A failed write rolls the first part back to what was written (`rollback`).
  */
-import { fingerprintWords, type NormalizeOptions } from '../../normalize/index.js';
+import { fingerprintWords, urlFromKey, type NormalizeOptions } from '../../normalize/index.js';
 import { EntryCache, KeyTable, type ScalableBloom } from '../bloom.js';
-import { Frontier } from '../frontier.js';
+import { BLOCK_LINES, Frontier } from '../frontier.js';
 import { counterNames } from '../keys.js';
 import type { Kv } from '../kv.js';
 import { compareForApply, parseRuleId, type ActiveRule, type RuleRecord } from '../rules.js';
@@ -214,6 +214,7 @@ export class EngineState {
     for (const [host, delta] of txn.frontier) if (delta !== 0) this.frontier.adjust(host, delta);
     for (const [block, n] of txn.blockLive) this.frontier.setLive(block, n);
     for (const k of txn.landed) this.frontier.land(k);
+    for (const u of txn.urgent) this.frontier.offerFirst({ url: urlFromKey(u.key), key: u.key, host: u.host, depth: u.depth, seq: u.seq * BLOCK_LINES });
     for (const rule of txn.rules.values()) this.rules.remember(rule);
     this.notFound.written(txn.ops);
     this.pathDocuments.written(txn.ops);

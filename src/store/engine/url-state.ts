@@ -22,6 +22,10 @@ export function makeEntry(e: UrlEntry, h: string | undefined, n: number | undefi
   if ((e.s === 'redirected' || e.s === 'pruned' || check === 'v') && e.to !== undefined) out.to = e.to;
   if ((e.s === 'pruned' || check === 'v') && e.by !== undefined) out.by = e.by;
   if (e.c !== undefined) out.c = e.c;
+  // what the learner compares besides the content hash (learning/stability.ts, not-found.ts)
+  if (e.x !== undefined) out.x = e.x;
+  if (e.m !== undefined) out.m = e.m;
+  if (e.y !== undefined) out.y = e.y;
   if (e.ft !== undefined) out.ft = e.ft;
   if (e.e !== undefined) out.e = e.e;
   if (check !== undefined) out.k = check;
@@ -155,6 +159,9 @@ export function setUrl(s: EngineState, txn: Txn, key: string, prev: UrlEntry | u
     txn.evidence.set(evidenceKeys.rewrite(was.to!, key), null);
   }
   if (is !== undefined && !(was !== undefined && was.to === is.to && was.by === is.by)) putEvidence(txn, evidenceKeys.rewrite(is.to!, key), is.by!);
+  // a check the learner asked for is fetched next: a rule's activation, a not-found signature or
+  // a directory's stability waits on it
+  if (next.s === 'queued' && next.k !== undefined && h !== undefined && n !== undefined) txn.urge(key, h, n, next.d);
   const entry = makeEntry(next, h, n);
   txn.urls.set(key, entry);
   txn.put('url', key, encodeUrlEntry(entry));

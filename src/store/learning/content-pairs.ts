@@ -120,6 +120,45 @@ export async function contentPairs(fetched: Pick<PathDocuments, 'documents' | 'v
 }
 
 /**
+ * Moved prefixes from content (DUSTBuster's substitution rules, Bar-Yossef et al., WWW 2007):
+ * another document of the host with `u`'s body (`others`, read from `evidenceKeys.document`)
+ * under a path that is `u`'s with leading segments inserted (`/index.php/a/b` beside `/a/b`,
+ * PATHINFO front controllers) gives a `path-prefix` pair that drops them. Only an inserted run:
+ * two sibling prefixes (`/3.1/x`, `/3.2/x`) are two versions whose pages often match, and which
+ * of them names the document no content can say (a redirect can: rules.ts `explainRedirect`).
+ */
+export function prefixPairs(u: LearnedUrl, others: readonly string[]): ContentPair[] {
+  const out: ContentPair[] = [];
+  if (bareParameterPath(u.rec.path) !== u.rec.path) return out;
+  for (const w of others) {
+    if (w === u.key) continue;
+    const wrec = recordOfKey(w);
+    if (wrec.query !== u.rec.query || wrec.scheme !== u.rec.scheme || hostOf(wrec) !== hostOf(u.rec) || bareParameterPath(wrec.path) !== wrec.path) continue;
+    const [long, short] = u.rec.path.length > wrec.path.length ? [u, { rec: wrec, key: w }] : [{ rec: wrec, key: w }, u];
+    const spec = insertedPrefix(long.rec, short.rec.path);
+    if (spec !== undefined) out.push({ variant: long.key, base: short.key, spec });
+  }
+  return out;
+}
+
+/**
+ * `long` = `from` + rest and `short` = `to` + rest, where `from` is `to` with segments added:
+ * the `path-prefix` rule `from` → `to`, when it applies to `long` (not the prefix's own page).
+ */
+function insertedPrefix(long: UriRecord, short: string): RuleSpec | undefined {
+  const a = long.path.split('/');
+  const b = short.split('/');
+  let s = 0;
+  while (s < a.length - 1 && s < b.length - 1 && a[a.length - 1 - s] === b[b.length - 1 - s]) s++;
+  if (s === 0) return undefined;
+  const from = a.slice(0, a.length - s).join('/') + '/';
+  const to = b.slice(0, b.length - s).join('/') + '/';
+  if (from === to || !from.startsWith(to) || !to.startsWith('/')) return undefined;
+  const spec: RuleSpec = { kind: 'path-prefix', from, to };
+  return applies(spec, long) ? spec : undefined;
+}
+
+/**
  * The pair of two names of one path that differ in the last segment's suffix (a `suffix` rule in
  * its canonical direction) or only in the case of letters (`case-insensitive`, onto the folded
  * name); `undefined` for other names. `folded`: `foldCase(path)`, when the caller has it.

@@ -58,7 +58,7 @@ import {
   withdrawByHand,
 } from '../rules.js';
 import { getEvidence, getUrl, putEvidence, type Txn } from '../engine/batch.js';
-import { contentPairs, mirrorPairs, preimages, representationPairs, type ContentPair, type RepresentationClaim } from './content-pairs.js';
+import { contentPairs, mirrorPairs, prefixPairs, preimages, representationPairs, type ContentPair, type RepresentationClaim } from './content-pairs.js';
 import { NotFoundSignatures, type NotFoundCache } from './not-found.js';
 import { PathDocuments } from './path-documents.js';
 import { LARGE_DIFFERENCE, MAX_WAITING, PENDING, sketchSimilarity, STABLE, TEXT_STABLE, UNSTABLE, type Waiting } from './stability.js';
@@ -121,6 +121,8 @@ export function noRuleChanges(): RuleChanges {
 
 /** Other documents with one hash read for the shell test. */
 const SHELL_SAMPLE = 16;
+/** Documents with one body read for moved-prefix pairs (content-pairs.ts `prefixPairs`). */
+const SAME_BODY_SAMPLE = 8;
 /**
  * Other paths one body must be served under, unexplained by the rule, to be a shell: a document
  * with a second name the rule language cannot say (a negotiated `P` and `P.en`, `.htm` beside
@@ -149,6 +151,18 @@ function valueOf(spec: RuleSpec, rec: UriRecord): { v?: string } {
 /** The key `spec` maps `rec` onto, or its own key where it does not apply. */
 function imageKey(spec: RuleSpec, rec: UriRecord): string {
   return keyFromRecord(applies(spec, rec) ? apply(spec, rec) : rec);
+}
+
+/**
+ * True when a URL given back redirected to `to` as its rewrite redirected to `rewriteTo` (the same
+ * status checked by the caller): to the same URL, or to the URL rule `id` maps onto it (`/a?utm=1`
+ * → 302 → `/a;jsessionid=9?utm=1` beside `/a` → 302 → `/a;jsessionid=9`). The server treats both
+ * names alike, as the rule says.
+ */
+function sameRedirect(id: string, to: LearnedUrl, rewriteTo: string): boolean {
+  if (to.key === rewriteTo) return true;
+  const parsed = parseRuleId(id);
+  return parsed !== undefined && applies(parsed.spec, to.rec) && keyFromRecord(apply(parsed.spec, to.rec)) === rewriteTo;
 }
 
 export class RuleLearner {
@@ -271,7 +285,11 @@ export class RuleLearner {
         }
       }
     }
-    if (explained === undefined) await this.rewriteFailed(txn, from, status, undefined, changes, now);
+    // a rewrite onto a URL that redirects elsewhere failed; onto a hop of a loop, whatever the
+    // hop's redirect explains (`/a.html/` → `/a.html` is a slash rule, and no document)
+    if (!loop) await this.failedAlike(txn, from, status, undefined, changes, to);
+    if (explained === undefined || loop) await this.rewriteFailed(txn, from, status, undefined, changes, now, loop ? undefined : to.key);
+    if (loop) await this.rewriteFailed(txn, to, status, undefined, changes, now);
     // `from` answered (with a redirect): its image under a live rule that answered no document
     // names something else
     if (!loop) await this.imageFailed(txn, from, status, changes, now, true);
@@ -326,6 +344,7 @@ export class RuleLearner {
     putEvidence(txn, evidenceKeys.pathDocument(host, bareParameterPath(u.rec.path), u.key), hash);
     await this.shellAfterFetch(txn, host, hash, u, changes);
     const pairs = await contentPairs(this.pathDocuments, u, this.liveRulesOf(txn, host), this.policy.defaultDocuments);
+    pairs.push(...prefixPairs(u, await this.sameBody(host, hash)));
     if (this.policy.learnMirrors === true && !this.policy.partition) {
       putEvidence(txn, evidenceKeys.body(hash, u.key), '');
       pairs.push(...(await mirrorPairs(this.reads.kv, u, hash)));
@@ -342,6 +361,13 @@ export class RuleLearner {
     // probe that finds it fails the rewrite
     if (this.policy.probeNotFound && (await this.rewrittenBeyondEvidence(txn, u))) await this.notFound.ask(txn, u, dirOf(u.rec.path), changes.checks);
     return changes;
+  }
+
+  /** Other documents of the host fetched with this body, `SAME_BODY_SAMPLE` at most. */
+  private async sameBody(host: string, hash: string): Promise<string[]> {
+    const out: string[] = [];
+    for await (const [k] of this.reads.kv.entries('evidence', { ...prefixRange(evidenceKeys.documentPrefix(host, hash)), limit: SAME_BODY_SAMPLE })) out.push(k.slice(k.lastIndexOf(SEP) + 1));
+    return out;
   }
 
   /**
@@ -591,7 +617,7 @@ export class RuleLearner {
    * signature). Every rule that rewrote a URL onto `u` is contradicted where that URL lies: it is
    * narrowed or withdrawn, and the URL comes back to be fetched as itself.
    */
-  private async rewriteFailed(txn: Txn, u: LearnedUrl, status: number, hash: string | undefined, changes: RuleChanges, now: number): Promise<void> {
+  private async rewriteFailed(txn: Txn, u: LearnedUrl, status: number, hash: string | undefined, changes: RuleChanges, now: number, to?: string): Promise<void> {
     for await (const [k, reason] of this.reads.kv.entries('evidence', { ...prefixRange(evidenceKeys.rewritePrefix(u.key)), limit: 256 })) {
       if (!reason.startsWith('rule:')) continue;
       const parsed = parseRuleId(reason.slice(5));
@@ -599,7 +625,7 @@ export class RuleLearner {
       const original = k.slice(k.lastIndexOf(SEP) + 1);
       const obs: Observation = { v: 'against', how: 'rewrite', source: original, to: u.key, status, ...(hash === undefined ? {} : { hash }), t: now };
       await this.observe(txn, parsed.host, parsed.spec, obs, { p: placeOf(recordOfKey(original)), s: original }, changes);
-      putEvidence(txn, evidenceKeys.rewriteFailure(original, reason.slice(5)), encodeJson(hash === undefined ? { st: status } : { st: status, c: hash }));
+      putEvidence(txn, evidenceKeys.rewriteFailure(original, reason.slice(5)), encodeJson({ st: status, ...(hash === undefined ? {} : { c: hash }), ...(to === undefined ? {} : { to }) }));
     }
   }
 
@@ -609,12 +635,12 @@ export class RuleLearner {
    * both names), so the contradiction the rewrite made is taken back. A server error (5xx, no
    * answer) may pass: it agrees with nothing.
    */
-  private async failedAlike(txn: Txn, u: LearnedUrl, status: number, hash: string | undefined, changes: RuleChanges): Promise<void> {
+  private async failedAlike(txn: Txn, u: LearnedUrl, status: number, hash: string | undefined, changes: RuleChanges, to?: LearnedUrl): Promise<void> {
     const prefix = evidenceKeys.rewriteFailurePrefix(u.key);
     for await (const [k, v] of this.reads.kv.entries('evidence', { ...prefixRange(prefix), limit: 16 })) {
       const id = k.slice(prefix.length);
-      const f = decodeJson<{ st: number; c?: string }>(v);
-      const alike = (status >= 400 && status < 500 && f.st === status) || (hash !== undefined && f.c === hash);
+      const f = decodeJson<{ st: number; c?: string; to?: string }>(v);
+      const alike = (status >= 400 && status < 500 && f.st === status) || (hash !== undefined && f.c === hash) || (to !== undefined && f.to !== undefined && f.st === status && sameRedirect(id, to, f.to));
       txn.del('evidence', k);
       txn.evidence.set(k, null);
       if (!alike) continue;
