@@ -5,7 +5,8 @@
 // plus the redirects and failures no crawler can skip, plus one robots.txt per host).
 //
 //   apt-get install -y python-flask-doc python-requests-doc python-click-doc python-jinja2-doc wget
-//   npm run bench:simulator -- [--seeds 1-8] [--pages 150] [--behaviours 10] [--no-wget] [--json]
+//   npm run bench:simulator -- [--seeds 1-8] [--pages 150] [--tree DIR] [--behaviours 10] [--no-wget] [--json]
+//   (--tree: one documentation tree for every seed, e.g. /usr/share/doc/postgresql-doc-15/html)
 //
 // Benchmarks print; they assert nothing.
 
@@ -35,7 +36,8 @@ async function main(): Promise<void> {
   const count = arg(args, '--behaviours') === undefined ? undefined : Number(arg(args, '--behaviours'));
   const rows: Row[] = [];
   for (let seed = lo; seed <= (hi ?? lo); seed++) {
-    const site = await startSimSite({ seed, pages, ...(count === undefined ? {} : { count }) });
+    const tree = arg(args, '--tree');
+    const site = await startSimSite({ seed, pages, ...(count === undefined ? {} : { count }), ...(tree === undefined ? {} : { tree }) });
     const runs: SimRun[] = [];
     try {
       for (const presets of [[], ['session-ids', 'tracking']] as PresetName[][]) runs.push(await crawlSimWithUrldedup(site, presets, 8));

@@ -23,7 +23,7 @@
  * reported. Bounded work: at most `maxOutlinks` distinct links per page (the rest are counted as
  * dropped) and `maxHrefBytes` of raw reference text kept until the end.
  */
-import { pageShape, SHAPE_TEXT_LIMIT, stableTextHash, textWords, wordSketch, type RequestedParts } from './page-shape.js';
+import { echoFreeTextHash, pageShape, SHAPE_TEXT_LIMIT, stableTextHash, textWords, withoutOwnAddress, wordSketch, type RequestedParts } from './page-shape.js';
 import { createHash, type Hash } from 'node:crypto';
 import { TextDecoder } from 'node:util';
 import { parseWhatwg, serializeWhatwg, type WhatwgUrl } from '../normalize/index.js';
@@ -91,8 +91,10 @@ export interface ExtractResult {
   readonly words: readonly string[];
   /** A MinHash sketch of those words (page-shape.ts `wordSketch`). */
   readonly wordSketch: string;
-  /** Its text with runs of digits read as one (page-shape.ts `stableTextHash`). */
+  /** Its text, its own address taken out, with runs of digits read as one (page-shape.ts `stableTextHash`). */
   readonly stableHash: string;
+  /** Its text, its own address taken out (page-shape.ts `echoFreeTextHash`). */
+  readonly echoFreeHash: string;
 }
 
 /** Link types that create hyperlinks on `link` (HTML §4.6.7, its table), `canonical` (RFC 6596), and `previous` (a common synonym of `prev`). */
@@ -333,11 +335,20 @@ export class LinkExtractor implements BodySink {
     return record === undefined ? undefined : serializeWhatwg(record);
   }
 
-  private shapeAndWords(): { shapeHash: string; words: string[]; wordSketch: string; stableHash: string } {
+  /**
+   * The hashes of the page's text. The stable and echo-free hashes read the links of its body too,
+   * after the text: two listings that print the same words and link to other pages (a sort order)
+   * are two documents. A `<link>` of the head is left out: `rel=canonical` or `alternate` names the
+   * page's other names, not its content.
+   */
+  private shapeAndWords(links: readonly ExtractedLink[]): { shapeHash: string; words: string[]; wordSketch: string; stableHash: string; echoFreeHash: string } {
     const text = this.shapeText.join('').slice(0, SHAPE_TEXT_LIMIT);
     const words = textWords(text);
     const truncated = this.shapeLength > SHAPE_TEXT_LIMIT;
-    return { shapeHash: pageShape(text, this.documentParts ?? this.documentUrl, truncated), words, wordSketch: wordSketch(words), stableHash: stableTextHash(text, truncated) };
+    let linked = text;
+    for (const l of links) if (l.kind !== 'link' && l.kind !== 'refresh') linked += '\n' + l.url;
+    const own = withoutOwnAddress(linked, this.documentUrl);
+    return { shapeHash: pageShape(text, this.documentParts ?? this.documentUrl, truncated), words, wordSketch: wordSketch(words), stableHash: stableTextHash(own, truncated), echoFreeHash: echoFreeTextHash(own, truncated) };
   }
 
   private textDigest(): string {
@@ -403,7 +414,7 @@ export class LinkExtractor implements BodySink {
       invalid,
       dropped,
       textHash: this.textDigest(),
-      ...this.shapeAndWords(),
+      ...this.shapeAndWords(links),
     };
   }
 }

@@ -78,7 +78,7 @@ export function pageShape(text: string, url: string | RequestedParts, truncated 
 }
 
 /**
- * The hash of a page's text with every run of digits read as one (`#`) and white space collapsed
+ * The hash of a page's text (`withoutOwnAddress`) with every run of digits read as one (`#`) and white space collapsed
  * (16 hex digits): a page template that prints a fresh time or counter on every response keeps
  * it, and markup (a hidden CSRF field, a script nonce) is not text. The learner compares it only
  * where a URL fetched twice gave two content hashes and one stable hash (learning/learner.ts): there
@@ -87,6 +87,74 @@ export function pageShape(text: string, url: string | RequestedParts, truncated 
 export function stableTextHash(text: string, truncated = false): string {
   const t = text.replace(/[0-9]+/g, '#').replace(/\s+/g, ' ').trim();
   return createHash('sha256').update(truncated ? `${t}\u0000…` : t).digest('hex').slice(0, 16);
+}
+
+/**
+ * The forms in which a page prints the address it was requested under: the absolute URL and its
+ * target (path and query), raw, percent-encoded as a query value (`tweet?url=http%3A%2F%2F…`, a
+ * share widget's link) and percent-decoded; and the same of its bare form, without query and
+ * segment parameters (a page's link to itself: `/a` on `/a?utm_source=x` as on `/a`). Longest
+ * first.
+ */
+function ownAddress(url: string): string[] {
+  let target = '';
+  let bare = '';
+  let origin = '';
+  try {
+    const u = nodeUrl(url);
+    target = u.pathname + u.search;
+    bare = u.pathname.indexOf(';') === -1 ? u.pathname : u.pathname.split('/').map((s) => s.split(';')[0]).join('/');
+    origin = u.origin;
+  } catch {
+    return [];
+  }
+  const out = new Set<string>();
+  for (const s of [url, target, origin + bare, bare]) {
+    if (s.length < 2) continue;
+    out.add(s);
+    out.add(encodeURIComponent(s));
+    out.add(decoded(s));
+  }
+  return [...out].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * The hash of a page's text (`withoutOwnAddress`: the address it was requested under taken
+ * out), every other character kept (16 hex digits): a share widget or an `og:url` printed from the request
+ * (session ids and tracking tags included) makes two names of one document differ in their bytes,
+ * not in this. The learner compares it where content hashes differ (learning/learner.ts): two
+ * pages equal on it differ in nothing but the address each prints of itself.
+ */
+export function echoFreeTextHash(text: string, truncated = false): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return createHash('sha256').update(truncated ? `${t}\u0000…` : t).digest('hex').slice(0, 16);
+}
+
+/** Characters that continue a URL printed raw, and one printed percent-encoded (a query value). */
+const RAW_URL_CHAR = /[A-Za-z0-9\-._~%/;?#=+:@!$'()*,&]/;
+const ENCODED_URL_CHAR = /[A-Za-z0-9\-._~%]/;
+
+/**
+ * `text` with the address `url` it was requested under taken out (`ownAddress`), for the two
+ * hashes above and below: each whole occurrence, not one that goes on as a longer URL (`/a` in a
+ * link to `/a/b` stays, so two directory pages that link to their own children never read alike).
+ */
+export function withoutOwnAddress(text: string, url: string): string {
+  let t = text;
+  for (const e of ownAddress(url)) {
+    if (!t.includes(e)) continue;
+    const cont = e.includes('%') && !e.includes('/') ? ENCODED_URL_CHAR : RAW_URL_CHAR;
+    let out = '';
+    let from = 0;
+    for (let at = t.indexOf(e); at !== -1; at = t.indexOf(e, at + e.length)) {
+      const next = t.charAt(at + e.length);
+      if (next !== '' && cont.test(next)) continue;
+      out += t.slice(from, at) + ' ';
+      from = at + e.length;
+    }
+    t = out + t.slice(from);
+  }
+  return t;
 }
 
 /** Words a page brings at most (its first distinct ones). */

@@ -327,6 +327,7 @@ export class CrawleeDedup {
         });
         record.shapeHash = x.shapeHash;
         record.stableHash = x.stableHash;
+        record.echoFreeHash = x.echoFreeHash;
         if (x.wordSketch !== '') record.wordSketch = x.wordSketch;
         if (x.canonical !== undefined && x.canonical !== answered) record.canonical = x.canonical;
       }

@@ -77,6 +77,8 @@ export interface UrlEntry {
   m?: string;
   /** Stable-text hash given with the last fetch (`FetchRecord.stableHash`). */
   y?: string;
+  /** Echo-free text hash given with the last fetch (`FetchRecord.echoFreeHash`). */
+  w?: string;
   /** Last fetch, ms since the epoch. */
   ft?: number;
   /** Failed: the error code given with the fetch. */
@@ -132,7 +134,8 @@ const STATE_COUNTERS: Readonly<Record<UrlState, string>> = {
 // p pruned, x failed), then space-separated fields, each a one-letter tag and its value:
 //   d depth · t first seen (ms, base 36) · n frontier seq (base 36) · h frontier host ·
 //   s source key · S status · T target key · B pruned-by reason · F last fetch (ms, base 36) ·
-//   c content hash · e error code · K check kind (p, r, v) · u undelivered (no value: admitted
+//   c content hash · x shape hash · m word sketch · y stable-text hash · w echo-free text hash ·
+//   e error code · K check kind (p, r, v) · u undelivered (no value: admitted
 //   with `deliver`, not yet marked delivered)
 // Keys, hosts and reasons never hold a space; `c` and `e` come from the caller and are stored
 // percent-encoded (encodeURIComponent).
@@ -153,6 +156,7 @@ export function encodeUrlEntry(e: UrlEntry): string {
   if (e.x !== undefined) out += ' x' + encodeURIComponent(e.x);
   if (e.m !== undefined) out += ' m' + encodeURIComponent(e.m);
   if (e.y !== undefined) out += ' y' + encodeURIComponent(e.y);
+  if (e.w !== undefined) out += ' w' + encodeURIComponent(e.w);
   if (e.e !== undefined) out += ' e' + encodeURIComponent(e.e);
   if (e.k !== undefined) out += ' K' + e.k;
   if (e.u === true) out += ' u';
@@ -181,6 +185,7 @@ export function decodeUrlEntry(text: string): UrlEntry {
       case 0x78 /* x */: e.x = decodeURIComponent(v); break;
       case 0x6d /* m */: e.m = decodeURIComponent(v); break;
       case 0x79 /* y */: e.y = decodeURIComponent(v); break;
+      case 0x77 /* w */: e.w = decodeURIComponent(v); break;
       case 0x65 /* e */: e.e = decodeURIComponent(v); break;
       case 0x4b /* K */: if (v === 'p' || v === 'r' || v === 'v') e.k = v; break;
       case 0x75 /* u */: e.u = true; break;

@@ -520,7 +520,7 @@ function sameExcept(a: readonly string[] | undefined, b: readonly string[] | und
 }
 
 function sameScopes(a: readonly Scope[], b: readonly Scope[]): boolean {
-  return a.length === b.length && a.every((s, i) => s.at === b[i]!.at && s.query === b[i]!.query && sameExcept(s.except, b[i]!.except) && sameExcept(s.values, b[i]!.values));
+  return a.length === b.length && a.every((s, i) => s.at === b[i]!.at && s.flat === b[i]!.flat && s.query === b[i]!.query && sameExcept(s.except, b[i]!.except) && sameExcept(s.values, b[i]!.values));
 }
 
 /** True when every URL `a` covers is covered by `b` (a new exception in `b` narrows it). */
@@ -531,6 +531,8 @@ function within(a: readonly Scope[], b: readonly Scope[]): boolean {
     const wider = b.find((o) => {
       if (!(o.at.charCodeAt(0) === 0x3d ? o.at.slice(1) === path : path.startsWith(o.at))) return false;
       if (s.query && !o.query) return false;
+      // a flat directory covers its own files, never a directory's (deep or flat) but its own
+      if (o.flat === true && s.at.charCodeAt(0) !== 0x3d && !(s.flat === true && s.at === o.at)) return false;
       if (o.values !== undefined && (s.values === undefined || !s.values.every((v) => o.values!.includes(v)))) return false;
       return inScope([{ ...o, values: undefined }], path, s.query);
     });

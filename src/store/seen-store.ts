@@ -197,6 +197,13 @@ export interface FetchRecord {
    * "generated at" time), what stays the same between two fetches of one URL.
    */
   readonly stableHash?: string;
+  /**
+   * A hash of the page's text, markup left out, with the address it was requested under taken
+   * out and every other character kept (the crawler's): a page that prints its own URL (a share
+   * widget, session ids and tracking tags included) gives two names of one document two content
+   * hashes and one of these.
+   */
+  readonly echoFreeHash?: string;
   /** Where redirects (followed by the fetcher) ended, when not `url` itself. */
   readonly finalUrl?: string;
   /**

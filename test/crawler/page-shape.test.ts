@@ -4,8 +4,9 @@
  * large difference between pages that carry a per-response token.
  */
 import { describe, expect, it } from 'vitest';
-import { pageShape, textWords, wordSketch } from '../../src/crawler/page-shape.js';
+import { echoFreeTextHash, pageShape, stableTextHash, textWords, withoutOwnAddress, wordSketch } from '../../src/crawler/page-shape.js';
 import { sketchSimilarity } from '../../src/store/learning/stability.js';
+import { extractLinks } from '../../src/crawler/extract.js';
 
 describe('page shape', () => {
   it('a not-found page that echoes the path and a request id has one shape for every URL', () => {
@@ -18,6 +19,33 @@ describe('page shape', () => {
   it('pages that differ in more than the echo have different shapes', () => {
     const a = pageShape('The quick brown fox jumps', 'http://h.example/a');
     expect(pageShape('The slow brown fox sleeps', 'http://h.example/b')).not.toBe(a);
+  });
+
+  it('a page that prints its own address (a share widget): one echo-free hash under every name, digits kept', () => {
+    const page = (u: string): string => `Release notes 4.2. Share this page: https://twitter.com/intent/tweet?url=${encodeURIComponent(u)} or copy ${u}`;
+    const hash = (u: string): string => echoFreeTextHash(withoutOwnAddress(page(u), u));
+    const plain = hash('http://h.example/notes.html');
+    expect(hash('http://h.example/notes.html?utm_source=feed&utm_campaign=b942c4')).toBe(plain);
+    expect(hash('http://h.example/notes.html;jsessionid=0003A6F8')).toBe(plain);
+    // another text, or other digits, is another page (the stable hash reads digit runs as one)
+    const other = (u: string): string => echoFreeTextHash(withoutOwnAddress(page(u).replace('4.2', '4.3'), u));
+    expect(other('http://h.example/notes.html')).not.toBe(plain);
+    expect(stableTextHash(withoutOwnAddress(page('http://h.example/a?x=1'), 'http://h.example/a?x=1'))).toBe(stableTextHash(withoutOwnAddress(page('http://h.example/a'), 'http://h.example/a').replace('4.2', '4.3')));
+  });
+
+  it('the echo-free hash reads a page\'s links: same words, other links (a sort order) is another page', () => {
+    const listing = (self: string, items: string[]): string =>
+      `<html><body><p>List, entries 6 to 10 of 22.</p><a href="/list">this list</a>${items.map((i) => `<a href="/doc/${i}">link</a>`).join(' ')}<p>Share: <a href="https://twitter.com/intent/tweet?url=${encodeURIComponent(self)}">tweet</a> ${self}</p></body></html>`;
+    const hashOf = (self: string, items: string[]): string => extractLinks(listing(self, items), self).echoFreeHash;
+    const plain = hashOf('http://h.example/list?page=2', ['f', 'g', 'h']);
+    expect(hashOf('http://h.example/list?page=2&utm_source=feed', ['f', 'g', 'h'])).toBe(plain);
+    // a link to the page's bare self reads alike whichever name it was requested under
+    expect(hashOf('http://h.example/list', ['f', 'g', 'h'])).toBe(hashOf('http://h.example/list?utm_source=feed', ['f', 'g', 'h']));
+    expect(hashOf('http://h.example/list?page=2&sort=desc', ['q', 'p', 'o'])).not.toBe(plain);
+    // a page's own address is taken out whole, never from a longer URL: two directory pages that
+    // link to their own children do not read alike
+    const dir = (self: string): string => extractLinks(`<p>Index</p><a href="${self}a">a</a><a href="${self}b">b</a>`, `http://h.example${self}`).echoFreeHash;
+    expect(dir('/x/')).not.toBe(dir('/y/'));
   });
 
   it('words: letters only, lower-cased, three or more, each once', () => {

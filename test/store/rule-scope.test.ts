@@ -48,16 +48,31 @@ describe('rule scope (pattern tree)', () => {
   it('support that far outweighs a contradiction keeps the scope, less the contradicted place', () => {
     const many = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((x) => at(`/t/${x}`));
     const scopes = activeScopes(many, [site('/t/q')], 3);
-    expect(scopes).toEqual([{ at: '/t/', docs: 8, query: false, except: ['/t/q'] }]);
+    expect(scopes).toEqual([{ at: '/t/', flat: true, docs: 8, query: false, except: ['/t/q'] }]);
     expect(inScope(scopes, '/t/a', false)).toBe(true);
     expect(inScope(scopes, '/t/q', false)).toBe(false);
     expect(inScope(scopes, '/t/q/deeper', false)).toBe(false);
     expect(inScope(scopes, '/t/qq', false)).toBe(true);
-    expect(formatScopes(scopes)).toBe('/t/ -/t/q');
+    expect(formatScopes(scopes)).toBe('/t/* -/t/q');
     // two contradicted places weigh 16 documents: 8 no longer hold the directory
     expect(activeScopes(many, [site('/t/q'), site('/t/r')], 3)).toEqual([]);
     // a contradiction at a node itself removes it, whatever its support
     expect(activeScopes(many, [site('/t/')], 3)).toEqual([]);
+  });
+
+  it('a directory whose evidence lies in its own files holds for those, not for its subdirectories', () => {
+    const files = activeScopes([at('/a.html'), at('/b.html'), at('/c.html')], [], 3);
+    expect(files).toEqual([{ at: '/', flat: true, docs: 3, query: false }]);
+    expect(inScope(files, '/d.html', false)).toBe(true);
+    expect(inScope(files, '/docs/', false)).toBe(true); // an entry of its own, as a directory name
+    expect(inScope(files, '/archive/d.html', false)).toBe(false);
+    // evidence in a subdirectory too: the directory holds for everything under it
+    const deep = activeScopes([at('/a.html'), at('/b.html'), at('/c/d.html')], [], 3);
+    expect(deep).toEqual([{ at: '/', docs: 3, query: false }]);
+    expect(inScope(deep, '/archive/d.html', false)).toBe(true);
+    // evidence in its files and deeper down: it holds for all of it
+    const apart = activeScopes([at('/a'), at('/b'), at('/c'), at('/s/t/1'), at('/s/t/2'), at('/s/t/3')], [], 3);
+    expect(formatScopes(apart)).toBe('/');
   });
 
   it('evidence without a query does not license URLs with one', () => {

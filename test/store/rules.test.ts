@@ -174,12 +174,12 @@ describe('the rule state machine', () => {
     let r = newCandidate('h', { kind: 'case-insensitive' }, 0);
     const shaped = (p: string, v: string) => ({ ...at(p), v });
     for (const p of ['/aB.html', '/cD.html', '/eF.html']) r = support(r, shaped(p, 'mixed'), obs('for', p), limits).rule;
-    expect(r.scopes).toEqual([{ at: '/', docs: 3, query: false, values: ['mixed'] }]);
+    expect(r.scopes).toEqual([{ at: '/', flat: true, docs: 3, query: false, values: ['mixed'] }]);
     r = support(r, shaped('/Faq.html', 'word'), obs('for', '/Faq.html'), limits).rule;
     r = support(r, shaped('/Help.html', 'word'), obs('for', '/Help.html'), limits).rule;
     const t = support(r, shaped('/News.html', 'word'), obs('for', '/News.html'), limits);
     expect(t.change).toBe('widened');
-    expect(t.rule.scopes).toEqual([{ at: '/', docs: 6, query: false, values: ['mixed', 'word'] }]);
+    expect(t.rule.scopes).toEqual([{ at: '/', flat: true, docs: 6, query: false, values: ['mixed', 'word'] }]);
   });
 
   it('a contradiction narrows the rule to the scopes that do not cover it, or withdraws it', () => {

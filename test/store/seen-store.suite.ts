@@ -452,6 +452,32 @@ export function seenStoreSuite(name: string, factory: Factory): void {
         await verified(store);
       });
 
+      it('pages that differ only in the address each prints of itself are one document', async () => {
+        const { store } = await make();
+        // a share widget prints the requested URL: the bytes differ under every name, the echo-free text does not
+        const fetch = (u: string, text: string): Promise<void> => store.recordFetch(u, { status: 200, contentHash: `${text}@${u}`, echoFreeHash: text });
+        for (const d of ['a', 'b', 'c']) {
+          await fetch(`http://ec.example/${d}`, d);
+          await fetch(`http://ec.example/${d}?utm_source=x${d}`, d);
+        }
+        expect((await collect(store.rules())).find((r) => r.id === 'ec.example/query-parameter:utm_source')).toMatchObject({ state: 'active', against: 0 });
+        // no second fetch was needed
+        for (const d of ['a', 'b', 'c']) expect((await store.canonical(`http://ec.example/${d}?utm_source=x${d}`)).state).toBe('fetched');
+        await verified(store);
+      });
+
+      it('a chain of rules stops at a URL on its way that the host answered with a document', async () => {
+        const { store } = await make();
+        for (const p of ['a', 'b', 'c']) await store.recordRedirect(`http://ch.example/docs/${p}`, `https://ch.example/docs/${p}`, 301);
+        for (const p of ['d', 'e', 'f']) await store.recordRedirect(`https://ch.example/docs/${p}`, `https://ch.example/docs/${p}/`, 301);
+        expect((await store.canonical('http://ch.example/docs/y')).canonicalKey).toBe(key('https://ch.example/docs/y/'));
+        // the https page answered as itself: a document, whatever the slash rule says of others
+        await store.recordFetch('https://ch.example/docs/x', { status: 200, contentHash: 'X' });
+        expect((await store.canonical('https://ch.example/docs/x')).canonicalKey).toBe(key('https://ch.example/docs/x'));
+        expect((await store.canonical('http://ch.example/docs/x')).canonicalKey).toBe(key('https://ch.example/docs/x'));
+        await verified(store);
+      });
+
       it('withdraws a content-learned rule when content differs', async () => {
         const { store } = await make();
         await store.recordFetch('http://v.example/a', { status: 200, contentHash: 'A' });

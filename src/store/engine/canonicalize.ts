@@ -60,8 +60,12 @@ export function inScope(s: EngineState, rec: UriRecord, depth: number): boolean 
   return o.filter === undefined || o.filter(rec);
 }
 
-/** Presets, then active host rules. `exclude` (a reason) is left out, for a give-back. */
-export function transform(s: EngineState, rec: UriRecord, k0: string, exclude?: string): Transformed {
+/**
+ * Presets, then active host rules. `exclude` (a reason) is left out, for a give-back. `steps`, when
+ * given, gets the key after each rule applied but the last (the URLs a chain of rules passes
+ * through on its way).
+ */
+export function transform(s: EngineState, rec: UriRecord, k0: string, exclude?: string, steps?: string[]): Transformed {
   const presetNames = s.o.presets;
   let cur = rec;
   let via: string | undefined;
@@ -78,7 +82,9 @@ export function transform(s: EngineState, rec: UriRecord, k0: string, exclude?: 
     }
   }
   if (s.rules.anyActive) {
-    const r = applyRules(cur, s.rules.activeOf, exclude?.startsWith('rule:') ? exclude.slice(5) : undefined);
+    const trace = steps === undefined ? undefined : (_id: string, after: UriRecord): void => void steps.push(keyFromRecord(after));
+    const r = applyRules(cur, s.rules.activeOf, exclude?.startsWith('rule:') ? exclude.slice(5) : undefined, trace);
+    if (steps !== undefined) steps.pop();
     if (r.first !== undefined) {
       cur = r.record;
       via ??= `rule:${r.first}`;

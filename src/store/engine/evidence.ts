@@ -157,6 +157,7 @@ async function queueChecks(s: EngineState, txn: Txn, checks: readonly CheckReque
       const again: UrlEntry = { ...carried(prev, prev.d, now), s: 'queued', k: 'r' };
       if (prev.c !== undefined) again.c = prev.c;
       if (prev.y !== undefined) again.y = prev.y;
+      if (prev.w !== undefined) again.w = prev.w;
       if (prev.st !== undefined) again.st = prev.st;
       setUrl(s, txn, c.key, prev, again, c.rec);
     }
@@ -189,6 +190,7 @@ export async function recordFetch(s: EngineState, q: WriteQueue, learner: RuleLe
   if (response.shapeHash !== undefined) entry.x = response.shapeHash;
   if (response.wordSketch !== undefined) entry.m = response.wordSketch;
   if (response.stableHash !== undefined) entry.y = response.stableHash;
+  if (response.echoFreeHash !== undefined) entry.w = response.echoFreeHash;
   if (response.error !== undefined) entry.e = response.error;
   setUrl(s, txn, target.key, prevTarget, entry, target.rec);
   txn.landed.push(target.key);

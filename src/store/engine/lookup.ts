@@ -2,7 +2,7 @@
  * Queries: the canonical key of URLs (what admit would decide, without changing anything), the
  * counters, and iterators over the stored URLs, aliases and rules.
  */
-import { defaultLimits, fingerprintWords, normalizeAndKey, parseUri, urlFromKey, UrlError, type UrlErrorCode } from '../../normalize/index.js';
+import { defaultLimits, fingerprintWords, normalizeAndKey, parseUri, urlFromKey, UrlError, type UriRecord, type UrlErrorCode } from '../../normalize/index.js';
 import { counterNames, decodeJson, decodeUrlEntry, URL_STATES, type AliasEntry, type Space, type UrlState } from '../keys.js';
 import { isDocumentStatus, type RuleRecord } from '../rules.js';
 import type { AliasRecord, CanonicalFailure, CanonicalResult, CanonicalUrlRecord, StoreStats } from '../seen-store.js';
@@ -18,6 +18,15 @@ interface Lookup {
   readonly tKey: string;
   readonly tVia: string | undefined;
   readonly normal: string | undefined;
+  /** The keys a chain of rules passed through before `tKey`, when it took more than one step. */
+  readonly steps?: readonly string[];
+}
+
+/** `transform`, with the keys of a chain's intermediate steps when there are any. */
+function lookupOf(s: EngineState, i: number, rec: UriRecord, k0: string, normal: string | undefined): Lookup {
+  const steps: string[] = [];
+  const t = transform(s, rec, k0, undefined, steps);
+  return steps.length > 0 && t.via?.startsWith('rule:') === true ? { i, k0, tKey: t.key, tVia: t.via, normal, steps } : { i, k0, tKey: t.key, tVia: t.via, normal };
 }
 /** A read for `canonicalMany`: the value, `undefined` when absent, or `NEED` (asked for, read next round). */
 type Look = (space: 'url' | 'alias', key: string) => string | undefined | typeof NEED;
@@ -61,15 +70,13 @@ export async function canonicalMany(s: EngineState, urls: readonly string[]): Pr
         pending.push({ i, k0: nk.key, tKey: nk.key, tVia: undefined, normal });
         continue;
       }
-      const t = transform(s, parseUri(normal), nk.key);
-      pending.push({ i, k0: nk.key, tKey: t.key, tVia: t.via, normal });
+      pending.push(lookupOf(s, i, parseUri(normal), nk.key, normal));
       continue;
     }
     try {
       if (typeof url !== 'string') throw new UrlError('ERR_INVALID_URL', String(url), { detail: 'not a string' });
       const id = identity(s, url);
-      const t = transform(s, id.rec, id.key);
-      pending.push({ i, k0: id.key, tKey: t.key, tVia: t.via, normal: undefined });
+      pending.push(lookupOf(s, i, id.rec, id.key, undefined));
     } catch (e) {
       if (!isUrlError(e)) throw e;
       out[i] = { ok: false, code: e.code as UrlErrorCode, input: url };
@@ -162,15 +169,40 @@ function resolveCanonical(p: Lookup, look: Look): CanonicalResult | typeof NEED 
   // a pruned entry names where it was sent, recorded under the first step's reason: where the
   // rules of now send it elsewhere (a later step of the chain was withdrawn) and the recorded
   // target answered no document, the rules of now answer
+  // (or the rules of now send it to a document the host answered: a later step of the chain
+  // learned since where it holds, and the recorded target is the older guess)
   let stored = own?.s === 'pruned' ? own.to : undefined;
   if (stored !== undefined && stored !== k0 && stored !== p.tKey && stored !== aliased) {
     const v = look('url', stored);
     if (v === NEED) return NEED;
     if (v !== undefined && answeredNoDocument(lookupEntry(v))) stored = undefined;
+    else if (p.tKey !== k0) {
+      const now = look('url', aliased ?? p.tKey);
+      if (now === NEED) return NEED;
+      const e = now === undefined ? undefined : lookupEntry(now);
+      if (e?.s === 'fetched' && e.st !== undefined && isDocumentStatus(e.st)) stored = undefined;
+    }
+  }
+  // a chain of rules stops at a URL on its way that the host answered with a document: a rule
+  // holds where its evidence lies, and that URL is evidence of its own (`/a/x.html` sent by a
+  // prefix rule to `/x.html`, a page, and by a suffix rule on to `/x`, which it never answered)
+  let stop: string | undefined;
+  for (const k of p.steps ?? []) {
+    const v = look('url', k);
+    if (v === NEED) return NEED;
+    if (v === undefined) continue;
+    const e = lookupEntry(v);
+    if (e.s === 'fetched' && e.st !== undefined && isDocumentStatus(e.st)) {
+      stop = k;
+      break;
+    }
   }
   if (stored !== undefined) {
     key = stored;
     via = own?.by;
+  } else if (stop !== undefined) {
+    key = stop;
+    via = p.tVia;
   } else {
     key = p.tKey;
     via = p.tVia;

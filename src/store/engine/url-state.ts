@@ -26,6 +26,7 @@ export function makeEntry(e: UrlEntry, h: string | undefined, n: number | undefi
   if (e.x !== undefined) out.x = e.x;
   if (e.m !== undefined) out.m = e.m;
   if (e.y !== undefined) out.y = e.y;
+  if (e.w !== undefined) out.w = e.w;
   if (e.ft !== undefined) out.ft = e.ft;
   if (e.e !== undefined) out.e = e.e;
   if (check !== undefined) out.k = check;

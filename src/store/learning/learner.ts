@@ -29,7 +29,7 @@ import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
 import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, type UrlEntry } from '../keys.js';
 import { outsidePartition } from '../host-tag.js';
 import type { Kv } from '../kv.js';
-import { bareParameterPath } from './parameter-difference.js';
+import { bareParameterPath, parameterDifference } from './parameter-difference.js';
 import { foldCase, stemOf } from './path-variants.js';
 import { dirOf, type ContradictionSite, type Support } from './rule-scope.js';
 import {
@@ -286,9 +286,12 @@ export class RuleLearner {
       }
     }
     // a rewrite onto a URL that redirects elsewhere failed; onto a hop of a loop, whatever the
-    // hop's redirect explains (`/a.html/` → `/a.html` is a slash rule, and no document)
+    // hop's redirect explains (`/a.html/` → `/a.html` is a slash rule, and no document). A URL
+    // sent to itself with parameters added (a servlet container's `;jsessionid=`, a cookie check)
+    // is not elsewhere: the document at the end of that chain is its own.
     if (!loop) await this.failedAlike(txn, from, status, undefined, changes, to);
-    if (explained === undefined || loop) await this.rewriteFailed(txn, from, status, undefined, changes, now, loop ? undefined : to.key);
+    const toItself = parameterDifference(to.rec, from.rec) !== undefined;
+    if ((explained === undefined && !toItself) || loop) await this.rewriteFailed(txn, from, status, undefined, changes, now, loop ? undefined : to.key);
     if (loop) await this.rewriteFailed(txn, to, status, undefined, changes, now);
     // `from` answered (with a redirect): its image under a live rule that answered no document
     // names something else
@@ -449,6 +452,12 @@ export class RuleLearner {
     const host = hostOf(vrec);
     if (await this.notFound.matches(txn, host, vrec.path, ve.c!, ve.x)) return;
     if (await this.notFound.matches(txn, host, recordOfKey(p.base).path, be.c!, be.x)) return;
+    if (ve.c !== be.c && ve.w !== undefined && ve.w === be.w) {
+      // the bytes differ, the text but for the address each page prints of itself does not (a
+      // share widget, an og:url from the request): one document
+      await this.compared(txn, p, true, ve, be, changes, now, ve.w);
+      return;
+    }
     const known = await getEvidence(this.reads.kv, txn, evidenceKeys.stability(host, dirOf(vrec.path)));
     if (known === TEXT_STABLE && ve.y !== undefined && be.y !== undefined) {
       // what stays the same between two fetches of one URL here is the text but for its digits:

@@ -11,7 +11,10 @@
  *    one page, or one error or shell body served under many URLs, count once);
  * 2. it is an exact path (`=/search`: evidence from several queries of one path), or a directory
  *    whose evidence spreads over at least two of its entries (a directory never inherits a rule
- *    from one child: the scope grows with its support);
+ *    from one child: the scope grows with its support); a directory whose evidence all lies in
+ *    its own files holds the rule for its own files only (`/docs/*`), not for its subdirectories:
+ *    three pages of `/` say nothing of `/archive/`, where a moved section or another application
+ *    may answer;
  * 3. for a parameter rule whose values repeat, it holds for the values with the threshold of
  *    documents each (`VALUE_SHARE`); where one path was seen with two of its values (a choice the
  *    page offers: a sort order, a language), only at the exact paths of its evidence;
@@ -59,6 +62,8 @@ export interface ContradictionSite {
 export interface Scope {
   /** A directory (`/topics/`, covering every path under it) or an exact path (`=/search`). */
   readonly at: string;
+  /** A directory whose evidence lies in its own files only: it covers those, not its subdirectories. */
+  readonly flat?: true;
   /** Distinct documents supporting it. */
   readonly docs: number;
   /** Some of its evidence had a query: the rule applies to URLs with a query too. */
@@ -106,10 +111,21 @@ export function covers(at: string, path: string): boolean {
   return at.charCodeAt(0) === 0x3d /* = */ ? path === at.slice(1) : path.startsWith(at);
 }
 
+/** True when `path` lies in the directory `at` itself: no `/` after it but a trailing one (`/a/b` or `/a/b/` in `/a/`). */
+function ownEntry(at: string, path: string): boolean {
+  const slash = path.indexOf('/', at.length);
+  return slash === -1 || slash === path.length - 1;
+}
+
+/** True when the scope covers `path`: its node does, and a flat directory only its own entries. */
+export function scopeCovers(s: Pick<Scope, 'at' | 'flat'>, path: string): boolean {
+  return covers(s.at, path) && (s.flat !== true || ownEntry(s.at, path));
+}
+
 /** True when a rule with these scopes applies to a URL with this path (and a query or not). */
 export function inScope(scopes: readonly Scope[], path: string, hasQuery: boolean, value?: () => string | undefined): boolean {
   for (const s of scopes) {
-    if ((!hasQuery || s.query) && covers(s.at, path) && !excepted(s.except, path) && (s.values === undefined || (value !== undefined && s.values.includes(value() ?? '')))) return true;
+    if ((!hasQuery || s.query) && scopeCovers(s, path) && !excepted(s.except, path) && (s.values === undefined || (value !== undefined && s.values.includes(value() ?? '')))) return true;
   }
   return false;
 }
@@ -117,6 +133,8 @@ export function inScope(scopes: readonly Scope[], path: string, hasQuery: boolea
 interface Node {
   readonly docs: Set<string>;
   readonly entries: Set<string>;
+  /** Some of its evidence lies in a subdirectory. */
+  deep: boolean;
   /** A parameter rule's values, each with its documents. */
   readonly values: Map<string, Set<string>>;
   query: boolean;
@@ -125,11 +143,12 @@ interface Node {
 /** The scopes that hold a rule with this evidence (see the module comment), widest first. */
 export function activeScopes(support: readonly Support[], against: readonly ContradictionSite[], threshold: number): Scope[] {
   const nodes = new Map<string, Node>();
-  const add = (at: string, s: Support, entry: string): void => {
+  const add = (at: string, s: Support, entry: string, deep = false): void => {
     let n = nodes.get(at);
-    if (n === undefined) nodes.set(at, (n = { docs: new Set(), entries: new Set(), values: new Map(), query: false }));
+    if (n === undefined) nodes.set(at, (n = { docs: new Set(), entries: new Set(), values: new Map(), query: false, deep: false }));
     n.docs.add(s.d);
     n.entries.add(entry);
+    if (deep) n.deep = true;
     if (s.v !== undefined) {
       let docs = n.values.get(s.v);
       if (docs === undefined) n.values.set(s.v, (docs = new Set()));
@@ -144,7 +163,7 @@ export function activeScopes(support: readonly Support[], against: readonly Cont
     for (let i = path.indexOf('/'); i !== -1; i = path.indexOf('/', i + 1)) {
       const rest = path.slice(i + 1);
       const slash = rest.indexOf('/');
-      add(path.slice(0, i + 1), s, slash === -1 ? rest : rest.slice(0, slash));
+      add(path.slice(0, i + 1), s, slash === -1 ? rest : rest.slice(0, slash), slash !== -1 && slash < rest.length - 1);
     }
   }
   // a parameter one page was seen with under two values is a choice that page offers (a sort
@@ -177,7 +196,8 @@ export function activeScopes(support: readonly Support[], against: readonly Cont
       values = [...n.values].filter(([, docs]) => docs.size >= threshold).map(([v]) => v).sort();
       if (values.length === 0) continue;
     }
-    holding.push({ at, docs: n.docs.size, query: n.query, ...(places.length === 0 ? {} : { except: places }), ...(values === undefined ? {} : { values }) });
+    const flat = at.charCodeAt(0) !== 0x3d && !n.deep;
+    holding.push({ at, ...(flat ? { flat: true as const } : {}), docs: n.docs.size, query: n.query, ...(places.length === 0 ? {} : { except: places }), ...(values === undefined ? {} : { values }) });
   }
   // the maximal nodes: drop those a holding directory covers (shortest, i.e. widest, first); a
   // directory's query flag is the union of its subtree's, so the wider never covers fewer URLs
@@ -185,13 +205,13 @@ export function activeScopes(support: readonly Support[], against: readonly Cont
   const out: Scope[] = [];
   for (const s of holding) {
     const path = s.at.charCodeAt(0) === 0x3d ? s.at.slice(1) : s.at;
-    if (out.some((o) => o.at.charCodeAt(0) !== 0x3d && covers(o.at, path))) continue;
+    if (out.some((o) => o.at.charCodeAt(0) !== 0x3d && scopeCovers(o, path) && (o.flat !== true || s.at.charCodeAt(0) === 0x3d))) continue;
     out.push(s);
   }
   return out;
 }
 
-/** Scopes as text for people: `/topics/` or `=/search`, with ` +query` when queries are covered. */
+/** Scopes as text for people: `/topics/`, `/topics/*` (its own files) or `=/search`, with ` +query` when queries are covered. */
 export function formatScopes(scopes: readonly Scope[]): string {
-  return scopes.length === 0 ? '(none)' : scopes.map((s) => `${s.at}${s.query ? ' +query' : ''}${s.values === undefined ? '' : ` =${s.values.join('|')}`}${s.except === undefined ? '' : s.except.map((e) => ` -${e}`).join('')}`).join(', ');
+  return scopes.length === 0 ? '(none)' : scopes.map((s) => `${s.at}${s.flat === true ? '*' : ''}${s.query ? ' +query' : ''}${s.values === undefined ? '' : ` =${s.values.join('|')}`}${s.except === undefined ? '' : s.except.map((e) => ` -${e}`).join('')}`).join(', ');
 }

@@ -1,0 +1,48 @@
+/**
+ * The learner on larger sites (issue 26): simulated sites of 300 pages of the PostgreSQL manual
+ * (`npm test` installs postgresql-doc-15), behaviours drawn by the seed, each crawled for real on
+ * loopback with and without presets. On every crawl: recall 1, no document merged onto anything
+ * else, robots.txt obeyed. Over all of them, the requests over the floor stay near it: a rule
+ * learned once pays for itself over a site this size (the small sites of seeds-*.test.ts are
+ * dominated by what learning costs before it prunes).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { PresetName } from '../../src/normalize/index.js';
+import { failuresOf, runCase } from '../../sim/shrink.js';
+import { startSimSite } from '../../sim/site.js';
+
+const TREE = '/usr/share/doc/postgresql-doc-15/html';
+const SEEDS = [41001, 41002, 41003, 41004, 41005, 41006];
+const PAGES = 300;
+
+const ratios: number[] = [];
+
+describe.skipIf(!existsSync(join(TREE, 'index.html')))(`simulated sites of ${PAGES} pages over postgresql-doc-15`, () => {
+  afterAll(() => {
+    if (ratios.length === 0) return;
+    const sorted = [...ratios].sort((a, b) => a - b);
+    process.stdout.write(`\nlarge simulated sites: ${ratios.length} crawls, requests over floor median ${sorted[sorted.length >> 1]!.toFixed(2)}, worst ${sorted[sorted.length - 1]!.toFixed(2)}\n`);
+  });
+
+  for (const seed of SEEDS) {
+    it(`seed ${seed}: recall 1, no false merge, with and without presets`, { timeout: 180_000 }, async () => {
+      const site = await startSimSite({ seed, pages: PAGES, tree: TREE });
+      const start = { seed, behaviours: site.behaviours, pages: site.pages, tree: site.tree };
+      await site.close();
+      for (const presets of [[], ['session-ids', 'tracking']] as PresetName[][]) {
+        const r = await runCase({ ...start, presets });
+        expect(failuresOf(r.run)).toEqual([]);
+        expect(r.run.reached).toBe(r.documents);
+        ratios.push(r.run.requests / Math.max(1, r.floor));
+      }
+    });
+  }
+
+  it('spends, over all of them, a median of at most 1.25 × the floor', () => {
+    expect(ratios.length).toBe(2 * SEEDS.length);
+    const sorted = [...ratios].sort((a, b) => a - b);
+    expect(sorted[sorted.length >> 1]!).toBeLessThanOrEqual(1.25);
+  });
+});
