@@ -14,7 +14,7 @@ import { failuresOf, runCase } from '../../sim/shrink.js';
 import { startSimSite } from '../../sim/site.js';
 
 const TREE = '/usr/share/doc/postgresql-doc-15/html';
-const SEEDS = [41001, 41002, 41003, 41004, 41005, 41006];
+const SEEDS = Array.from({ length: 12 }, (_, i) => 41001 + i);
 const PAGES = 300;
 
 const ratios: number[] = [];
