@@ -73,7 +73,7 @@ export async function pruneFrontier(s: EngineState, q: WriteQueue, id: string): 
   await pruneImages(s, q, id, host);
 }
 
-/** A host's documents read, at most, for images when a rule gains scope (past it, images are fetched). */
+/** Documents read, at most, for images each time a rule gains scope (past it, images are fetched). */
 const IMAGE_SCAN = 50_000;
 
 /**
@@ -88,20 +88,36 @@ const IMAGE_SCAN = 50_000;
  * sends the document there.
  */
 async function pruneImages(s: EngineState, q: WriteQueue, id: string, host: string): Promise<void> {
+  // the documents under each scope node not read for this rule yet (a directory's, or an exact path's)
+  let scanned = s.imageScans.get(id);
+  if (scanned === undefined) s.imageScans.set(id, (scanned = new Set()));
+  let read = 0;
+  for (const scope of s.rules.get(id)?.scopes ?? []) {
+    if (scanned.has(scope.at) || read >= IMAGE_SCAN) continue;
+    scanned.add(scope.at);
+    const exact = scope.at.charCodeAt(0) === 0x3d;
+    // an exact path's entries end in SEP; a directory's are every bare path that starts with it
+    const dir = evidenceKeys.pathDocumentHostPrefix(host) + scope.at;
+    const range = exact ? prefixRange(evidenceKeys.pathDocumentPrefix(host, scope.at.slice(1))) : { gte: dir, lt: dir.slice(0, -1) + String.fromCharCode(dir.charCodeAt(dir.length - 1) + 1) };
+    read += await pruneImagesIn(s, q, id, range, IMAGE_SCAN - read);
+  }
+}
+
+/** `pruneImages` over the documents of one key range, `limit` at most; returns how many it read. */
+async function pruneImagesIn(s: EngineState, q: WriteQueue, id: string, range: { gte: string; lt: string }, limit: number): Promise<number> {
   const reason = `rule:${id}`;
-  const range = prefixRange(evidenceKeys.pathDocumentHostPrefix(host));
   let after: string | undefined;
   let read = 0;
-  while (read < IMAGE_SCAN) {
+  while (read < limit) {
     const docs: string[] = [];
     const from = after === undefined ? { gte: range.gte } : { gt: after };
     for await (const [k] of s.kv.entries('evidence', { ...from, lt: range.lt, limit: PRUNE_LINES })) {
       after = k;
       docs.push(k.slice(k.lastIndexOf(SEP) + 1));
     }
-    if (docs.length === 0) return;
+    if (docs.length === 0) return read;
     read += docs.length;
-    if (s.rules.get(id)?.state !== 'active') return;
+    if (s.rules.get(id)?.state !== 'active') return read;
     const txn = q.newTxn();
     const now = Date.now();
     const images: { doc: string; rec: UriRecord }[] = [];
@@ -127,6 +143,7 @@ async function pruneImages(s: EngineState, q: WriteQueue, id: string, host: stri
     }
     if (txn.ops.length > 0) await q.commit(txn);
   }
+  return read;
 }
 
 /**
