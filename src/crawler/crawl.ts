@@ -591,7 +591,8 @@ class Crawler implements Crawl, RedirectContext {
     const x = extractor?.result();
     const contentLocation = r.contentLocation(res.headers['content-location'], res.finalUrl);
     let admitted = 0;
-    if (x !== undefined) {
+    // a not-found probe's page is the host's answer to a made-up URL: no link of it is followed
+    if (x !== undefined && entry.check !== 'probe') {
       if (x.canonical !== undefined) r.canonical(x.canonical, final);
       const admittedUrls: string[] = [];
       const taken = await this.intake.admit(this.store, this.scope, entry, final, x, admittedUrls);

@@ -347,7 +347,7 @@ export class LinkExtractor implements BodySink {
     const truncated = this.shapeLength > SHAPE_TEXT_LIMIT;
     let linked = text;
     for (const l of links) if (l.kind !== 'link' && l.kind !== 'refresh') linked += '\n' + l.url;
-    const own = withoutOwnAddress(linked, this.documentUrl);
+    const own = withoutOwnAddress(linked, this.documentUrl, this.documentParts);
     return { shapeHash: pageShape(text, this.documentParts ?? this.documentUrl, truncated), words, wordSketch: wordSketch(words), stableHash: stableTextHash(own, truncated), echoFreeHash: echoFreeTextHash(own, truncated) };
   }
 

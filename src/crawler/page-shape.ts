@@ -96,18 +96,28 @@ export function stableTextHash(text: string, truncated = false): string {
  * segment parameters (a page's link to itself: `/a` on `/a?utm_source=x` as on `/a`). Longest
  * first.
  */
-function ownAddress(url: string): string[] {
-  let target = '';
-  let bare = '';
-  let origin = '';
-  try {
-    const u = nodeUrl(url);
-    target = u.pathname + u.search;
-    bare = u.pathname.indexOf(';') === -1 ? u.pathname : u.pathname.split('/').map((s) => s.split(';')[0]).join('/');
-    origin = u.origin;
-  } catch {
-    return [];
+function ownAddress(url: string, parts?: RequestedParts): string[] {
+  let path: string;
+  let search: string;
+  let origin: string;
+  if (parts !== undefined) {
+    // the record the extractor parsed already (no parse again): the origin is what precedes the path
+    path = parts.path;
+    search = parts.query === '' ? '' : '?' + parts.query;
+    const at = url.indexOf('/', url.indexOf('//') + 2);
+    origin = at === -1 ? url : url.slice(0, at);
+  } else {
+    try {
+      const u = nodeUrl(url);
+      path = u.pathname;
+      search = u.search;
+      origin = u.origin;
+    } catch {
+      return [];
+    }
   }
+  const target = path + search;
+  const bare = path.indexOf(';') === -1 ? path : path.split('/').map((s) => s.split(';')[0]).join('/');
   const out = new Set<string>();
   for (const s of [url, target, origin + bare, bare]) {
     if (s.length < 2) continue;
@@ -139,9 +149,9 @@ const ENCODED_URL_CHAR = /[A-Za-z0-9\-._~%]/;
  * hashes above and below: each whole occurrence, not one that goes on as a longer URL (`/a` in a
  * link to `/a/b` stays, so two directory pages that link to their own children never read alike).
  */
-export function withoutOwnAddress(text: string, url: string): string {
+export function withoutOwnAddress(text: string, url: string, parts?: RequestedParts): string {
   let t = text;
-  for (const e of ownAddress(url)) {
+  for (const e of ownAddress(url, parts)) {
     if (!t.includes(e)) continue;
     const cont = e.includes('%') && !e.includes('/') ? ENCODED_URL_CHAR : RAW_URL_CHAR;
     let out = '';

@@ -314,7 +314,7 @@ export class Frontier {
         cursor.line++;
         const s = states[i];
         if (s === undefined || s.s !== 'queued' || s.n !== blockSeq || s.h !== host || this.flying.has(line.key)) continue;
-        const e: FrontierEntry = { url: urlFromKey(line.key), key: line.key, host, depth: line.depth, seq: lineSeq(blockSeq, cursor.line - 1) };
+        const e: FrontierEntry = { url: urlFromKey(line.key), key: line.key, host, depth: line.depth, seq: lineSeq(blockSeq, cursor.line - 1), ...(s.k === 'p' ? { check: 'probe' as const } : {}) };
         this.fly(e, block, s);
         out.push(e);
         if (++taken >= want) break;

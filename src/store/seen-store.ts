@@ -288,6 +288,11 @@ export interface FrontierEntry {
   readonly depth: number;
   /** Discovery order. */
   readonly seq: number;
+  /**
+   * `probe`: a URL that cannot exist, fetched to learn the host's not-found answer. Its page is no
+   * page of the site: its links are not followed (they resolve against a path nobody linked).
+   */
+  readonly check?: 'probe';
 }
 
 export interface NextOptions {

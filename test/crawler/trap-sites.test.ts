@@ -189,6 +189,9 @@ describe('ever-deepening relative links', () => {
     expect(paths.filter((p) => p.startsWith('/ab/')).sort()).toEqual(['/ab/', '/ab/a/b/', '/ab/a/b/a/b/']);
     expect(paths.filter((p) => p.startsWith('/next/')).sort()).toEqual(['/next/', '/next/next/']);
     expect(deepest('/deep/')).toBe(defaultTrapOptions.maxPathDepth);
+    // the learner's not-found probe (the /next/ pages share one body: a candidate) answers with a
+    // page too; its link (s1/) resolves against a path nobody linked and is not followed
+    expect(paths.filter((p) => p.startsWith('/s1'))).toEqual([]);
     expect(report.links.refused['trap:repeated-segments']).toBe(2);
     expect(report.links.refused['trap:path-depth']).toBe(1);
     // every refused URL recorded with its reason, as many as the report counts

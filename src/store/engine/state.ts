@@ -216,7 +216,7 @@ export class EngineState {
     for (const [host, delta] of txn.frontier) if (delta !== 0) this.frontier.adjust(host, delta);
     for (const [block, n] of txn.blockLive) this.frontier.setLive(block, n);
     for (const k of txn.landed) this.frontier.land(k);
-    for (const u of txn.urgent) this.frontier.offerFirst({ url: urlFromKey(u.key), key: u.key, host: u.host, depth: u.depth, seq: u.seq * BLOCK_LINES });
+    for (const u of txn.urgent) this.frontier.offerFirst({ url: urlFromKey(u.key), key: u.key, host: u.host, depth: u.depth, seq: u.seq * BLOCK_LINES, ...(txn.urls.get(u.key)?.k === 'p' ? { check: 'probe' as const } : {}) });
     for (const rule of txn.rules.values()) this.rules.remember(rule);
     this.notFound.written(txn.ops);
     this.pathDocuments.written(txn.ops);
