@@ -5,7 +5,8 @@
 // plus the redirects and failures no crawler can skip, plus one robots.txt per host).
 //
 //   apt-get install -y python-flask-doc python-requests-doc python-click-doc python-jinja2-doc wget
-//   npm run bench:simulator -- [--seeds 1-8] [--pages 150] [--tree DIR] [--behaviours 10] [--no-wget] [--json]
+//   npm run bench:simulator -- [--seeds 1-8] [--pages 150] [--tree DIR] [--behaviours 10] [--mirrors] [--no-wget] [--json]
+//   (--mirrors: urldedup with the opt-in mirror rule too)
 //   (--tree: one documentation tree for every seed, e.g. /usr/share/doc/postgresql-doc-15/html)
 //
 // Benchmarks print; they assert nothing.
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
     const runs: SimRun[] = [];
     try {
       for (const presets of [[], ['session-ids', 'tracking']] as PresetName[][]) runs.push(await crawlSimWithUrldedup(site, presets, 8));
+      if (args.includes('--mirrors')) runs.push(await crawlSimWithUrldedup(site, [], 8, true));
       if (!args.includes('--no-wget')) runs.push(await crawlSimWithWget(site));
     } finally {
       await site.close();

@@ -345,8 +345,10 @@ export class LinkExtractor implements BodySink {
     const text = this.shapeText.join('').slice(0, SHAPE_TEXT_LIMIT);
     const words = textWords(text);
     const truncated = this.shapeLength > SHAPE_TEXT_LIMIT;
+    // each link as written: the same bytes read alike under every name of the page (a relative
+    // link resolves against the name it was requested under; a mirror host's page links alike)
     let linked = text;
-    for (const l of links) if (l.kind !== 'link' && l.kind !== 'refresh') linked += '\n' + l.url;
+    for (const l of links) if (l.kind !== 'link' && l.kind !== 'refresh') linked += '\n' + l.raw;
     const own = withoutOwnAddress(linked, this.documentUrl, this.documentParts);
     return { shapeHash: pageShape(text, this.documentParts ?? this.documentUrl, truncated), words, wordSketch: wordSketch(words), stableHash: stableTextHash(own, truncated), echoFreeHash: echoFreeTextHash(own, truncated) };
   }

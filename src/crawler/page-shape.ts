@@ -140,9 +140,13 @@ export function echoFreeTextHash(text: string, truncated = false): string {
   return createHash('sha256').update(truncated ? `${t}\u0000…` : t).digest('hex').slice(0, 16);
 }
 
-/** Characters that continue a URL printed raw, and one printed percent-encoded (a query value). */
+/**
+ * What continues a URL printed raw (a character), and one printed percent-encoded as a query value
+ * (an encoded `/`, `?`, `#`, `&`, `=`: a longer URL). Text pieces are joined without a separator,
+ * so a letter after an encoded URL may be the next element's text: only those continue it.
+ */
 const RAW_URL_CHAR = /[A-Za-z0-9\-._~%/;?#=+:@!$'()*,&]/;
-const ENCODED_URL_CHAR = /[A-Za-z0-9\-._~%]/;
+const ENCODED_URL_GOES_ON = /^%(2F|3F|23|26|3D)/i;
 
 /**
  * `text` with the address `url` it was requested under taken out (`ownAddress`), for the two
@@ -153,12 +157,12 @@ export function withoutOwnAddress(text: string, url: string, parts?: RequestedPa
   let t = text;
   for (const e of ownAddress(url, parts)) {
     if (!t.includes(e)) continue;
-    const cont = e.includes('%') && !e.includes('/') ? ENCODED_URL_CHAR : RAW_URL_CHAR;
+    const encoded = e.includes('%') && !e.includes('/');
     let out = '';
     let from = 0;
     for (let at = t.indexOf(e); at !== -1; at = t.indexOf(e, at + e.length)) {
-      const next = t.charAt(at + e.length);
-      if (next !== '' && cont.test(next)) continue;
+      const end = at + e.length;
+      if (encoded ? ENCODED_URL_GOES_ON.test(t.slice(end, end + 3)) : end < t.length && RAW_URL_CHAR.test(t.charAt(end))) continue;
       out += t.slice(from, at) + ' ';
       from = at + e.length;
     }

@@ -320,7 +320,7 @@ export class RuleLearner {
    * The answer for `u` fetched as itself (`prev`: its entry before this fetch, which says whether
    * it was a probe, a recheck or a sampled rewrite).
    */
-  async fromFetch(txn: Txn, u: LearnedUrl, hash: string | undefined, status: number, prev: UrlEntry | undefined, now: number, shape?: string, stable?: string, claims: readonly RepresentationClaim[] = []): Promise<RuleChanges> {
+  async fromFetch(txn: Txn, u: LearnedUrl, hash: string | undefined, status: number, prev: UrlEntry | undefined, now: number, shape?: string, stable?: string, claims: readonly RepresentationClaim[] = [], echoFree?: string): Promise<RuleChanges> {
     const changes = noRuleChanges();
     const host = hostOf(u.rec);
     if (prev?.k === 'p') {
@@ -349,8 +349,11 @@ export class RuleLearner {
     const pairs = await contentPairs(this.pathDocuments, u, this.liveRulesOf(txn, host), this.policy.defaultDocuments);
     pairs.push(...prefixPairs(u, await this.sameBody(host, hash)));
     if (this.policy.learnMirrors === true && !this.policy.partition) {
-      putEvidence(txn, evidenceKeys.body(hash, u.key), '');
-      pairs.push(...(await mirrorPairs(this.reads.kv, u, hash)));
+      // indexed by the body less the page's own address where it was given: a page that prints
+      // its URL prints its host too
+      const body = echoFree === undefined ? hash : `w${echoFree}`;
+      putEvidence(txn, evidenceKeys.body(body, u.key), '');
+      pairs.push(...(await mirrorPairs(this.reads.kv, u, body)));
     }
     if (prev?.k === 'v' && prev.to !== undefined && prev.by?.startsWith('rule:') === true) {
       const parsed = parseRuleId(prev.by.slice(5));
