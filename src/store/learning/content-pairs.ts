@@ -18,7 +18,7 @@ import { bareParameterPath, parameterDifference } from './parameter-difference.j
 import { foldCase, suffixPair } from './path-variants.js';
 import { evidenceKeys, prefixRange } from '../keys.js';
 import type { Kv } from '../kv.js';
-import { applies, apply, hostOf, mirrorPair, parameterSpec, parseSpec, type RuleRecord, type RuleSpec } from '../rules.js';
+import { applies, apply, hostOf, mirrorPair, parameterSpec, parseRuleId, parseSpec, type RuleRecord, type RuleSpec } from '../rules.js';
 import type { LearnedUrl } from './learner.js';
 import type { PathDocuments } from './path-documents.js';
 import { recordOfKey } from '../engine/url-state.js';
@@ -70,6 +70,23 @@ export function preimages(spec: RuleSpec, rec: UriRecord): UriRecord[] {
   if (pre === undefined || !applies(spec, pre)) return [];
   const back = apply(spec, pre);
   return keyFromRecord(back) === keyFromRecord(rec) ? [pre] : [];
+}
+
+/** The key `spec` maps `rec` onto, or its own key where it does not apply. */
+export function imageKey(spec: RuleSpec, rec: UriRecord): string {
+  return keyFromRecord(applies(spec, rec) ? apply(spec, rec) : rec);
+}
+
+/**
+ * True when a URL given back redirected to `to` as its rewrite redirected to `rewriteTo` (the same
+ * status checked by the caller): to the same URL, or to the URL rule `id` maps onto it (`/a?utm=1`
+ * → 302 → `/a;jsessionid=9?utm=1` beside `/a` → 302 → `/a;jsessionid=9`). The server treats both
+ * names alike, as the rule says.
+ */
+export function sameRedirect(id: string, to: LearnedUrl, rewriteTo: string): boolean {
+  if (to.key === rewriteTo) return true;
+  const parsed = parseRuleId(id);
+  return parsed !== undefined && applies(parsed.spec, to.rec) && keyFromRecord(apply(parsed.spec, to.rec)) === rewriteTo;
 }
 
 /** Documents of other names read for path-variant pairs. */

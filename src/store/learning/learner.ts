@@ -58,7 +58,7 @@ import {
   withdrawByHand,
 } from '../rules.js';
 import { getEvidence, getUrl, putEvidence, type Txn } from '../engine/batch.js';
-import { contentPairs, mirrorPairs, prefixPairs, preimages, representationPairs, type ContentPair, type RepresentationClaim } from './content-pairs.js';
+import { contentPairs, imageKey, mirrorPairs, prefixPairs, preimages, representationPairs, sameRedirect, type ContentPair, type RepresentationClaim } from './content-pairs.js';
 import { NotFoundSignatures, type NotFoundCache } from './not-found.js';
 import { PathDocuments } from './path-documents.js';
 import { LARGE_DIFFERENCE, MAX_WAITING, PENDING, sketchSimilarity, STABLE, TEXT_STABLE, UNSTABLE, type Waiting } from './stability.js';
@@ -146,23 +146,6 @@ async function* withFirst<T>(first: T, rest: AsyncIterable<T>): AsyncIterable<T>
 function valueOf(spec: RuleSpec, rec: UriRecord): { v?: string } {
   const v = scopeValue(spec, rec);
   return v === undefined ? {} : { v };
-}
-
-/** The key `spec` maps `rec` onto, or its own key where it does not apply. */
-function imageKey(spec: RuleSpec, rec: UriRecord): string {
-  return keyFromRecord(applies(spec, rec) ? apply(spec, rec) : rec);
-}
-
-/**
- * True when a URL given back redirected to `to` as its rewrite redirected to `rewriteTo` (the same
- * status checked by the caller): to the same URL, or to the URL rule `id` maps onto it (`/a?utm=1`
- * → 302 → `/a;jsessionid=9?utm=1` beside `/a` → 302 → `/a;jsessionid=9`). The server treats both
- * names alike, as the rule says.
- */
-function sameRedirect(id: string, to: LearnedUrl, rewriteTo: string): boolean {
-  if (to.key === rewriteTo) return true;
-  const parsed = parseRuleId(id);
-  return parsed !== undefined && applies(parsed.spec, to.rec) && keyFromRecord(apply(parsed.spec, to.rec)) === rewriteTo;
 }
 
 export class RuleLearner {
