@@ -2,7 +2,8 @@
  * Simulator cases that once failed (test/regressions/simulator-cases.json), each shrunk to the
  * fewest behaviours and pages that failed: replayed on every run.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { failuresOf, runCase, type SimCase } from '../../sim/shrink.js';
 import { availableTrees } from '../../sim/tree.js';
@@ -12,9 +13,9 @@ const cases = (JSON.parse(readFileSync(file, 'utf8')) as { entries: (SimCase & {
 
 describe.skipIf(availableTrees().length === 0)('simulator regressions', () => {
   it('has cases', () => expect(cases.length).toBeGreaterThan(0));
-  const trees = availableTrees();
   for (const c of cases) {
-    if (c.tree !== undefined && !trees.includes(c.tree)) {
+    // a case names its tree: one of the simulator's own, or another (postgresql-doc-15 for 500-page sites)
+    if (c.tree !== undefined && !existsSync(join(c.tree, 'index.html'))) {
       it.skip(`seed ${c.seed}: its tree ${c.tree} is not installed`, () => undefined);
       continue;
     }
