@@ -78,11 +78,11 @@ export function pageShape(text: string, url: string | RequestedParts, truncated 
 }
 
 /**
- * The hash of a page's text (`withoutOwnAddress`) with every run of digits read as one (`#`) and white space collapsed
- * (16 hex digits): a page template that prints a fresh time or counter on every response keeps
- * it, and markup (a hidden CSRF field, a script nonce) is not text. The learner compares it only
- * where a URL fetched twice gave two content hashes and one stable hash (learning/learner.ts): there
- * it is what stays the same between two fetches.
+ * The hash of a page's text (`withoutOwnAddress`) with every run of digits read as one (`#`) and
+ * white space collapsed (16 hex digits): a page template that prints a fresh time or counter on
+ * every response keeps it, and markup (a hidden CSRF field, a script nonce) is not text. The
+ * learner compares it only where a URL fetched twice gave two content hashes and one stable hash
+ * (learning/learner.ts): there it is what stays the same between two fetches.
  */
 export function stableTextHash(text: string, truncated = false): string {
   const t = text.replace(/[0-9]+/g, '#').replace(/\s+/g, ' ').trim();
@@ -130,9 +130,9 @@ function ownAddress(url: string, parts?: RequestedParts): string[] {
 
 /**
  * The hash of a page's text (`withoutOwnAddress`: the address it was requested under taken
- * out), every other character kept (16 hex digits): a share widget or an `og:url` printed from the request
- * (session ids and tracking tags included) makes two names of one document differ in their bytes,
- * not in this. The learner compares it where content hashes differ (learning/learner.ts): two
+ * out), every other character kept (16 hex digits): a share widget or an `og:url` printed from
+ * the request (session ids and tracking tags included) makes two names of one document differ in
+ * their bytes, not in this. The learner compares it where content hashes differ (learning/learner.ts): two
  * pages equal on it differ in nothing but the address each prints of itself.
  */
 export function echoFreeTextHash(text: string, truncated = false): string {
