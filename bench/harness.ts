@@ -243,3 +243,18 @@ export function folderBytes(dir: string): number {
 export function peakRssMiB(): number {
   return process.resourceUsage().maxRSS / 1024;
 }
+
+/**
+ * Walk a bench's `--flag [value]` arguments: `on` gets each flag and a function that takes its
+ * value (an error naming the flag when there is none).
+ */
+export function eachFlag(argv: readonly string[], on: (flag: string, value: () => string) => void): void {
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    on(flag, () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${flag} needs a value`);
+      return v;
+    });
+  }
+}

@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, type SeenStore } from '../src/store/index.js';
 import { mulberry32 } from '../sites/mulberry32.js';
-import { folderBytes, peakRssMiB } from './harness.js';
+import { eachFlag, folderBytes, peakRssMiB } from './harness.js';
 
 export interface GrowthArgs {
   urls: number;
@@ -49,13 +49,7 @@ export interface Checkpoint {
 
 export function parseGrowthArgs(argv: readonly string[]): GrowthArgs {
   const a: GrowthArgs = { urls: 10_000_000, hosts: 1_000_000, batch: 1000, checkpoints: [1e6, 1e7, 3e7, 1e8], lookups: 2000, plot: undefined, seed: 0x75726c64 };
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    const value = (): string => {
-      const v = argv[++i];
-      if (v === undefined) throw new Error(`${flag} needs a value`);
-      return v;
-    };
+  eachFlag(argv, (flag, value) => {
     if (flag === '--urls') a.urls = Number(value());
     else if (flag === '--hosts') a.hosts = Number(value());
     else if (flag === '--batch') a.batch = Number(value());
@@ -64,7 +58,7 @@ export function parseGrowthArgs(argv: readonly string[]): GrowthArgs {
     else if (flag === '--plot') a.plot = value();
     else if (flag === '--seed') a.seed = Number(value());
     else throw new Error(`unknown option ${flag} (see the header of bench/store-growth.ts)`);
-  }
+  });
   for (const [name, n] of [['--urls', a.urls], ['--hosts', a.hosts], ['--batch', a.batch], ['--lookups', a.lookups]] as const) {
     if (!Number.isInteger(n) || n < 1) throw new Error(`${name}: a positive integer`);
   }

@@ -59,7 +59,7 @@ import { openStore, type SeenStore } from '../src/store/index.js';
 import { clusterReady, connectCluster, scanStoreKeys, usedMemory } from '../src/store/redis/cluster.js';
 import { openRedisStore } from '../src/store/redis-store.js';
 import type { PresetName } from '../src/normalize/index.js';
-import { environment, findRepoRoot, folderBytes, peakRssMiB } from './harness.js';
+import { eachFlag, environment, findRepoRoot, folderBytes, peakRssMiB } from './harness.js';
 import { parseGrowthArgs, runGrowth } from './store-growth.js';
 import { mastersCpuUs, runRedisClient, runRedisClients } from './store-redis.js';
 import { mulberry32 } from '../sites/mulberry32.js';
@@ -89,13 +89,7 @@ export interface Args {
 
 function parseArgs(argv: readonly string[]): Args {
   const a: Args = { urls: 1_000_000, batch: 1000, lookups: 200_000, inflight: 4, writeBufferMiB: undefined, compression: undefined, cacheSize: undefined, bloomBits: undefined, subject: 'all', presets: [], seed: 0x75726c64, json: false, semiSpaceMiB: undefined, redisFsync: 'everysec', clients: 1, redisClient: undefined };
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    const value = (): string => {
-      const v = argv[++i];
-      if (v === undefined) throw new Error(`${flag} needs a value`);
-      return v;
-    };
+  eachFlag(argv, (flag, value) => {
     if (flag === '--urls') a.urls = Number(value());
     else if (flag === '--batch') a.batch = Number(value());
     else if (flag === '--lookups') a.lookups = Number(value());
@@ -116,7 +110,7 @@ function parseArgs(argv: readonly string[]): Args {
     else if (flag === '--json') a.json = true;
     else if (flag === '--semi-space') a.semiSpaceMiB = Number(value());
     else throw new Error(`unknown option ${flag} (see the header of bench/store.bench.ts)`);
-  }
+  });
   if (a.semiSpaceMiB !== undefined && !(Number.isInteger(a.semiSpaceMiB) && a.semiSpaceMiB >= 1)) throw new Error('--semi-space: an integer number of MiB, at least 1');
   // the flag sizes the young generation at start-up: it reaches the subjects through the processes
   // this bench starts (--subject all); a single subject runs in this process, already started
