@@ -406,18 +406,27 @@ function pathTransforms(p: string, q: string, documents: readonly string[]): Rul
     if (q === dir) return [{ kind: 'default-document', name }];
     if (dir.length > 1 && q === dir.slice(0, -1)) return [{ kind: 'default-document', name }, { kind: 'slash-remove' }];
   }
-  // path-prefix: the longest common run of trailing segments, at least one, never the leading ""
+  // path-prefix: what precedes the longest common run of trailing segments
+  const heads = prefixesBeforeCommonTail(p, q);
+  if (heads === undefined) return undefined;
+  const { from, to } = heads;
+  if (!from.startsWith('/') || !to.startsWith('/')) return undefined;
+  // a prefix that grows into itself would apply again to its own output
+  if (to.startsWith(from)) return undefined;
+  return [{ kind: 'path-prefix', from, to }];
+}
+
+/**
+ * What precedes the longest common run of trailing segments of two paths (at least one segment,
+ * never the leading ""), each ending in `/`: `/old/a/b` and `/a/b` give `/old/` and `/`.
+ */
+export function prefixesBeforeCommonTail(p: string, q: string): { from: string; to: string } | undefined {
   const a = p.split('/');
   const b = q.split('/');
   let s = 0;
   while (s < a.length - 1 && s < b.length - 1 && a[a.length - 1 - s] === b[b.length - 1 - s]) s++;
   if (s === 0) return undefined;
-  const from = a.slice(0, a.length - s).join('/') + '/';
-  const to = b.slice(0, b.length - s).join('/') + '/';
-  if (!from.startsWith('/') || !to.startsWith('/')) return undefined;
-  // a prefix that grows into itself would apply again to its own output
-  if (to.startsWith(from)) return undefined;
-  return [{ kind: 'path-prefix', from, to }];
+  return { from: a.slice(0, a.length - s).join('/') + '/', to: b.slice(0, b.length - s).join('/') + '/' };
 }
 
 function removedParameters(uq: string | undefined, vq: string | undefined): RuleSpec[] | undefined {

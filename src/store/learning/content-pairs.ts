@@ -18,7 +18,7 @@ import { bareParameterPath, parameterDifference } from './parameter-difference.j
 import { foldCase, suffixPair } from './path-variants.js';
 import { evidenceKeys, prefixRange } from '../keys.js';
 import type { Kv } from '../kv.js';
-import { applies, apply, hostOf, mirrorPair, parameterSpec, parseRuleId, parseSpec, type RuleRecord, type RuleSpec } from '../rules.js';
+import { applies, apply, hostOf, mirrorPair, parameterSpec, parseRuleId, parseSpec, prefixesBeforeCommonTail, type RuleRecord, type RuleSpec } from '../rules.js';
 import type { LearnedUrl } from './learner.js';
 import type { PathDocuments } from './path-documents.js';
 import { recordOfKey } from '../engine/url-state.js';
@@ -163,13 +163,9 @@ export function prefixPairs(u: LearnedUrl, others: readonly string[]): ContentPa
  * the `path-prefix` rule `from` → `to`, when it applies to `long` (not the prefix's own page).
  */
 function insertedPrefix(long: UriRecord, short: string): RuleSpec | undefined {
-  const a = long.path.split('/');
-  const b = short.split('/');
-  let s = 0;
-  while (s < a.length - 1 && s < b.length - 1 && a[a.length - 1 - s] === b[b.length - 1 - s]) s++;
-  if (s === 0) return undefined;
-  const from = a.slice(0, a.length - s).join('/') + '/';
-  const to = b.slice(0, b.length - s).join('/') + '/';
+  const heads = prefixesBeforeCommonTail(long.path, short);
+  if (heads === undefined) return undefined;
+  const { from, to } = heads;
   if (from === to || !from.startsWith(to) || !to.startsWith('/')) return undefined;
   const spec: RuleSpec = { kind: 'path-prefix', from, to };
   return applies(spec, long) ? spec : undefined;
