@@ -82,9 +82,11 @@ export function transform(s: EngineState, rec: UriRecord, k0: string, exclude?: 
     }
   }
   if (s.rules.anyActive) {
-    const trace = steps === undefined ? undefined : (_id: string, after: UriRecord): void => void steps.push(keyFromRecord(after));
+    const passed: UriRecord[] | undefined = steps === undefined ? undefined : [];
+    const trace = passed === undefined ? undefined : (_id: string, after: UriRecord): void => void passed.push(after);
     const r = applyRules(cur, s.rules.activeOf, exclude?.startsWith('rule:') ? exclude.slice(5) : undefined, trace);
-    if (steps !== undefined) steps.pop();
+    // the last step is the result, keyed below
+    if (passed !== undefined) for (let i = 0; i < passed.length - 1; i++) steps!.push(keyFromRecord(passed[i]!));
     if (r.first !== undefined) {
       cur = r.record;
       via ??= `rule:${r.first}`;
