@@ -420,6 +420,33 @@ export function seenStoreSuite(name: string, factory: Factory): void {
         await verified(store);
       });
 
+      it('a rule whose scope grows to subdirectories prunes the images that lie there', async () => {
+        const { store } = await make();
+        // documents under /s/ fetched under their session form first, their plain names unseen
+        for (const n of [1, 2, 3, 4, 5, 6]) await store.recordFetch(`http://iw.example/s/p${n}?sid=${n}`, { status: 200, contentHash: `P${n}` });
+        for (const d of ['a', 'b', 'c']) {
+          await store.recordFetch(`http://iw.example/${d}`, { status: 200, contentHash: d });
+          await store.recordFetch(`http://iw.example/${d}?sid=7${d}`, { status: 200, contentHash: d });
+        }
+        // evidence in / alone holds the rule for the files of / (`/*`), not for /s/
+        const rule = async () => (await collect(store.rules())).find((r) => r.id === 'iw.example/query-parameter:sid');
+        expect(await rule()).toMatchObject({ state: 'active', scopes: [{ at: '/', flat: true }] });
+        for (const n of [1, 2, 3, 4, 5, 6]) expect((await store.canonical(`http://iw.example/s/p${n}`)).state).toBe('unknown');
+        // one pair under /s/ grows the scope to the whole host: the images there are pruned now
+        await store.recordFetch('http://iw.example/s/z', { status: 200, contentHash: 'z' });
+        await store.recordFetch('http://iw.example/s/z?sid=9', { status: 200, contentHash: 'z' });
+        expect((await rule())?.scopes).toEqual([expect.not.objectContaining({ flat: true })]);
+        const pruned = [];
+        for (const n of [1, 2, 3, 4, 5, 6]) {
+          const c = await store.canonical(`http://iw.example/s/p${n}`);
+          if (c.state === 'pruned') pruned.push(c.canonicalKey === key(`http://iw.example/s/p${n}?sid=${n}`));
+        }
+        // all but the few the learner keeps as checks
+        expect(pruned.length).toBeGreaterThanOrEqual(4);
+        expect(pruned.every(Boolean)).toBe(true);
+        await verified(store);
+      });
+
       it('offers a check the learner asks for before the rest of its host\'s queue', async () => {
         const { store } = await make();
         await store.admit(Array.from({ length: 40 }, (_, i) => `http://ck.example/q/${i}`));
@@ -475,6 +502,21 @@ export function seenStoreSuite(name: string, factory: Factory): void {
         await store.recordFetch('https://ch.example/docs/x', { status: 200, contentHash: 'X' });
         expect((await store.canonical('https://ch.example/docs/x')).canonicalKey).toBe(key('https://ch.example/docs/x'));
         expect((await store.canonical('http://ch.example/docs/x')).canonicalKey).toBe(key('https://ch.example/docs/x'));
+        await verified(store);
+      });
+
+      it('a link pruned through a chain stops there too, once that URL answers with a document', async () => {
+        const { store } = await make();
+        for (const p of ['a', 'b', 'c']) await store.recordRedirect(`http://cp.example/docs/${p}`, `https://cp.example/docs/${p}`, 301);
+        for (const p of ['d', 'e', 'f']) await store.recordRedirect(`https://cp.example/docs/${p}`, `https://cp.example/docs/${p}/`, 301);
+        // past the rewrites each rule has checked (queued as themselves), a link is pruned onto the chain's end
+        for (const p of ['g', 'h', 'i', 'j']) await store.admit([`http://cp.example/docs/${p}`]);
+        const [linked] = await store.admit(['http://cp.example/docs/x']);
+        expect(linked).toMatchObject({ admitted: true, key: key('https://cp.example/docs/x/') });
+        expect((await store.canonical('http://cp.example/docs/x')).state).toBe('pruned');
+        // the step on the way answers as itself: the pruned link's recorded end gives way to it
+        await store.recordFetch('https://cp.example/docs/x', { status: 200, contentHash: 'X' });
+        expect((await store.canonical('http://cp.example/docs/x')).canonicalKey).toBe(key('https://cp.example/docs/x'));
         await verified(store);
       });
 

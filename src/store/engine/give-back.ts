@@ -88,13 +88,16 @@ const IMAGE_SCAN = 50_000;
  * sends the document there.
  */
 async function pruneImages(s: EngineState, q: WriteQueue, id: string, host: string): Promise<void> {
-  // the documents under each scope node not read for this rule yet (a directory's, or an exact path's)
+  // the documents under each scope not read for this rule yet (a directory's, or an exact path's):
+  // a scope that covers more than when it was read (a flat directory grown to its subdirectories,
+  // a query or a value gained) is read again, since its new images lie among the documents read
   let scanned = s.imageScans.get(id);
   if (scanned === undefined) s.imageScans.set(id, (scanned = new Set()));
   let read = 0;
   for (const scope of s.rules.get(id)?.scopes ?? []) {
-    if (scanned.has(scope.at) || read >= IMAGE_SCAN) continue;
-    scanned.add(scope.at);
+    const reach = `${scope.at}${scope.flat === true ? '*' : ''}${scope.query ? '?' : ''}${scope.values === undefined ? '' : `=${scope.values.join('|')}`}`;
+    if (scanned.has(reach) || read >= IMAGE_SCAN) continue;
+    scanned.add(reach);
     const exact = scope.at.charCodeAt(0) === 0x3d;
     // an exact path's entries end in SEP; a directory's are every bare path that starts with it
     const dir = evidenceKeys.pathDocumentHostPrefix(host) + scope.at;
@@ -135,9 +138,9 @@ async function pruneImagesIn(s: EngineState, q: WriteQueue, id: string, range: {
         if (via !== reason || key === doc) continue;
         const prev = await getUrl(s.kv, txn, key);
         if (prev === undefined) {
-          if (!checksRewrite(s, reason, key)) setUrl(s, txn, key, undefined, { s: 'pruned', d: de.d, t: now, by: reason, to: doc });
+          if (!checksRewrite(s, reason, doc)) setUrl(s, txn, key, undefined, { s: 'pruned', d: de.d, t: now, by: reason, to: doc });
         } else if (prev.s === 'queued' && prev.k === undefined && !s.frontier.isInFlight(key)) {
-          if (!checksRewrite(s, reason, key)) setUrl(s, txn, key, prev, { ...carried(prev, prev.d, now), s: 'pruned', by: reason, to: doc });
+          if (!checksRewrite(s, reason, doc)) setUrl(s, txn, key, prev, { ...carried(prev, prev.d, now), s: 'pruned', by: reason, to: doc });
         }
       }
     }

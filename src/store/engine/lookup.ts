@@ -197,6 +197,14 @@ function resolveCanonical(p: Lookup, look: Look): CanonicalResult | typeof NEED 
       break;
     }
   }
+  // and it stops there whatever target a pruned entry recorded, unless that target is a
+  // document too: the record is the chain of its day, and a document on the way is evidence now
+  if (stop !== undefined && stored !== undefined && stored !== stop) {
+    const v = look('url', stored);
+    if (v === NEED) return NEED;
+    const e = v === undefined ? undefined : lookupEntry(v);
+    if (e?.s !== 'fetched' || e.st === undefined || !isDocumentStatus(e.st)) stored = undefined;
+  }
   if (stored !== undefined) {
     key = stored;
     via = own?.by;

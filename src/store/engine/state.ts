@@ -128,7 +128,7 @@ export class EngineState {
   readonly rewrites = new Map<string, number>();
   /** The directories where each rule has evidence or a checked rewrite (admit.ts `newDirectory`). */
   readonly rewriteDirs = new Map<string, Set<string>>();
-  /** Scope nodes (`Scope.at`) per rule whose documents were read for images (give-back.ts `pruneImages`). */
+  /** Scopes per rule (their node, flat, query and values) whose documents were read for images (give-back.ts `pruneImages`). */
   readonly imageScans = new Map<string, Set<string>>();
   /** Presets off on a host because its redirects contradict them (host → preset names; evidence.ts). */
   readonly suspendedPresets = new Map<string, Set<string>>();
