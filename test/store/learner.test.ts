@@ -317,6 +317,23 @@ describe('every rewrite is checked', () => {
     expect(h.rewrite('http://a.example/api/orders')).toBe(url('http://a.example/api/orders').key);
   });
 
+  it('a chain of rules that failed contradicts its last step, not the rule the pruned URL records', async () => {
+    const h = new Harness(2);
+    for (const d of ['a', 'b', 'c']) await h.redirect(`http://a.example/api/${d}`, `https://a.example/api/${d}`);
+    for (const d of ['d', 'e', 'f']) await h.redirect(`https://a.example/api/${d}`, `https://a.example/api/${d}/`);
+    expect(h.rewrite('http://a.example/api/users')).toBe(url('https://a.example/api/users/').key);
+    // pruned under its first step's reason (https), onto the chain's end
+    const original = url('http://a.example/api/users');
+    const end = url('https://a.example/api/users/');
+    await h.kv.write([{ space: 'evidence', key: evidenceKeys.rewrite(end.key, original.key), value: `rule:${httpsId}` }]);
+    const failed = await h.fetch('https://a.example/api/users/', 'NOTFOUND', 404);
+    expect(failed.changes.givesBack).toEqual([slashId]);
+    expect(await h.rule('a.example', SLASH)).toMatchObject({ against: 1, contradiction: { how: 'rewrite', source: original.key } });
+    expect(await h.rule('a.example', HTTPS)).toMatchObject({ against: 0, state: 'active' });
+    // the https step stands; the slash rule no longer adds a slash where it was contradicted
+    expect(h.rewrite('http://a.example/api/users')).toBe(url('https://a.example/api/users').key);
+  });
+
   it('an original that fails as its rewrite failed agrees: the contradiction is taken back', async () => {
     const h = new Harness(2);
     for (const d of ['a', 'b', 'c']) await h.redirect(`http://a.example/${d}`, `http://a.example/${d}/`);

@@ -34,6 +34,7 @@ import { foldCase, stemOf } from './path-variants.js';
 import { dirOf, type ContradictionSite, type Support } from './rule-scope.js';
 import {
   applies,
+  applyRules,
   apply,
   contradict,
   discount,
@@ -615,13 +616,30 @@ export class RuleLearner {
   private async rewriteFailed(txn: Txn, u: LearnedUrl, status: number, hash: string | undefined, changes: RuleChanges, now: number, to?: string): Promise<void> {
     for await (const [k, reason] of this.reads.kv.entries('evidence', { ...prefixRange(evidenceKeys.rewritePrefix(u.key)), limit: 256 })) {
       if (!reason.startsWith('rule:')) continue;
-      const parsed = parseRuleId(reason.slice(5));
-      if (parsed === undefined) continue;
       const original = k.slice(k.lastIndexOf(SEP) + 1);
+      const { id, at } = this.failedStep(original, reason.slice(5), u.key);
+      const parsed = parseRuleId(id);
+      if (parsed === undefined) continue;
       const obs: Observation = { v: 'against', how: 'rewrite', source: original, to: u.key, status, ...(hash === undefined ? {} : { hash }), t: now };
-      await this.observe(txn, parsed.host, parsed.spec, obs, { p: placeOf(recordOfKey(original)), s: original }, changes);
-      putEvidence(txn, evidenceKeys.rewriteFailure(original, reason.slice(5)), encodeJson({ st: status, ...(hash === undefined ? {} : { c: hash }), ...(to === undefined ? {} : { to }) }));
+      await this.observe(txn, parsed.host, parsed.spec, obs, { p: placeOf(at), s: original }, changes);
+      putEvidence(txn, evidenceKeys.rewriteFailure(original, id), encodeJson({ st: status, ...(hash === undefined ? {} : { c: hash }), ...(to === undefined ? {} : { to }) }));
     }
+  }
+
+  /**
+   * The rule a failed rewrite of `original` onto `failed` contradicts, and the URL it rewrote.
+   * A pruned URL records the first rule of its chain; where a chain of rules sent it there
+   * (`/Guide.de.html`, folded by the case rule to `/guide.de.html`, then cut by a suffix rule to
+   * `/guide.de`), the failure shows only that the last step led nowhere: the steps before it
+   * answer for themselves when their own result is fetched. Blaming the first would withdraw a
+   * case rule, which one contradiction withdraws host-wide, for a suffix rule's mistake.
+   */
+  private failedStep(original: string, recorded: string, failed: string): { id: string; at: UriRecord } {
+    const rec = recordOfKey(original);
+    const steps: [string, UriRecord][] = [];
+    const r = applyRules(rec, this.reads.rules.activeOf, undefined, (id, after) => void steps.push([id, after]));
+    if (steps.length < 2 || keyFromRecord(r.record) !== failed) return { id: recorded, at: rec };
+    return { id: steps[steps.length - 1]![0], at: steps[steps.length - 2]![1] };
   }
 
   /**
