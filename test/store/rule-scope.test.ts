@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { activeScopes, covers, formatScopes, inScope, type ContradictionSite, type Support } from '../../src/store/learning/rule-scope.js';
+import { activeScopes, covers, formatScopes, inScope, mintedValue, type ContradictionSite, type Support } from '../../src/store/learning/rule-scope.js';
 
 const at = (p: string, d = p, q = false): Support => ({ p, d, q, s: 'k' + p + d });
 const site = (p: string): ContradictionSite => ({ p, s: 'k' + p });
@@ -88,6 +88,29 @@ describe('rule scope (pattern tree)', () => {
     expect(activeScopes(support, [], 3)).toEqual([{ at: '/', docs: 6, query: true }]);
     const deep = activeScopes([at('/d/a/1'), at('/d/a/2'), at('/d/a/3'), at('/d/b/1'), at('/d/b/2'), at('/d/b/3')], [], 3);
     expect(deep).toEqual([{ at: '/d/', docs: 6, query: false }]);
+  });
+
+  it('two values of one page that each recur on other pages are a choice: the rule holds at its exact paths only', () => {
+    const v = (p: string, d: string, value: string): Support => ({ ...at(p, d), v: value });
+    // listings seen in both orders; one of them reads the same either way (one item)
+    const sorted = [v('/news/', 'n1', 'asc'), v('/news/', 'n1', 'desc'), v('/blog/', 'b1', 'asc'), v('/blog/', 'b2', 'desc'), v('/tips/', 't1', 'asc'), v('/tips/', 't2', 'desc')];
+    const scopes = activeScopes(sorted, [], 3);
+    expect(scopes.every((x) => x.at.startsWith('='))).toBe(true);
+    expect(inScope(scopes, '/events/', false, () => 'desc')).toBe(false);
+  });
+
+  it('a server\'s id for a path, repeated on other paths, beside a link\'s own id, is no choice', () => {
+    const v = (p: string, d: string, value: string): Support => ({ ...at(p, d), v: value });
+    // a servlet container's ;jsessionid= made from the path (paths of one length share it), and
+    // links that carry ids of their own: one page seen under both
+    const s1 = '0003C5E7A1B2C3D4';
+    const s2 = '00042B3FA1B2C3D4';
+    const ids = [v('/a/x', 'x', s1), v('/a/y', 'y', s1), v('/b/z', 'z', s1), v('/b/w', 'w', s2), v('/c/u', 'u', s2), v('/c/t', 't', s2), v('/a/x', 'x', '95C6A6B00D0F720B3985DBB51B76B1FB')];
+    const scopes = activeScopes(ids, [], 3);
+    expect(scopes.map((x) => x.at)).toEqual(['/']);
+    expect(scopes[0]!.values).toBeUndefined();
+    expect(mintedValue(s1)).toBe(true);
+    for (const word of ['asc', 'DESC', 'en', '20', 'newest-first', 'ABCDEFGHIJKLMNOPQRST']) expect(mintedValue(word)).toBe(false);
   });
 
   it('covers and formats', () => {

@@ -94,6 +94,22 @@ export const VALUE_SHARE = 0.75;
  */
 export const CONTRADICTION_WEIGHT = 8;
 
+/**
+ * A value the server minted rather than one a page offers: at least 16 characters of letters
+ * and digits (with `-` or `_`), both present. Session ids are (Tomcat's 32 hex digits, PHP's 26
+ * to 32 characters, ASP.NET's 24), and so are click ids; a choice is a word or a number (`asc`,
+ * `en`, `2`). A server may hand two paths one id (an id derived from the path, a session shared
+ * by two redirects), which would make it look like a value that recurs, a choice.
+ */
+export function mintedValue(v: string): boolean {
+  return v.length >= 16 && /^[A-Za-z0-9_-]+$/.test(v) && /[0-9]/.test(v) && /[A-Za-z]/.test(v);
+}
+
+/** The value of a parameter rule's evidence as its scope counts it: a minted one is its path's own. */
+function valueKey(s: Support): string {
+  return mintedValue(s.v!) ? `${s.v}\u0000${s.p}` : s.v!;
+}
+
 /** True when an exception of a scope (a contradicted path) covers `path`. */
 function excepted(except: readonly string[] | undefined, path: string): boolean {
   if (except === undefined) return false;
@@ -150,8 +166,9 @@ export function activeScopes(support: readonly Support[], against: readonly Cont
     n.entries.add(entry);
     if (deep) n.deep = true;
     if (s.v !== undefined) {
-      let docs = n.values.get(s.v);
-      if (docs === undefined) n.values.set(s.v, (docs = new Set()));
+      const v = valueKey(s);
+      let docs = n.values.get(v);
+      if (docs === undefined) n.values.set(v, (docs = new Set()));
       docs.add(s.d);
     }
     if (s.q === true) n.query = true;
@@ -169,19 +186,34 @@ export function activeScopes(support: readonly Support[], against: readonly Cont
   // a parameter one page was seen with under two values is a choice that page offers (a sort
   // order, a language): where it changes nothing (a listing of one item) it shows nothing about
   // other pages, so such a rule holds only at the exact paths of its evidence
-  // (a session id seen twice on one page is no choice: its values do not repeat)
+  // (a session id seen twice on one page is no choice: its values do not repeat; nor is one
+  // whose id repeats on other pages, a server's id for a path, beside a link's own: a choice
+  // is two values of one page that each recur on other pages, as `asc` and `desc` do)
   const valuesAt = new Map<string, Set<string>>();
+  const pathsOf = new Map<string, Set<string>>();
   const allValues = new Set<string>();
   const allDocs = new Set<string>();
-  let twoAtOnePath = false;
   for (const s of support) {
     if (s.v === undefined) continue;
+    const v = valueKey(s);
     let vs = valuesAt.get(s.p);
     if (vs === undefined) valuesAt.set(s.p, (vs = new Set()));
-    vs.add(s.v);
-    allValues.add(s.v);
+    vs.add(v);
+    let ps = pathsOf.get(v);
+    if (ps === undefined) pathsOf.set(v, (ps = new Set()));
+    ps.add(s.p);
+    allValues.add(v);
     allDocs.add(s.d);
-    if (vs.size > 1) twoAtOnePath = true;
+  }
+  let twoAtOnePath = false;
+  for (const vs of valuesAt.values()) {
+    if (vs.size < 2) continue;
+    let recurring = 0;
+    for (const v of vs) if (pathsOf.get(v)!.size > 1) recurring++;
+    if (recurring >= 2) {
+      twoAtOnePath = true;
+      break;
+    }
   }
   const choice = twoAtOnePath && allValues.size < Math.max(threshold, Math.ceil(VALUE_SHARE * allDocs.size));
   const holding: Scope[] = [];
