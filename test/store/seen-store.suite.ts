@@ -520,6 +520,24 @@ export function seenStoreSuite(name: string, factory: Factory): void {
         await verified(store);
       });
 
+      it('a link pruned through a chain whose end fails comes back under the steps that hold', async () => {
+        const { store } = await make();
+        for (const p of ['a', 'b', 'c']) await store.recordRedirect(`http://cf.example/docs/${p}`, `https://cf.example/docs/${p}`, 301);
+        for (const p of ['d', 'e', 'f']) await store.recordRedirect(`https://cf.example/docs/${p}`, `https://cf.example/docs/${p}/`, 301);
+        for (const p of ['g', 'h', 'i', 'j']) await store.admit([`http://cf.example/docs/${p}`]);
+        await store.admit(['http://cf.example/docs/x']);
+        expect((await store.canonical('http://cf.example/docs/x')).state).toBe('pruned');
+        // the chain's end is no document: the slash step is to blame, the https step stands
+        await store.recordFetch('https://cf.example/docs/x/', { status: 404, contentHash: 'NF' });
+        const rules = await collect(store.rules());
+        expect(rules.find((r) => r.id === 'cf.example/https')).toMatchObject({ state: 'active', against: 0 });
+        expect(rules.find((r) => r.id === 'cf.example/slash-add')).toMatchObject({ against: 1 });
+        // and the link is sent where the rules of now send it, queued to be fetched there
+        expect(await store.canonical('http://cf.example/docs/x')).toMatchObject({ canonicalKey: key('https://cf.example/docs/x') });
+        expect((await store.canonical('https://cf.example/docs/x')).state).toBe('queued');
+        await verified(store);
+      });
+
       it('withdraws a content-learned rule when content differs', async () => {
         const { store } = await make();
         await store.recordFetch('http://v.example/a', { status: 200, contentHash: 'A' });

@@ -5,7 +5,7 @@
  * are pruned the same way and come back with `restore`.
  */
 import { isPresetName, type PresetName, type UriRecord } from '../../normalize/index.js';
-import { evidenceKeys, parseFrontierKey, prefixRange, SEP } from '../keys.js';
+import { evidenceKeys, parseFrontierKey, prefixRange, SEP, type UrlEntry } from '../keys.js';
 import { parseBlock } from '../frontier.js';
 import { applies, isDocumentStatus, parseRuleId } from '../rules.js';
 import { dirOf } from '../learning/rule-scope.js';
@@ -37,6 +37,7 @@ export function inForce(s: EngineState, reason: string, host?: string): boolean 
  */
 export async function afterRuleChanges(s: EngineState, q: WriteQueue, changes: RuleChanges): Promise<void> {
   for (const id of changes.givesBack) await restoreReason(s, q, `rule:${id}`, s.rules.get(id)?.state === 'active' ? undefined : `rule:${id}`);
+  await reconsider(s, q, changes.reconsider);
   for (const id of changes.activated) if (s.rules.get(id)?.state === 'active') await pruneFrontier(s, q, id);
 }
 
@@ -334,22 +335,49 @@ export async function restoreReason(s: EngineState, q: WriteQueue, reason: strin
         txn.del('pruned', pk); // stale index entry
         continue;
       }
-      const rec = recordOfKey(key);
-      const t = transform(s, rec, key, exclude);
-      // an image (pruneImages) the rule, narrowed, still sends its document to stays pruned
-      if (t.via === undefined && exclude === undefined && prev.to !== undefined && prev.to !== key && stillImage(s, key, prev.to, reason)) continue;
-      let onto: string | undefined;
-      if (t.via !== undefined && t.key !== key) {
-        const r = await admitOne(s, txn, t.rec, t.key, prev.d, prev.src, now, exclude);
-        if (r.key !== key && !(t.via.startsWith('rule:') && (await rewriteAnsweredNoDocument(s, txn, r.key)))) onto = r.key;
-      }
-      const cur = (await getUrl(s.kv, txn, key)) ?? prev;
-      if (onto !== undefined && t.via !== undefined) setUrl(s, txn, key, cur, { ...carried(cur, cur.d, now), s: 'pruned', by: t.via, to: onto });
-      else setUrl(s, txn, key, cur, { ...carried(cur, cur.d, now), s: 'queued' }, rec);
-      if (!(onto !== undefined && t.via === reason)) total++;
+      if (await restoreEntry(s, txn, key, prev, reason, exclude, now)) total++;
     }
     await q.commit(txn);
   }
+}
+
+/**
+ * Pruned URLs whose recorded target a later step of their chain sent nowhere (the learner's
+ * `reconsider`): they were pruned under their chain's first rule, which still holds, so no
+ * give-back of that rule reaches them; each is evaluated again under the rules of now.
+ */
+async function reconsider(s: EngineState, q: WriteQueue, keys: readonly string[]): Promise<void> {
+  if (keys.length === 0) return;
+  const txn = q.newTxn();
+  const now = Date.now();
+  await prefetchUrls(s.kv, txn, keys);
+  for (const key of keys) {
+    const prev = await getUrl(s.kv, txn, key);
+    if (prev?.s !== 'pruned' || prev.by === undefined) continue;
+    await restoreEntry(s, txn, key, prev, prev.by, undefined, now);
+  }
+  await q.commit(txn);
+}
+
+/**
+ * One pruned URL evaluated again: pruned anew where what maps it now sends it to a URL that may
+ * answer (its rewrite admitted), queued as itself otherwise. True when it no longer stays pruned
+ * by `reason` onto a URL that `reason` maps it to.
+ */
+async function restoreEntry(s: EngineState, txn: Txn, key: string, prev: UrlEntry, reason: string, exclude: string | undefined, now: number): Promise<boolean> {
+  const rec = recordOfKey(key);
+  const t = transform(s, rec, key, exclude);
+  // an image (pruneImages) the rule, narrowed, still sends its document to stays pruned
+  if (t.via === undefined && exclude === undefined && prev.to !== undefined && prev.to !== key && stillImage(s, key, prev.to, reason)) return false;
+  let onto: string | undefined;
+  if (t.via !== undefined && t.key !== key) {
+    const r = await admitOne(s, txn, t.rec, t.key, prev.d, prev.src, now, exclude);
+    if (r.key !== key && !(t.via.startsWith('rule:') && (await rewriteAnsweredNoDocument(s, txn, r.key)))) onto = r.key;
+  }
+  const cur = (await getUrl(s.kv, txn, key)) ?? prev;
+  if (onto !== undefined && t.via !== undefined) setUrl(s, txn, key, cur, { ...carried(cur, cur.d, now), s: 'pruned', by: t.via, to: onto });
+  else setUrl(s, txn, key, cur, { ...carried(cur, cur.d, now), s: 'queued' }, rec);
+  return !(onto !== undefined && t.via === reason);
 }
 
 /** `restore(reason)`'s reason in full: a bare preset name or rule id gets its prefix. */

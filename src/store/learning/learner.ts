@@ -26,7 +26,7 @@
  * rules that lost scopes give back, and the URLs it asks to fetch: probes and rechecks).
  */
 import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
-import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, type UrlEntry } from '../keys.js';
+import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, type AliasEntry, type UrlEntry } from '../keys.js';
 import { outsidePartition } from '../host-tag.js';
 import type { Kv } from '../kv.js';
 import { bareParameterPath, parameterDifference } from './parameter-difference.js';
@@ -51,6 +51,7 @@ import {
   retract,
   ruleId,
   support,
+  type ActiveRule,
   type LearningLimits,
   type Observation,
   type RuleRecord,
@@ -113,11 +114,16 @@ export interface RuleChanges {
   readonly withdrawn: string[];
   /** Rules that lost scopes while active: what they pruned is evaluated again after the commit. */
   readonly givesBack: string[];
+  /**
+   * Pruned URLs a chain of rules sent to a URL that answered no document, blamed on a later step
+   * than the rule they were pruned under: each is evaluated again after the commit.
+   */
+  readonly reconsider: string[];
   readonly checks: CheckRequest[];
 }
 
 export function noRuleChanges(): RuleChanges {
-  return { activated: [], withdrawn: [], givesBack: [], checks: [] };
+  return { activated: [], withdrawn: [], givesBack: [], reconsider: [], checks: [] };
 }
 
 /** Other documents with one hash read for the shell test. */
@@ -147,6 +153,12 @@ async function* withFirst<T>(first: T, rest: AsyncIterable<T>): AsyncIterable<T>
 function valueOf(spec: RuleSpec, rec: UriRecord): { v?: string } {
   const v = scopeValue(spec, rec);
   return v === undefined ? {} : { v };
+}
+
+/** A host's active rules with their scopes' exceptions left out (`failedStep`'s replay). */
+function withoutExceptions(rules: readonly ActiveRule[] | undefined): readonly ActiveRule[] | undefined {
+  if (rules === undefined || !rules.some((r) => r.scopes.some((x) => x.except !== undefined))) return rules;
+  return rules.map((r) => ({ ...r, scopes: r.scopes.map(({ except: _, ...rest }) => rest) }));
 }
 
 export class RuleLearner {
@@ -617,7 +629,11 @@ export class RuleLearner {
     for await (const [k, reason] of this.reads.kv.entries('evidence', { ...prefixRange(evidenceKeys.rewritePrefix(u.key)), limit: 256 })) {
       if (!reason.startsWith('rule:')) continue;
       const original = k.slice(k.lastIndexOf(SEP) + 1);
-      const { id, at } = this.failedStep(original, reason.slice(5), u.key);
+      const step = await this.failedStep(original, u.key);
+      // pruned under the chain's first rule: a give-back of the rule blamed does not reach it
+      if (step?.id !== reason.slice(5)) changes.reconsider.push(original);
+      if (step === undefined) continue;
+      const { id, at } = step;
       const parsed = parseRuleId(id);
       if (parsed === undefined) continue;
       const obs: Observation = { v: 'against', how: 'rewrite', source: original, to: u.key, status, ...(hash === undefined ? {} : { hash }), t: now };
@@ -633,14 +649,25 @@ export class RuleLearner {
    * `/guide.de`), the failure shows only that the last step led nowhere: the steps before it
    * answer for themselves when their own result is fetched. Blaming the first would withdraw a
    * case rule, which one contradiction withdraws host-wide, for a suffix rule's mistake.
+   *
+   * The chain is replayed under the rules of now, their exceptions aside (a step excepted since,
+   * by an earlier failure of the same kind, is still the step to blame). Where that no longer
+   * ends at `failed` (a step of it lost its scope there), the failure is explained already and
+   * blames none: the caller has the URL evaluated again, and its new target answers for itself.
    */
-  private failedStep(original: string, recorded: string, failed: string): { id: string; at: UriRecord } {
+  private async failedStep(original: string, failed: string): Promise<{ id: string; at: UriRecord } | undefined> {
     const rec = recordOfKey(original);
     const steps: [string, UriRecord][] = [];
-    const r = applyRules(rec, this.reads.rules.activeOf, undefined, (id, after) => void steps.push([id, after]));
-    if (steps.length < 2 || keyFromRecord(r.record) !== failed) return { id: recorded, at: rec };
-    return { id: steps[steps.length - 1]![0], at: steps[steps.length - 2]![1] };
+    const r = applyRules(rec, (host) => withoutExceptions(this.reads.rules.activeOf(host)), undefined, (id, after) => void steps.push([id, after]));
+    if (steps.length === 0) return undefined;
+    const last = { id: steps[steps.length - 1]![0], at: steps.length === 1 ? rec : steps[steps.length - 2]![1] };
+    const end = keyFromRecord(r.record);
+    if (end === failed) return last;
+    // the chain's end merged with the failed URL by a redirect (the alias table)
+    const alias = await this.reads.kv.get('alias', end);
+    return alias !== undefined && decodeJson<AliasEntry>(alias).to === failed ? last : undefined;
   }
+
 
   /**
    * `u`, given back after its rewrite answered no document, answered none either, alike: the
