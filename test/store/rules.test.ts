@@ -193,6 +193,20 @@ describe('the rule state machine', () => {
     expect(gone.rule).toMatchObject({ state: 'withdrawn', against: 2, scopes: [] });
   });
 
+  it('keeps new documents past its evidence limit, in place of a page kept many times over', () => {
+    const small = { threshold: 3, maxSupport: 8 };
+    let r = newCandidate('h', { kind: 'path-parameter', name: 'jsessionid' }, 0);
+    // the home page and one other page under many session ids fill what is kept
+    for (let i = 0; i < 8; i++) r = support(r, { p: i % 2 === 0 ? '/' : '/about.html', d: i % 2 === 0 ? 'home' : 'about', s: `k${i}` }, obs('for', `k${i}`), small).rule;
+    for (const p of ['/a/x.html', '/b/y.html', '/c/z.html', '/d/w.html']) r = support(r, at(p), obs('for', p), small).rule;
+    expect(r.support).toHaveLength(8);
+    expect(new Set(r.support!.map((x) => x.d)).size).toBe(6);
+    expect(r.for).toBe(12);
+    // a page kept once already is no new document: nothing is replaced for it
+    const again = support(r, { p: '/a/x.html', d: '/a/x.html', s: 'k-again' }, obs('for', 'k-again'), small).rule;
+    expect(again.support).toEqual(r.support);
+  });
+
   it('support taken back (a shell, a not-found body) can deactivate a rule', () => {
     let r = newCandidate('h', { kind: 'query-parameter', name: 'sort' }, 0);
     for (const p of ['/a', '/b', '/c']) r = support(r, { p, d: 'H' + p, s: p, q: true }, obs('for', p), limits).rule;
