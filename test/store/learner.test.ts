@@ -41,7 +41,7 @@ class Harness {
   }
 
   /** One answer for `u` fetched as itself: its entry written (as recordFetch does), then learned from. */
-  async fetch(u: string, hash?: string, status = 200, sketch?: string, contentLocation?: string, canonical?: string): Promise<{ changes: RuleChanges; txn: Txn }> {
+  async fetch(u: string, hash?: string, status = 200, sketch?: string, contentLocation?: string, canonical?: string, stable?: string): Promise<{ changes: RuleChanges; txn: Txn }> {
     const txn = new Txn(0);
     const target = url(u);
     const prevText = await this.kv.get('url', target.key);
@@ -49,9 +49,10 @@ class Harness {
     const entry: UrlEntry = { s: 'fetched', d: 0, t: 0, st: status };
     if (hash !== undefined) entry.c = hash;
     if (sketch !== undefined) entry.m = sketch;
+    if (stable !== undefined) entry.y = stable;
     txn.urls.set(target.key, entry);
     txn.put('url', target.key, encodeUrlEntry(entry));
-    const changes = await this.learner.fromFetch(txn, target, hash, status, prev, this.now++, undefined, undefined, [...(contentLocation === undefined ? [] : [{ at: url(contentLocation), how: 'content-location' as const }]), ...(canonical === undefined ? [] : [{ at: url(canonical), how: 'canonical' as const }])]);
+    const changes = await this.learner.fromFetch(txn, target, hash, status, prev, this.now++, undefined, stable, [...(contentLocation === undefined ? [] : [{ at: url(contentLocation), how: 'content-location' as const }]), ...(canonical === undefined ? [] : [{ at: url(canonical), how: 'canonical' as const }])]);
     await this.commit(txn);
     return { changes, txn };
   }
@@ -251,6 +252,28 @@ describe('content pairs', () => {
     }
     expect(await h.rule('a.example', { kind: 'path-prefix', from: '/3.1/', to: '/3.2/' })).toBeUndefined();
     expect(await h.rule('a.example', { kind: 'path-prefix', from: '/3.2/', to: '/3.1/' })).toBeUndefined();
+  });
+
+  it('a moved prefix on pages that print a token: paired by path and stable text, settled by a recheck', async () => {
+    const h = new Harness(2);
+    const prefix: RuleSpec = { kind: 'path-prefix', from: '/index.php/', to: '/' };
+    const page = (u: string, n: number, text: string) => h.fetch(u, `${text}-bytes-${n}`, 200, undefined, undefined, undefined, `${text}-text`);
+    // text that differs makes no pair: no candidate (b.example)
+    await page('http://b.example/guide/c.html', 1, 'c');
+    await page('http://b.example/index.php/guide/c.html', 2, 'other');
+    expect(await h.rule('b.example', prefix)).toBeUndefined();
+    // no two responses alike in bytes, so the body index pairs nothing: the path and the text do
+    await page('http://a.example/guide/a.html', 3, 'a');
+    const first = await page('http://a.example/index.php/guide/a.html', 4, 'a');
+    expect(first.changes.checks.map((c) => c.kind)).toEqual(['recheck']);
+    await h.requeue('http://a.example/index.php/guide/a.html', 'r', { y: 'a-text' });
+    await page('http://a.example/index.php/guide/a.html', 5, 'a');
+    // its bytes changed, its text did not: compared on text in that directory
+    expect(await h.kv.get('evidence', evidenceKeys.stability('a.example', '/index.php/guide/'))).toBe('text');
+    expect(await h.rule('a.example', prefix)).toMatchObject({ state: 'candidate', for: 1 });
+    await page('http://a.example/guide/b.html', 6, 'b');
+    await page('http://a.example/index.php/guide/b.html', 7, 'b');
+    expect(await h.rule('a.example', prefix)).toMatchObject({ state: 'active', for: 2 });
   });
 
   it('two variants of one URL are no pair: the URL without the parameter was never fetched', async () => {

@@ -130,6 +130,8 @@ export function noRuleChanges(): RuleChanges {
 const SHELL_SAMPLE = 16;
 /** Documents with one body read for moved-prefix pairs (content-pairs.ts `prefixPairs`). */
 const SAME_BODY_SAMPLE = 8;
+/** Leading segments dropped, at most, to find a moved prefix's page by its path (`tailsAlike`). */
+const TAIL_LEVELS = 3;
 /**
  * Other paths one body must be served under, unexplained by the rule, to be a shell: a document
  * with a second name the rule language cannot say (a negotiated `P` and `P.en`, `.htm` beside
@@ -344,6 +346,7 @@ export class RuleLearner {
     await this.shellAfterFetch(txn, host, hash, u, changes);
     const pairs = await contentPairs(this.pathDocuments, u, this.liveRulesOf(txn, host), this.policy.defaultDocuments);
     pairs.push(...prefixPairs(u, await this.sameBody(host, hash)));
+    if (stable !== undefined) pairs.push(...prefixPairs(u, await this.tailsAlike(txn, host, u, hash, stable)));
     if (this.policy.learnMirrors === true && !this.policy.partition) {
       // indexed by the body less the page's own address where it was given: a page that prints
       // its URL prints its host too
@@ -363,6 +366,27 @@ export class RuleLearner {
     // probe that finds it fails the rewrite
     if (this.policy.probeNotFound && (await this.rewrittenBeyondEvidence(txn, u))) await this.notFound.ask(txn, u, dirOf(u.rec.path), changes.checks);
     return changes;
+  }
+
+  /**
+   * Documents fetched under a tail of `u`'s path (`/a/b` of `/index.php/a/b`, its leading
+   * segments dropped, `TAIL_LEVELS` at most) whose stable text is `u`'s and whose bytes are not:
+   * a moved prefix on pages that print a token or the time of each response, which no body hash
+   * pairs. `compare` decides, as for any pair: such text counts as one document only where one
+   * URL fetched twice showed that its bytes change and its text does not.
+   */
+  private async tailsAlike(txn: Txn, host: string, u: LearnedUrl, hash: string, stable: string): Promise<string[]> {
+    const path = u.rec.path;
+    const out: string[] = [];
+    if (bareParameterPath(path) !== path) return out;
+    let i = path.indexOf('/', 1);
+    for (let n = 0; i !== -1 && n < TAIL_LEVELS; n++, i = path.indexOf('/', i + 1)) {
+      for (const w of await this.pathDocuments.documents(host, path.slice(i), SAME_BODY_SAMPLE)) {
+        const e = await getUrl(this.reads.kv, txn, w);
+        if (e?.y === stable && e.c !== hash) out.push(w);
+      }
+    }
+    return out;
   }
 
   /** Other documents of the host fetched with this body, `SAME_BODY_SAMPLE` at most. */
