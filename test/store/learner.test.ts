@@ -315,6 +315,27 @@ describe('unstable pages say nothing', () => {
     expect(await h.rule('a.example', { kind: 'query-parameter', name: 'view' })).toMatchObject({ against: 1, for: 0 });
   });
 
+  it('in a stable directory, pages that differ in digits and markup alone ask for their own second fetch', async () => {
+    const h = new Harness(2);
+    await h.kv.write([{ space: 'evidence', key: evidenceKeys.stability('a.example', '/'), value: 'stable' }]);
+    const page = (u: string, bytes: string, text: string) => h.fetch(u, bytes, 200, undefined, undefined, undefined, text);
+    // a section's index page that prints a token, among the directory's stable files
+    await page('http://a.example/library', 'L1', 'library');
+    const asked = await page('http://a.example/library?sid=1', 'L2', 'library');
+    expect(asked.changes.checks.map((c) => c.key)).toEqual([url('http://a.example/library?sid=1').key]);
+    await h.requeue('http://a.example/library?sid=1', 'r', { y: 'library' });
+    await page('http://a.example/library?sid=1', 'L3', 'library');
+    expect(await h.rule('a.example', { kind: 'query-parameter', name: 'sid' })).toMatchObject({ for: 1, against: 0 });
+    // the directory stays stable for its other pages
+    expect(await h.kv.get('evidence', evidenceKeys.stability('a.example', '/'))).toBe('stable');
+    // a page whose numbers change with a parameter, its bytes the same on a second fetch: a contradiction
+    await page('http://a.example/report', 'R2024', 'report');
+    await page('http://a.example/report?year=2023', 'R2023', 'report');
+    await h.requeue('http://a.example/report?year=2023', 'r', { y: 'report' });
+    await page('http://a.example/report?year=2023', 'R2023', 'report');
+    expect(await h.rule('a.example', { kind: 'query-parameter', name: 'year' })).toMatchObject({ for: 0, against: 1 });
+  });
+
   it('the same content on the second fetch confirms the difference: a contradiction', async () => {
     const h = new Harness(2);
     await h.fetch('http://a.example/s/', 'dir');

@@ -506,6 +506,21 @@ export class RuleLearner {
       await this.awaitRecheck(txn, known, { rec: vrec, key: p.variant }, { id, variant: p.variant, other: p.base }, changes);
       return;
     }
+    if (ve.y !== undefined && ve.y === be.y) {
+      // pages of a stable directory that differ in digits and markup alone: this page may be one
+      // that prints a token there (a section's index page among the directory's own files), or
+      // another document that differs only in its numbers. Its own second fetch tells.
+      const place = evidenceKeys.stability(host, `=${vrec.path}`);
+      const own = await getEvidence(this.reads.kv, txn, place);
+      if (own === TEXT_STABLE) {
+        await this.compared(txn, p, true, ve, be, changes, now, ve.y);
+        return;
+      }
+      if (own === undefined || own.startsWith(PENDING)) {
+        await this.awaitRecheck(txn, own, { rec: vrec, key: p.variant }, { id, variant: p.variant, other: p.base }, changes, place);
+        return;
+      }
+    }
     await this.compared(txn, p, false, ve, be, changes, now);
   }
 
@@ -734,8 +749,7 @@ export class RuleLearner {
    * stability is learned once, by fetching one variant there again; the comparisons made in the
    * meantime wait for that fetch (`pendingRecheck` of the URL being fetched again).
    */
-  private async awaitRecheck(txn: Txn, stability: string | undefined, u: LearnedUrl, waiting: Waiting, changes: RuleChanges): Promise<void> {
-    const host = hostOf(u.rec);
+  private async awaitRecheck(txn: Txn, stability: string | undefined, u: LearnedUrl, waiting: Waiting, changes: RuleChanges, place = evidenceKeys.stability(hostOf(u.rec), dirOf(u.rec.path))): Promise<void> {
     const fetchedAgain = stability !== undefined && stability.startsWith(PENDING) ? stability.slice(PENDING.length) : u.key;
     const pk = evidenceKeys.pendingRecheck(fetchedAgain);
     const pending = await getEvidence(this.reads.kv, txn, pk);
@@ -743,7 +757,7 @@ export class RuleLearner {
     if (list.length < MAX_WAITING && !list.some((w) => w.id === waiting.id && w.variant === waiting.variant)) list.push(waiting);
     putEvidence(txn, pk, encodeJson(list));
     if (stability === undefined) {
-      putEvidence(txn, evidenceKeys.stability(host, dirOf(u.rec.path)), PENDING + u.key);
+      putEvidence(txn, place, PENDING + u.key);
       changes.checks.push({ kind: 'recheck', key: u.key, rec: u.rec });
     }
   }
@@ -762,7 +776,13 @@ export class RuleLearner {
     const stable = hash !== undefined && hash === prev.c;
     // the bytes changed, the text but for its digits did not: a template token or time
     const textStable = !stable && hash !== undefined && stableHash !== undefined && stableHash === prev.y;
-    putEvidence(txn, evidenceKeys.stability(hostOf(u.rec), dirOf(u.rec.path)), stable ? STABLE : textStable ? TEXT_STABLE : UNSTABLE);
+    const verdict = stable ? STABLE : textStable ? TEXT_STABLE : UNSTABLE;
+    // the URL's own place when its own fetch was asked (`compare`), else its directory
+    const own = evidenceKeys.stability(hostOf(u.rec), `=${u.rec.path}`);
+    const dir = evidenceKeys.stability(hostOf(u.rec), dirOf(u.rec.path));
+    const ownAsked = (await getEvidence(this.reads.kv, txn, own)) === PENDING + u.key;
+    if (ownAsked) putEvidence(txn, own, verdict);
+    if (!ownAsked || (await getEvidence(this.reads.kv, txn, dir)) === PENDING + u.key) putEvidence(txn, dir, verdict);
     if (!stable && !textStable) return;
     for (const w of pending === undefined ? [] : decodeJson<Waiting[]>(pending)) {
       const parsed = parseRuleId(w.id);
