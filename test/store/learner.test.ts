@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { keyFromRecord, normalizeRecord } from '../../src/normalize/index.js';
 import { Txn } from '../../src/store/engine/batch.js';
-import { RuleLearner, type LearnedUrl, type RuleChanges } from '../../src/store/learning/learner.js';
+import type { LearnedUrl, RuleChanges } from '../../src/store/learning/contract.js';
+import { RuleLearner } from '../../src/store/learning/learner.js';
 import { LiveRules } from '../../src/store/engine/state.js';
 import { counterNames, decodeJson, decodeUrlEntry, encodeUrlEntry, evidenceKeys, type UrlEntry } from '../../src/store/keys.js';
 import { MemoryKv } from '../../src/store/memory-store.js';

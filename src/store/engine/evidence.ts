@@ -13,7 +13,8 @@ import { getAlias, getEvidence, getUrl, putEvidence, type Txn } from './batch.js
 import { inScope, transform, type Identity } from './canonicalize.js';
 import { afterRuleChanges, restoreReason } from './give-back.js';
 import type { RepresentationClaim } from '../learning/content-pairs.js';
-import { noRuleChanges, type CheckRequest, type RuleLearner } from '../learning/learner.js';
+import { noRuleChanges, type CheckRequest } from '../learning/contract.js';
+import type { RuleLearner } from '../learning/learner.js';
 import type { EngineState } from './state.js';
 import { carried, setUrl } from './url-state.js';
 import type { WriteQueue } from './write-queue.js';

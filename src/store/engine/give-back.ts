@@ -13,7 +13,7 @@ import type { PruneEntry } from '../seen-store.js';
 import { admitOne, checksRewrite } from './admit.js';
 import { getAlias, getEvidence, getUrl, prefetchUrls, type Txn } from './batch.js';
 import { canonicalize, identity, isUrlError, transform, type Identity } from './canonicalize.js';
-import type { RuleChanges } from '../learning/learner.js';
+import type { RuleChanges } from '../learning/contract.js';
 import type { EngineState } from './state.js';
 import { answeredNoDocument, carried, recordOfKey, setUrl } from './url-state.js';
 import type { WriteQueue } from './write-queue.js';

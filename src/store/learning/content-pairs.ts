@@ -19,9 +19,10 @@ import { foldCase, suffixPair } from './path-variants.js';
 import { evidenceKeys, prefixRange } from '../keys.js';
 import type { Kv } from '../kv.js';
 import { applies, apply, hostOf, mirrorPair, parameterSpec, parseRuleId, parseSpec, prefixesBeforeCommonTail, type RuleRecord, type RuleSpec } from '../rules.js';
-import type { LearnedUrl } from './learner.js';
+import type { LearnedUrl } from './contract.js';
 import type { PathDocuments } from './path-documents.js';
 import { recordOfKey } from '../engine/url-state.js';
+import { getUrl, type Txn } from '../engine/batch.js';
 
 /** `spec(variant)` = `base`, both to be compared. */
 export interface ContentPair {
@@ -154,6 +155,33 @@ export function prefixPairs(u: LearnedUrl, others: readonly string[]): ContentPa
     const [long, short] = u.rec.path.length > wrec.path.length ? [u, { rec: wrec, key: w }] : [{ rec: wrec, key: w }, u];
     const spec = insertedPrefix(long.rec, short.rec.path);
     if (spec !== undefined) out.push({ variant: long.key, base: short.key, spec });
+  }
+  return out;
+}
+
+/** Leading segments dropped, at most, to find a moved prefix's page by its path (`tailsAlike`). */
+const TAIL_LEVELS = 3;
+/** Documents read per tail. */
+const TAIL_SAMPLE = 8;
+
+/**
+ * Documents fetched under a tail of `u`'s path (`/a/b` of `/index.php/a/b`, its leading segments
+ * dropped, `TAIL_LEVELS` at most) whose stable text is `u`'s and whose bytes are not: a moved
+ * prefix on pages that print a token or the time of each response, which no body hash pairs.
+ * The learner's `compare` decides, as for any pair: such text counts as one document only where
+ * one URL fetched twice showed that its bytes change and its text does not.
+ */
+export async function tailsAlike(fetched: PathDocuments, kv: Pick<Kv, 'get'>, txn: Txn, u: LearnedUrl, hash: string, stable: string): Promise<string[]> {
+  const path = u.rec.path;
+  const out: string[] = [];
+  if (bareParameterPath(path) !== path) return out;
+  const host = hostOf(u.rec);
+  let i = path.indexOf('/', 1);
+  for (let n = 0; i !== -1 && n < TAIL_LEVELS; n++, i = path.indexOf('/', i + 1)) {
+    for (const w of await fetched.documents(host, path.slice(i), TAIL_SAMPLE)) {
+      const e = await getUrl(kv, txn, w);
+      if (e?.y === stable && e.c !== hash) out.push(w);
+    }
   }
   return out;
 }

@@ -28,7 +28,6 @@
 import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
 import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, type AliasEntry, type UrlEntry } from '../keys.js';
 import { outsidePartition } from '../host-tag.js';
-import type { Kv } from '../kv.js';
 import { bareParameterPath, parameterDifference } from './parameter-difference.js';
 import { foldCase, stemOf } from './path-variants.js';
 import { dirOf, type ContradictionSite, type Support } from './rule-scope.js';
@@ -60,78 +59,17 @@ import {
   withdrawByHand,
 } from '../rules.js';
 import { getEvidence, getUrl, putEvidence, type Txn } from '../engine/batch.js';
-import { contentPairs, imageKey, mirrorPairs, prefixPairs, preimages, representationPairs, sameRedirect, type ContentPair, type RepresentationClaim } from './content-pairs.js';
-import { NotFoundSignatures, type NotFoundCache } from './not-found.js';
+import { contentPairs, imageKey, mirrorPairs, prefixPairs, preimages, representationPairs, sameRedirect, tailsAlike, type ContentPair, type RepresentationClaim } from './content-pairs.js';
+import { NotFoundSignatures } from './not-found.js';
 import { PathDocuments } from './path-documents.js';
-import { LARGE_DIFFERENCE, MAX_WAITING, PENDING, sketchSimilarity, STABLE, TEXT_STABLE, UNSTABLE, type Waiting } from './stability.js';
-import type { LiveRules } from '../engine/state.js';
+import { awaitRecheck, LARGE_DIFFERENCE, PENDING, settleRecheck, sketchSimilarity, STABLE, TEXT_STABLE, UNSTABLE } from './stability.js';
 import { recordOfKey } from '../engine/url-state.js';
-
-/** A URL as the learner sees it: its record and identity key. */
-export interface LearnedUrl {
-  readonly rec: UriRecord;
-  readonly key: string;
-}
-
-/** What the learner reads. */
-export interface LearnerReads {
-  readonly kv: Pick<Kv, 'get' | 'entries'>;
-  readonly rules: LiveRules;
-  /** The not-found entries as read, kept while no written batch changes them (the engine's). */
-  readonly notFound?: NotFoundCache;
-  /** The documents fetched under each path (the engine's); without it, each fetch reads its path's. */
-  readonly pathDocuments?: PathDocuments;
-}
-
-/** The options that shape learning (the store's `ResolvedOptions` has them). */
-export interface LearningPolicy {
-  /** Distinct documents a scope needs. */
-  readonly ruleThreshold: number;
-  /** Supporting observations kept per rule. */
-  readonly maxEvidencePerRule: number;
-  readonly defaultDocuments: readonly string[];
-  /** Fetch a URL that cannot exist per host (and directory) to learn its not-found answer. */
-  readonly probeNotFound: boolean;
-  /** Learn `mirror:<host>` rules (store option `learnMirrors`). */
-  readonly learnMirrors?: boolean;
-  /** A fleet partition's host tag (options.ts): only redirects within it are evidence. */
-  readonly partition?: { readonly tag: string } | undefined;
-}
-
-/** A URL the learner asks the crawler to fetch. */
-export interface CheckRequest {
-  /** `probe`: a URL that cannot exist (not-found.ts); `recheck`: a fetched URL, fetched again. */
-  readonly kind: 'probe' | 'recheck';
-  readonly key: string;
-  readonly rec: UriRecord;
-}
-
-/** What one call changed, as rule ids, and what it asks to fetch. */
-export interface RuleChanges {
-  /** Rules that gained scopes: the frontier of their host is pruned after the commit. */
-  readonly activated: string[];
-  /** Rules that lost every scope. */
-  readonly withdrawn: string[];
-  /** Rules that lost scopes while active: what they pruned is evaluated again after the commit. */
-  readonly givesBack: string[];
-  /**
-   * Pruned URLs a chain of rules sent to a URL that answered no document, blamed on a later step
-   * than the rule they were pruned under: each is evaluated again after the commit.
-   */
-  readonly reconsider: string[];
-  readonly checks: CheckRequest[];
-}
-
-export function noRuleChanges(): RuleChanges {
-  return { activated: [], withdrawn: [], givesBack: [], reconsider: [], checks: [] };
-}
+import { noRuleChanges, type LearnedUrl, type LearnerReads, type LearningPolicy, type RuleChanges } from './contract.js';
 
 /** Other documents with one hash read for the shell test. */
 const SHELL_SAMPLE = 16;
 /** Documents with one body read for moved-prefix pairs (content-pairs.ts `prefixPairs`). */
 const SAME_BODY_SAMPLE = 8;
-/** Leading segments dropped, at most, to find a moved prefix's page by its path (`tailsAlike`). */
-const TAIL_LEVELS = 3;
 /**
  * Other paths one body must be served under, unexplained by the rule, to be a shell: a document
  * with a second name the rule language cannot say (a negotiated `P` and `P.en`, `.htm` beside
@@ -346,7 +284,7 @@ export class RuleLearner {
     await this.shellAfterFetch(txn, host, hash, u, changes);
     const pairs = await contentPairs(this.pathDocuments, u, this.liveRulesOf(txn, host), this.policy.defaultDocuments);
     pairs.push(...prefixPairs(u, await this.sameBody(host, hash)));
-    if (stable !== undefined) pairs.push(...prefixPairs(u, await this.tailsAlike(txn, host, u, hash, stable)));
+    if (stable !== undefined) pairs.push(...prefixPairs(u, await tailsAlike(this.pathDocuments, this.reads.kv, txn, u, hash, stable)));
     if (this.policy.learnMirrors === true && !this.policy.partition) {
       // indexed by the body less the page's own address where it was given: a page that prints
       // its URL prints its host too
@@ -366,27 +304,6 @@ export class RuleLearner {
     // probe that finds it fails the rewrite
     if (this.policy.probeNotFound && (await this.rewrittenBeyondEvidence(txn, u))) await this.notFound.ask(txn, u, dirOf(u.rec.path), changes.checks);
     return changes;
-  }
-
-  /**
-   * Documents fetched under a tail of `u`'s path (`/a/b` of `/index.php/a/b`, its leading
-   * segments dropped, `TAIL_LEVELS` at most) whose stable text is `u`'s and whose bytes are not:
-   * a moved prefix on pages that print a token or the time of each response, which no body hash
-   * pairs. `compare` decides, as for any pair: such text counts as one document only where one
-   * URL fetched twice showed that its bytes change and its text does not.
-   */
-  private async tailsAlike(txn: Txn, host: string, u: LearnedUrl, hash: string, stable: string): Promise<string[]> {
-    const path = u.rec.path;
-    const out: string[] = [];
-    if (bareParameterPath(path) !== path) return out;
-    let i = path.indexOf('/', 1);
-    for (let n = 0; i !== -1 && n < TAIL_LEVELS; n++, i = path.indexOf('/', i + 1)) {
-      for (const w of await this.pathDocuments.documents(host, path.slice(i), SAME_BODY_SAMPLE)) {
-        const e = await getUrl(this.reads.kv, txn, w);
-        if (e?.y === stable && e.c !== hash) out.push(w);
-      }
-    }
-    return out;
   }
 
   /** Other documents of the host fetched with this body, `SAME_BODY_SAMPLE` at most. */
@@ -503,7 +420,7 @@ export class RuleLearner {
     if (rule?.manual === true) return;
     if (known !== STABLE) {
       // unknown: fetch the variant again first; pending: wait for that fetch
-      await this.awaitRecheck(txn, known, { rec: vrec, key: p.variant }, { id, variant: p.variant, other: p.base }, changes);
+      await awaitRecheck(this.reads.kv, txn, known, { rec: vrec, key: p.variant }, { id, variant: p.variant, other: p.base }, changes.checks);
       return;
     }
     if (ve.y !== undefined && ve.y === be.y) {
@@ -517,7 +434,7 @@ export class RuleLearner {
         return;
       }
       if (own === undefined || own.startsWith(PENDING)) {
-        await this.awaitRecheck(txn, own, { rec: vrec, key: p.variant }, { id, variant: p.variant, other: p.base }, changes, place);
+        await awaitRecheck(this.reads.kv, txn, own, { rec: vrec, key: p.variant }, { id, variant: p.variant, other: p.base }, changes.checks, place);
         return;
       }
     }
@@ -741,50 +658,11 @@ export class RuleLearner {
     }
   }
 
-  // ---- stability -----------------------------------------------------------------------------
+  // ---- stability (stability.ts) -------------------------------------------------------------
 
-  /**
-   * Differing content counts against a rule only where pages are stable. A page template that
-   * embeds a fresh token (a CSRF field, a timestamp) changes on every fetch, so a directory's
-   * stability is learned once, by fetching one variant there again; the comparisons made in the
-   * meantime wait for that fetch (`pendingRecheck` of the URL being fetched again).
-   */
-  private async awaitRecheck(txn: Txn, stability: string | undefined, u: LearnedUrl, waiting: Waiting, changes: RuleChanges, place = evidenceKeys.stability(hostOf(u.rec), dirOf(u.rec.path))): Promise<void> {
-    const fetchedAgain = stability !== undefined && stability.startsWith(PENDING) ? stability.slice(PENDING.length) : u.key;
-    const pk = evidenceKeys.pendingRecheck(fetchedAgain);
-    const pending = await getEvidence(this.reads.kv, txn, pk);
-    const list = pending === undefined ? [] : decodeJson<Waiting[]>(pending);
-    if (list.length < MAX_WAITING && !list.some((w) => w.id === waiting.id && w.variant === waiting.variant)) list.push(waiting);
-    putEvidence(txn, pk, encodeJson(list));
-    if (stability === undefined) {
-      putEvidence(txn, place, PENDING + u.key);
-      changes.checks.push({ kind: 'recheck', key: u.key, rec: u.rec });
-    }
-  }
-
-  /**
-   * The second fetch of a URL whose content differed from an equivalent's. The same content marks
-   * its directory stable; changed bytes with the same stable hash mark it text-stable (pages there
-   * are compared on their stable hashes); either settles the comparisons that waited. Anything
-   * else marks it unstable (no content evidence there, but a large difference of words).
-   */
+  /** The second fetch of a URL whose content differed from an equivalent's: the waiting comparisons, settled. */
   private async settleRecheck(txn: Txn, u: LearnedUrl, hash: string | undefined, stableHash: string | undefined, prev: UrlEntry, changes: RuleChanges, now: number): Promise<void> {
-    const pk = evidenceKeys.pendingRecheck(u.key);
-    const pending = await getEvidence(this.reads.kv, txn, pk);
-    txn.del('evidence', pk);
-    txn.evidence.set(pk, null);
-    const stable = hash !== undefined && hash === prev.c;
-    // the bytes changed, the text but for its digits did not: a template token or time
-    const textStable = !stable && hash !== undefined && stableHash !== undefined && stableHash === prev.y;
-    const verdict = stable ? STABLE : textStable ? TEXT_STABLE : UNSTABLE;
-    // the URL's own place when its own fetch was asked (`compare`), else its directory
-    const own = evidenceKeys.stability(hostOf(u.rec), `=${u.rec.path}`);
-    const dir = evidenceKeys.stability(hostOf(u.rec), dirOf(u.rec.path));
-    const ownAsked = (await getEvidence(this.reads.kv, txn, own)) === PENDING + u.key;
-    if (ownAsked) putEvidence(txn, own, verdict);
-    if (!ownAsked || (await getEvidence(this.reads.kv, txn, dir)) === PENDING + u.key) putEvidence(txn, dir, verdict);
-    if (!stable && !textStable) return;
-    for (const w of pending === undefined ? [] : decodeJson<Waiting[]>(pending)) {
+    for (const w of await settleRecheck(this.reads.kv, txn, u, hash, stableHash, prev)) {
       const parsed = parseRuleId(w.id);
       if (parsed !== undefined) await this.compare(txn, { variant: w.variant, base: w.other, spec: parsed.spec }, changes, now);
     }

@@ -15,7 +15,7 @@ import type { Kv, KvOp } from '../kv.js';
 import { dirOf } from './rule-scope.js';
 import { hostOf, isDocumentStatus } from '../rules.js';
 import { getEvidence, putEvidence, type Txn } from '../engine/batch.js';
-import type { CheckRequest, LearnedUrl } from './learner.js';
+import type { CheckRequest, LearnedUrl } from './contract.js';
 
 /** Directories probed per host at most (the root included). */
 const PROBES_PER_HOST = 5;

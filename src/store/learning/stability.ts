@@ -6,6 +6,12 @@
  * (the text with digit runs read as one, `FetchRecord.stableHash`) does not, pages are compared
  * on that hash.
  */
+import { hostOf } from '../rules.js';
+import { decodeJson, encodeJson, evidenceKeys, type UrlEntry } from '../keys.js';
+import type { Kv } from '../kv.js';
+import { getEvidence, putEvidence, type Txn } from '../engine/batch.js';
+import type { CheckRequest, LearnedUrl } from './contract.js';
+import { dirOf } from './rule-scope.js';
 
 /** A directory's stability (`evidenceKeys.stability`): learned by fetching one of its pages again. */
 export const STABLE = 'stable';
@@ -37,4 +43,49 @@ export function sketchSimilarity(a: string | undefined, b: string | undefined): 
   const n = a.length / 8;
   for (let i = 0; i < a.length; i += 8) if (a.slice(i, i + 8) === b.slice(i, i + 8)) same++;
   return same / n;
+}
+
+/**
+ * Differing content counts against a rule only where pages are stable. A page template that
+ * embeds a fresh token (a CSRF field, a timestamp) changes on every fetch, so a directory's
+ * stability is learned once, by fetching one variant there again (a page's own, `=path`, where
+ * its directory's does not hold for it: learner.ts `compare`); the comparisons made in the
+ * meantime wait for that fetch (`pendingRecheck` of the URL being fetched again).
+ */
+export async function awaitRecheck(kv: Pick<Kv, 'get'>, txn: Txn, stability: string | undefined, u: LearnedUrl, waiting: Waiting, checks: CheckRequest[], place = evidenceKeys.stability(hostOf(u.rec), dirOf(u.rec.path))): Promise<void> {
+  const fetchedAgain = stability !== undefined && stability.startsWith(PENDING) ? stability.slice(PENDING.length) : u.key;
+  const pk = evidenceKeys.pendingRecheck(fetchedAgain);
+  const pending = await getEvidence(kv, txn, pk);
+  const list = pending === undefined ? [] : decodeJson<Waiting[]>(pending);
+  if (list.length < MAX_WAITING && !list.some((w) => w.id === waiting.id && w.variant === waiting.variant)) list.push(waiting);
+  putEvidence(txn, pk, encodeJson(list));
+  if (stability === undefined) {
+    putEvidence(txn, place, PENDING + u.key);
+    checks.push({ kind: 'recheck', key: u.key, rec: u.rec });
+  }
+}
+
+/**
+ * The second fetch of a URL whose content differed from an equivalent's. The same content marks
+ * its place (its directory, or itself where its own fetch was asked) stable; changed bytes with
+ * the same stable hash mark it text-stable (pages there are compared on their stable hashes);
+ * either returns the comparisons that waited, to be made again. Anything else marks it unstable
+ * (no content evidence there, but a large difference of words) and returns none.
+ */
+export async function settleRecheck(kv: Pick<Kv, 'get'>, txn: Txn, u: LearnedUrl, hash: string | undefined, stableHash: string | undefined, prev: UrlEntry): Promise<Waiting[]> {
+  const pk = evidenceKeys.pendingRecheck(u.key);
+  const pending = await getEvidence(kv, txn, pk);
+  txn.del('evidence', pk);
+  txn.evidence.set(pk, null);
+  const stable = hash !== undefined && hash === prev.c;
+  // the bytes changed, the text but for its digits did not: a template token or time
+  const textStable = !stable && hash !== undefined && stableHash !== undefined && stableHash === prev.y;
+  const verdict = stable ? STABLE : textStable ? TEXT_STABLE : UNSTABLE;
+  const own = evidenceKeys.stability(hostOf(u.rec), `=${u.rec.path}`);
+  const dir = evidenceKeys.stability(hostOf(u.rec), dirOf(u.rec.path));
+  const ownAsked = (await getEvidence(kv, txn, own)) === PENDING + u.key;
+  if (ownAsked) putEvidence(txn, own, verdict);
+  if (!ownAsked || (await getEvidence(kv, txn, dir)) === PENDING + u.key) putEvidence(txn, dir, verdict);
+  if (!stable && !textStable) return [];
+  return pending === undefined ? [] : decodeJson<Waiting[]>(pending);
 }
