@@ -8,8 +8,10 @@
  *
  * 1. the request's path, its last segments and its query values removed (raw, percent-decoded,
  *    and with `-`/`_` read as spaces, as a slug is printed);
- * 2. every run of digits replaced by `#` (request ids, times, counters);
- * 3. runs of white space collapsed.
+ * 2. every token of 16 or more letters and digits, both present, replaced by `~` (a request id in
+ *    hex, `7f3a09c2…`, which digits alone would leave half in place);
+ * 3. every run of digits replaced by `#` (request ids, times, counters);
+ * 4. runs of white space collapsed.
  *
  * Two answers with one shape are the same page but for the echo. The learner uses the shape only
  * to tell the not-found page (learning/not-found.ts): never to call two documents equal.
@@ -69,10 +71,14 @@ function echoes(url: string | RequestedParts): string[] {
   return [...out].filter((s) => s.trim().length >= 2).sort((a, b) => b.length - a.length);
 }
 
+/** A token a server mints (a request id, a session id): 16 or more letters, digits, `-` or `_`. */
+const MINTED = /[A-Za-z0-9_-]{16,}/g;
+
 /** The shape of a page's `text` requested as `url` (or its path and query: 32 hex digits). */
 export function pageShape(text: string, url: string | RequestedParts, truncated = false): string {
   let t = text;
   for (const e of echoes(url)) if (t.includes(e)) t = t.split(e).join(' ');
+  t = t.replace(MINTED, (w) => (/[0-9]/.test(w) && /[A-Za-z]/.test(w) ? '~' : w));
   t = t.replace(/[0-9]+/g, '#').replace(/\s+/g, ' ').trim();
   return createHash('sha256').update(truncated ? `${t}\u0000…` : t).digest('hex').slice(0, 32);
 }

@@ -14,6 +14,10 @@ describe('page shape', () => {
     const probe = pageShape(page('/docs/urldedup-not-found-3c4916b1d0959cfd', '8812'), 'http://h.example/docs/urldedup-not-found-3c4916b1d0959cfd');
     expect(pageShape(page('/docs/a-post', '9917'), 'http://h.example/docs/a-post')).toBe(probe);
     expect(pageShape(page('/docs/a post', '1'), 'http://h.example/docs/a-post')).toBe(probe); // a slug printed with spaces
+    // a request id in hex: digits alone would leave its letters, another shape per response
+    expect(pageShape(page('/docs/a-post', '7f3a09c2e14b58d0a9c3b6e1f2d40c77'), 'http://h.example/docs/a-post')).toBe(pageShape(page('/docs/other', 'c0ffee4a1b2c3d4e5f60718293a4b5c6'), 'http://h.example/docs/other'));
+    // words are kept, however long: a page about another thing is another shape
+    expect(pageShape(page('/docs/a-post', 'internationalization'), 'http://h.example/docs/a-post')).not.toBe(pageShape(page('/docs/a-post', 'counterrevolutionary'), 'http://h.example/docs/a-post'));
   });
 
   it('pages that differ in more than the echo have different shapes', () => {
