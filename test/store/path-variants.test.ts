@@ -114,9 +114,14 @@ describe('the case rule holds for the case shapes of its evidence', () => {
 describe('the suffix rule holds for the stem kind of its evidence', () => {
   it('tells a negotiated variant (/a.en of /a.en.html) from a plain name (/a of /a.html)', () => {
     const strip = { from: '.html', to: '' };
-    expect(suffixStemKind(strip, '/d/a.en.html')).toBe('dotted');
+    expect(suffixStemKind(strip, '/d/a.en.html')).toBe('dotted.en');
     expect(suffixStemKind(strip, '/d/a.html')).toBe('plain');
     expect(suffixStemKind({ from: '', to: '.html' }, '/d/a')).toBe('plain');
+    // a version or a module name is no negotiated variant
+    expect(suffixStemKind(strip, '/whatsnew/3.5.html')).toBe('dotted.5');
+    expect(suffixStemKind(strip, '/library/os.path.html')).toBe('dotted.path');
+    // between two extensions the stem is not exposed: its own dot is kind enough
+    expect(suffixStemKind({ from: '.htm', to: '.html' }, '/whatsnew/3.5.htm')).toBe('dotted');
   });
 
   it('does not strip .html from /api.html on evidence from /x.en.html → /x.en', () => {
@@ -130,5 +135,7 @@ describe('the suffix rule holds for the stem kind of its evidence', () => {
     const active = { id: r.id, spec, scopes: r.scopes! };
     expect(rewrites(active, rec('http://h/d.en.html'))).toBe(true);
     expect(rewrites(active, rec('http://h/api.html'))).toBe(false);
+    // nor /whatsnew/3.5.html onto /whatsnew/3.5: a version, not a language
+    expect(rewrites(active, rec('http://h/whatsnew/3.5.html'))).toBe(false);
   });
 });

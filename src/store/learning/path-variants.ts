@@ -94,11 +94,18 @@ export function suffixApplies(pair: SuffixPair, path: string): boolean {
  * `/a.en.html`), `plain` otherwise (`/a` of `/a.html`). `.html` cut from `/a.en.html` names the
  * negotiated `/a.en`; cut from `/a.html` it names `/a`, which a server may route elsewhere (a
  * CMS's catch-all): evidence of one kind says nothing about the other.
+ *
+ * Where the pair cuts a name down to its stem or extends a stem (one side empty), the stem's own
+ * last extension is the kind (`dotted.en`): the negotiated `/a.en` and `/a.de` say nothing about
+ * `/3.5` of `/whatsnew/3.5.html` or `/os.path` of `/library/os.path.html`, a version and a module
+ * whose names hold a dot and which no server negotiates.
  */
-export function suffixStemKind(pair: SuffixPair, path: string): 'dotted' | 'plain' {
+export function suffixStemKind(pair: SuffixPair, path: string): string {
   const slash = path.lastIndexOf('/');
   const stem = path.slice(slash + 1, path.length - pair.from.length);
-  return stem.includes('.') ? 'dotted' : 'plain';
+  const dot = stem.lastIndexOf('.');
+  if (dot === -1) return 'plain';
+  return pair.from === '' || pair.to === '' ? `dotted${stem.slice(dot)}` : 'dotted';
 }
 
 /** `path` with `pair.from` replaced by `pair.to` (`suffixApplies` must hold). */
