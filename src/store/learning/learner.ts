@@ -13,7 +13,7 @@
  *    a sample of rewritten URLs is fetched as themselves and compared (the rewrite index and the
  *    `v` check, admit.ts).
  * 4. **Unstable pages give no support.** Before content that differs counts against a rule, a
- *    page of its directory is fetched again (`awaitRecheck`): where a page's own content changed
+ *    page of its directory is fetched again (stability.ts `awaitRecheck`): where a page's own content changed
  *    between two fetches (a CSRF token, a timestamp), equal content shows nowhere, so nothing
  *    there supports a rule. A second fetch, not a fingerprint that ignores such tokens: one that
  *    drops numbers or long tokens would make two listings that differ only in dates or ids look
@@ -623,7 +623,6 @@ export class RuleLearner {
     const alias = await this.reads.kv.get('alias', end);
     return alias !== undefined && decodeJson<AliasEntry>(alias).to === failed ? last : undefined;
   }
-
 
   /**
    * `u`, given back after its rewrite answered no document, answered none either, alike: the
