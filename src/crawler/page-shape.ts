@@ -17,6 +17,7 @@
  * to tell the not-found page (learning/not-found.ts): never to call two documents equal.
  */
 import { createHash } from 'node:crypto';
+import { looksMinted } from '../normalize/index.js';
 import { nodeUrl } from '../normalize/parse-count.js';
 
 /** Text kept for the shape, at most (a not-found page is small; a longer page is a document). */
@@ -71,14 +72,14 @@ function echoes(url: string | RequestedParts): string[] {
   return [...out].filter((s) => s.trim().length >= 2).sort((a, b) => b.length - a.length);
 }
 
-/** A token a server mints (a request id, a session id): 16 or more letters, digits, `-` or `_`. */
-const MINTED = /[A-Za-z0-9_-]{16,}/g;
+/** A run that may be a token a server minted (normalize's `looksMinted` decides). */
+const TOKEN_RUN = /[A-Za-z0-9_-]{16,}/g;
 
 /** The shape of a page's `text` requested as `url` (or its path and query: 32 hex digits). */
 export function pageShape(text: string, url: string | RequestedParts, truncated = false): string {
   let t = text;
   for (const e of echoes(url)) if (t.includes(e)) t = t.split(e).join(' ');
-  t = t.replace(MINTED, (w) => (/[0-9]/.test(w) && /[A-Za-z]/.test(w) ? '~' : w));
+  t = t.replace(TOKEN_RUN, (w) => (looksMinted(w) ? '~' : w));
   t = t.replace(/[0-9]+/g, '#').replace(/\s+/g, ' ').trim();
   return createHash('sha256').update(truncated ? `${t}\u0000…` : t).digest('hex').slice(0, 32);
 }

@@ -17,6 +17,7 @@ export {
 export { syntaxNormalize } from './ladder/syntax.js';
 export { schemeNormalize } from './ladder/scheme.js';
 export { applyPolicy, presets, isPresetName, type PresetName, type Preset } from './ladder/policy.js';
+export { looksMinted } from './presets/session-ids.js';
 export { schemeRule, knownSchemes, type SchemeRule } from './schemes/registry.js';
 export { key, keyFromRecord, keyFromNormal, urlFromKey, normalizeAndKey, sortHost, KEY_FORMAT_VERSION } from './key.js';
 export { fingerprint, fingerprintInto, fingerprintWords } from './fingerprint.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { activeScopes, covers, formatScopes, inScope, mintedValue, type ContradictionSite, type Support } from '../../src/store/learning/rule-scope.js';
+import { looksMinted } from '../../src/normalize/index.js';
+import { activeScopes, covers, formatScopes, inScope, type ContradictionSite, type Support } from '../../src/store/learning/rule-scope.js';
 
 const at = (p: string, d = p, q = false): Support => ({ p, d, q, s: 'k' + p + d });
 const site = (p: string): ContradictionSite => ({ p, s: 'k' + p });
@@ -109,8 +110,8 @@ describe('rule scope (pattern tree)', () => {
     const scopes = activeScopes(ids, [], 3);
     expect(scopes.map((x) => x.at)).toEqual(['/']);
     expect(scopes[0]!.values).toBeUndefined();
-    expect(mintedValue(s1)).toBe(true);
-    for (const word of ['asc', 'DESC', 'en', '20', 'newest-first', 'ABCDEFGHIJKLMNOPQRST']) expect(mintedValue(word)).toBe(false);
+    expect(looksMinted(s1)).toBe(true);
+    for (const word of ['asc', 'DESC', 'en', '20', 'newest-first', 'ABCDEFGHIJKLMNOPQRST']) expect(looksMinted(word)).toBe(false);
   });
 
   it('covers and formats', () => {

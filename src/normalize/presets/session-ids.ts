@@ -52,8 +52,8 @@ function isAsciiDigit(c: number): boolean {
   return c >= 0x30 && c <= 0x39;
 }
 
-/** 16+ ASCII letters and digits, at least one of each. */
-export function looksLikeSessionToken(value: string): boolean {
+/** 16+ ASCII letters and digits (and `-`, `_` where `dashes`), at least one letter and one digit. */
+function tokenShaped(value: string, dashes: boolean): boolean {
   if (value.length < SESSION_TOKEN_MIN_LENGTH) return false;
   let letters = 0;
   let digits = 0;
@@ -61,9 +61,24 @@ export function looksLikeSessionToken(value: string): boolean {
     const c = value.charCodeAt(i);
     if (isAsciiLetter(c)) letters++;
     else if (isAsciiDigit(c)) digits++;
-    else return false;
+    else if (!(dashes && (c === 0x2d || c === 0x5f))) return false;
   }
   return letters > 0 && digits > 0;
+}
+
+/** 16+ ASCII letters and digits, at least one of each. */
+export function looksLikeSessionToken(value: string): boolean {
+  return tokenShaped(value, false);
+}
+
+/**
+ * A value a server minted rather than one a page offers or a person wrote: a session token's
+ * shape, `-` and `_` allowed too (Tomcat's 32 hex digits, PHP's 26 to 32 characters, ASP.NET's
+ * 24, a click id, a request id). Where it is evidence, not a preset's licence to drop it: the
+ * learner's parameter values (rule-scope.ts) and a not-found page's shape (page-shape.ts).
+ */
+export function looksMinted(value: string): boolean {
+  return tokenShaped(value, true);
 }
 
 function isSessionParameter(field: string): boolean {

@@ -31,6 +31,7 @@
  * URLs (`/dir` → `/dir/`) is not applied to `/login?next=…`; and, for the rules whose evidence has
  * a kind of value (a parameter's values, a path's case shape), the values it was shown for.
  */
+import { looksMinted } from '../../normalize/index.js';
 
 /** One supporting observation, as kept in a rule's record. */
 export interface Support {
@@ -95,19 +96,12 @@ export const VALUE_SHARE = 0.75;
 export const CONTRADICTION_WEIGHT = 8;
 
 /**
- * A value the server minted rather than one a page offers: at least 16 characters of letters
- * and digits (with `-` or `_`), both present. Session ids are (Tomcat's 32 hex digits, PHP's 26
- * to 32 characters, ASP.NET's 24), and so are click ids; a choice is a word or a number (`asc`,
- * `en`, `2`). A server may hand two paths one id (an id derived from the path, a session shared
- * by two redirects), which would make it look like a value that recurs, a choice.
+ * The value of a parameter rule's evidence as its scope counts it: a minted one (a session or
+ * click id) is its path's own. A server may hand two paths one id (an id derived from the path, a
+ * session shared by two redirects), which would make it look like a value that recurs, a choice.
  */
-export function mintedValue(v: string): boolean {
-  return v.length >= 16 && /^[A-Za-z0-9_-]+$/.test(v) && /[0-9]/.test(v) && /[A-Za-z]/.test(v);
-}
-
-/** The value of a parameter rule's evidence as its scope counts it: a minted one is its path's own. */
 function valueKey(s: Support): string {
-  return mintedValue(s.v!) ? `${s.v}\u0000${s.p}` : s.v!;
+  return looksMinted(s.v!) ? `${s.v}\u0000${s.p}` : s.v!;
 }
 
 /** True when an exception of a scope (a contradicted path) covers `path`. */
