@@ -44,7 +44,7 @@
 import { recompose, type UriRecord } from '../normalize/index.js';
 import { bareParameterPath, fieldName, parameterValues, pathParameterNames, queryFields, removePathParameters, removeQueryFields } from './learning/parameter-difference.js';
 import { applySuffix, caseApplies, caseShape, foldCase, isSuffixPair, suffixApplies, suffixPair, suffixStemKind } from './learning/path-variants.js';
-import { activeScopes, inScope, type ContradictionSite, type Scope, type Support } from './learning/rule-scope.js';
+import { activeScopes, inScope, keptSupport, type ContradictionSite, type Scope, type Support } from './learning/rule-scope.js';
 
 export type RuleSpec =
   | { readonly kind: 'https' }
@@ -576,27 +576,6 @@ export function rederive(rule: RuleRecord, support: readonly Support[], contra: 
 /** One supporting observation (a distinct source URL; the caller keeps one per source). */
 export function support(rule: RuleRecord, s: Support, o: Observation, limits: LearningLimits): Transition {
   return rederive({ ...rule, for: rule.for + 1 }, keptSupport(rule.support ?? [], s, limits.maxSupport), rule.contra ?? [], limits, o);
-}
-
-/**
- * The supporting observations a rule keeps, `s` offered: all of them up to `max`; past it, one of
- * a new document takes the place of the oldest of the document kept most often. A scope weighs
- * distinct documents (rule-scope.ts), and the first observations of a session rule are many
- * names of the few pages linked from every page (the home page under 30 session ids): kept
- * first come, first served, they would hold its support at those few documents, and two
- * contradictions would outweigh 952 observations for it.
- */
-function keptSupport(kept: readonly Support[], s: Support, max: number): readonly Support[] {
-  if (kept.length < max) return [...kept, s];
-  const perDoc = new Map<string, number>();
-  for (const k of kept) perDoc.set(k.d, (perDoc.get(k.d) ?? 0) + 1);
-  if (perDoc.has(s.d)) return kept;
-  let most: string | undefined;
-  let count = 1;
-  for (const [d, n] of perDoc) if (n > count) [most, count] = [d, n];
-  if (most === undefined) return kept;
-  const at = kept.findIndex((k) => k.d === most);
-  return [...kept.slice(0, at), ...kept.slice(at + 1), s];
 }
 
 /** One contradiction, at the path of the URL it is about. */

@@ -237,6 +237,27 @@ export function activeScopes(support: readonly Support[], against: readonly Cont
   return out;
 }
 
+/**
+ * The supporting observations a rule keeps, `s` offered: all of them up to `max`; past it, one of
+ * a new document takes the place of the oldest of the document kept most often. A scope weighs
+ * distinct documents (`activeScopes`), and the first observations of a session rule are many
+ * names of the few pages linked from every page (the home page under 30 session ids): kept
+ * first come, first served, they would hold its support at those few documents, and two
+ * contradictions would outweigh 952 observations for it.
+ */
+export function keptSupport(kept: readonly Support[], s: Support, max: number): readonly Support[] {
+  if (kept.length < max) return [...kept, s];
+  const perDoc = new Map<string, number>();
+  for (const k of kept) perDoc.set(k.d, (perDoc.get(k.d) ?? 0) + 1);
+  if (perDoc.has(s.d)) return kept;
+  let most: string | undefined;
+  let count = 1;
+  for (const [d, n] of perDoc) if (n > count) [most, count] = [d, n];
+  if (most === undefined) return kept;
+  const at = kept.findIndex((k) => k.d === most);
+  return [...kept.slice(0, at), ...kept.slice(at + 1), s];
+}
+
 /** Scopes as text for people: `/topics/`, `/topics/*` (its own files) or `=/search`, with ` +query` when queries are covered. */
 export function formatScopes(scopes: readonly Scope[]): string {
   return scopes.length === 0 ? '(none)' : scopes.map((s) => `${s.at}${s.flat === true ? '*' : ''}${s.query ? ' +query' : ''}${s.values === undefined ? '' : ` =${s.values.join('|')}`}${s.except === undefined ? '' : s.except.map((e) => ` -${e}`).join('')}`).join(', ');
