@@ -29,6 +29,12 @@ export interface RawOp {
 
 export type Factory = (options?: StoreOptions) => Promise<Backend>;
 
+/** `https` and `slash-add` learned on `host` from three 301s each under `/docs/`: a chain of two rules. */
+async function learnHttpsAndSlash(store: SeenStore, host: string): Promise<void> {
+  for (const p of ['a', 'b', 'c']) await store.recordRedirect(`http://${host}/docs/${p}`, `https://${host}/docs/${p}`, 301);
+  for (const p of ['d', 'e', 'f']) await store.recordRedirect(`https://${host}/docs/${p}`, `https://${host}/docs/${p}/`, 301);
+}
+
 async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const x of it) out.push(x);
@@ -495,8 +501,7 @@ export function seenStoreSuite(name: string, factory: Factory): void {
 
       it('a chain of rules stops at a URL on its way that the host answered with a document', async () => {
         const { store } = await make();
-        for (const p of ['a', 'b', 'c']) await store.recordRedirect(`http://ch.example/docs/${p}`, `https://ch.example/docs/${p}`, 301);
-        for (const p of ['d', 'e', 'f']) await store.recordRedirect(`https://ch.example/docs/${p}`, `https://ch.example/docs/${p}/`, 301);
+        await learnHttpsAndSlash(store, 'ch.example');
         expect((await store.canonical('http://ch.example/docs/y')).canonicalKey).toBe(key('https://ch.example/docs/y/'));
         // the https page answered as itself: a document, whatever the slash rule says of others
         await store.recordFetch('https://ch.example/docs/x', { status: 200, contentHash: 'X' });
@@ -507,8 +512,7 @@ export function seenStoreSuite(name: string, factory: Factory): void {
 
       it('a link pruned through a chain stops there too, once that URL answers with a document', async () => {
         const { store } = await make();
-        for (const p of ['a', 'b', 'c']) await store.recordRedirect(`http://cp.example/docs/${p}`, `https://cp.example/docs/${p}`, 301);
-        for (const p of ['d', 'e', 'f']) await store.recordRedirect(`https://cp.example/docs/${p}`, `https://cp.example/docs/${p}/`, 301);
+        await learnHttpsAndSlash(store, 'cp.example');
         // past the rewrites each rule has checked (queued as themselves), a link is pruned onto the chain's end
         for (const p of ['g', 'h', 'i', 'j']) await store.admit([`http://cp.example/docs/${p}`]);
         const [linked] = await store.admit(['http://cp.example/docs/x']);
@@ -522,8 +526,7 @@ export function seenStoreSuite(name: string, factory: Factory): void {
 
       it('a link pruned through a chain whose end fails comes back under the steps that hold', async () => {
         const { store } = await make();
-        for (const p of ['a', 'b', 'c']) await store.recordRedirect(`http://cf.example/docs/${p}`, `https://cf.example/docs/${p}`, 301);
-        for (const p of ['d', 'e', 'f']) await store.recordRedirect(`https://cf.example/docs/${p}`, `https://cf.example/docs/${p}/`, 301);
+        await learnHttpsAndSlash(store, 'cf.example');
         for (const p of ['g', 'h', 'i', 'j']) await store.admit([`http://cf.example/docs/${p}`]);
         await store.admit(['http://cf.example/docs/x']);
         expect((await store.canonical('http://cf.example/docs/x')).state).toBe('pruned');
