@@ -4,7 +4,7 @@
  * the failure holds, then halve the pages while it holds. The result is a case for
  * test/regressions/simulator-cases.json, replayed on every run.
  *
- *   node dist/sim/shrink.js --seed N [--presets] [--mirrors] [--behaviours a,b,…] [--pages N]
+ *   node dist/sim/shrink.js --seed N [--presets] [--mirrors] [--behaviours a,b,…] [--pages N] [--tree DIR]
  */
 import type { PresetName } from '../src/normalize/index.js';
 import { crawlSimWithUrldedup, type SimRun } from './crawl.js';
@@ -85,7 +85,7 @@ async function main(): Promise<void> {
   };
   const seed = Number(arg('--seed') ?? 1);
   const presets: PresetName[] = args.includes('--presets') ? ['session-ids', 'tracking'] : [];
-  const site = await startSimSite({ seed, ...(arg('--behaviours') === undefined ? {} : { behaviours: arg('--behaviours')!.split(',') }), ...(arg('--pages') === undefined ? {} : { pages: Number(arg('--pages')) }) });
+  const site = await startSimSite({ seed, ...(arg('--behaviours') === undefined ? {} : { behaviours: arg('--behaviours')!.split(',') }), ...(arg('--pages') === undefined ? {} : { pages: Number(arg('--pages')) }), ...(arg('--tree') === undefined ? {} : { tree: arg('--tree')! }) });
   const start: SimCase = { seed, behaviours: site.behaviours, pages: site.pages, presets, tree: site.tree, ...(args.includes('--mirrors') ? { learnMirrors: true } : {}) };
   await site.close();
   const first = await runCase(start);

@@ -149,13 +149,16 @@ export async function startSimSite(options: SimOptions): Promise<SimSite> {
   const treeRoot = options.tree ?? trees[options.seed % trees.length]!;
   const tree = loadTree(treeRoot);
   const pages = Math.min(tree.pages.length, options.pages ?? rng.int(24, 60));
+  // drawn whether or not the behaviours are given, so that a case naming the behaviours its seed
+  // drew (the shrinker's first run, a regression) builds the very site the seed did
+  const drawn = drawBehaviours(rng, options.count ?? rng.int(6, 12));
   const kinds = options.behaviours !== undefined
     ? options.behaviours.map((n) => {
         const k = BEHAVIOURS.find((b) => b.name === n);
         if (k === undefined) throw new Error(`unknown behaviour ${n}`);
         return k;
       })
-    : drawBehaviours(rng, options.count ?? rng.int(6, 12));
+    : drawn;
   const aliasPercent = options.aliasPercent ?? 20;
 
   // ---- the base: tree pages under their own paths, a home page, a page per section -------

@@ -218,6 +218,15 @@ export class EntryCache {
     return this.holds(i, head, rest, h1) || this.holds(i + 1, head, rest, h1);
   }
 
+  /** `get(head + rest, h1)` without that key being built or flattened (`hasSplit`). */
+  getSplit(head: string, rest: string, h1: number): string | undefined {
+    h1 |= 0;
+    const i = ((h1 ^ (h1 >>> 15)) & this.mask) << 1;
+    if (this.holds(i, head, rest, h1)) return this.values[i];
+    if (this.holds(i + 1, head, rest, h1)) return this.values[i + 1];
+    return undefined;
+  }
+
   private holds(i: number, head: string, rest: string, h1: number): boolean {
     const k = this.keys[i];
     return k !== undefined && this.words[i] === h1 && k.length === head.length + rest.length && k.startsWith(head) && k.endsWith(rest);

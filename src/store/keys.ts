@@ -91,6 +91,13 @@ export interface UrlEntry {
   k?: 'p' | 'r' | 'v';
   /** Admitted with `{ deliver: true }` and not yet marked delivered (`markDelivered`). */
   u?: true;
+  /**
+   * Pruned: an image a rule's pruning recorded for a document fetched under another name
+   * (give-back.ts `pruneImages`), which no link, seed or redirect has named yet. When the rule no
+   * longer sends the document there, the entry is forgotten, not queued: nobody asked for the URL.
+   * A link to it clears the mark (admit.ts), and from then on it comes back like any pruned URL.
+   */
+  i?: true;
 }
 
 export interface AliasEntry {
@@ -160,7 +167,13 @@ export function encodeUrlEntry(e: UrlEntry): string {
   if (e.e !== undefined) out += ' e' + encodeURIComponent(e.e);
   if (e.k !== undefined) out += ' K' + e.k;
   if (e.u === true) out += ' u';
+  if (e.i === true) out += ' i'; // last: `isUnlinkedImage` reads it off the end
   return out;
+}
+
+/** True when an encoded entry (or a cache summary, which is the whole value for a pruned one) is an unlinked image (`UrlEntry.i`). */
+export function isUnlinkedImage(value: string): boolean {
+  return value.charCodeAt(0) === 0x70 /* p */ && value.endsWith(' i');
 }
 
 export function decodeUrlEntry(text: string): UrlEntry {
@@ -189,6 +202,7 @@ export function decodeUrlEntry(text: string): UrlEntry {
       case 0x65 /* e */: e.e = decodeURIComponent(v); break;
       case 0x4b /* K */: if (v === 'p' || v === 'r' || v === 'v') e.k = v; break;
       case 0x75 /* u */: e.u = true; break;
+      case 0x69 /* i */: e.i = true; break;
       default: break; // a field from a newer minor version
     }
   }

@@ -12,7 +12,8 @@
  * - anything else from the database (`LEVEL_IO_ERROR`, …) → `ERR_STORE_IO`.
  * Each keeps the original error as `cause`.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { Level } from 'level';
 import { StoreError } from './errors.js';
 import { resolveStoreOptions, StoreEngine } from './engine/index.js';
@@ -98,8 +99,12 @@ function damagedRecord(location: string, fullKey: string): StoreError {
 
 
 /** The files LevelDB writes in its folder; `LOCK` and `LOG` alone are left by any open, a store or not. */
-const LEVELDB_FILE = /^(\d{6}\.(ldb|log|sst)|MANIFEST-\d{6}|CURRENT|LOCK|LOG(\.old)?|URLDEDUP-CHECKED(\.\d+\.tmp)?|URLDEDUP-REPAIRING)$/;
+const LEVELDB_FILE = /^(\d{6}\.(ldb|log|sst|dbtmp)|MANIFEST-\d{6}|CURRENT|LOCK|LOG(\.old)?|URLDEDUP-CHECKED(\.\d+\.tmp)?|URLDEDUP-REPAIRING)$/;
 const LEVELDB_DATA = /^(\d{6}\.(ldb|log|sst)|MANIFEST-\d{6})$/;
+const TABLE_FILE = /^\d{6}\.(ldb|sst)$/;
+const LOG_FILE = /^\d{6}\.log$/;
+/** The temporary file LevelDB writes `CURRENT` through. */
+const CREATION_TEMP = /^\d{6}\.dbtmp$/;
 
 /**
  * What a store folder holds, checked before LevelDB touches it: `new` (missing, empty, or only a
@@ -107,7 +112,7 @@ const LEVELDB_DATA = /^(\d{6}\.(ldb|log|sst)|MANIFEST-\d{6})$/;
  * files). A folder whose data files are there without `CURRENT` is damaged, never made into a new
  * store (LevelDB would, and delete the old tables); a folder of other files is no store.
  */
-function folderState(location: string): 'new' | 'existing' {
+function folderState(location: string, readOnly: boolean): 'new' | 'existing' {
   if (!existsSync(location)) return 'new';
   let names: string[];
   try {
@@ -116,6 +121,7 @@ function folderState(location: string): 'new' | 'existing' {
     throw storeError(e, location);
   }
   if (names.includes('CURRENT')) return 'existing';
+  if (interruptedCreation(location, names, readOnly)) return 'new';
   if (names.some((n) => LEVELDB_DATA.test(n))) {
     throw new StoreError('ERR_STORE_CORRUPT', location, { detail: 'the folder has LevelDB files but no CURRENT file, which names the live ones; run `urldedup repair` (opening would start an empty store and delete them)' });
   }
@@ -123,6 +129,31 @@ function folderState(location: string): 'new' | 'existing' {
     throw new StoreError('ERR_STORE_IO', location, { detail: 'not a store: the folder holds other files; give an empty or new folder' });
   }
   return 'new';
+}
+
+/**
+ * A store's creation cut short (a kill, a power loss): LevelDB writes its first manifest, then
+ * names it in `CURRENT` (through a `.dbtmp` file renamed), and only then opens the database for
+ * writing, so a folder without `CURRENT` whose only data files are manifests and empty logs, with
+ * no table, never held a record: nothing was acknowledged from it. Its leftovers are removed and
+ * the store is created again. Left alone while another process holds the folder's lock: that one
+ * may be creating it now (its open then fails with `ERR_STORE_LOCKED`).
+ */
+function interruptedCreation(location: string, names: readonly string[], readOnly: boolean): boolean {
+  const leftovers = names.filter((n) => LEVELDB_DATA.test(n) || CREATION_TEMP.test(n));
+  if (leftovers.length === 0) return false;
+  for (const n of leftovers) {
+    if (TABLE_FILE.test(n)) return false;
+    if (LOG_FILE.test(n) && statSync(join(location, n)).size > 0) return false;
+  }
+  if (typeof lockHolder(location) === 'number') return false;
+  if (readOnly) return true; // no store to read, and nothing touched
+  try {
+    for (const n of leftovers) unlinkSync(join(location, n));
+  } catch (e) {
+    throw storeError(e, location);
+  }
+  return true;
 }
 
 /**
@@ -441,7 +472,7 @@ export async function openStore(location: string | LevelDatabase, options: OpenS
     // damaged one (no CURRENT) or a folder of other files refused; read-only never creates (nor
     // leaves a LOCK or LOG behind in a folder that is no store)
     refuseDuringRepair(location);
-    const state = folderState(location);
+    const state = folderState(location, options.readOnly === true);
     if (options.readOnly === true && state === 'new') throw new StoreError('ERR_STORE_IO', location, { detail: 'read-only: no store in this folder' });
     const check = state === 'existing' ? checkBeforeOpen(location) : undefined;
     const create = { createIfMissing: state === 'new' };

@@ -316,8 +316,8 @@ export interface StoreStats {
   /**
    * The in-memory Bloom fronts of the seen set and the alias table: where they came from at open
    * (`snapshot`: written down at the last clean close; `database`: built from every key), the keys
-   * added to them (a front may hold keys of a batch whose write failed: never fewer than stored),
-   * and their size.
+   * added to them (a front may hold keys of a batch whose write failed, or of an entry forgotten
+   * since: never fewer than stored), and their size.
    */
   readonly front: { readonly source: 'snapshot' | 'database'; readonly keys: number; readonly aliasKeys: number; readonly bytes: number };
 }

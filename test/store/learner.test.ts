@@ -212,6 +212,25 @@ describe('only documents are evidence', () => {
     await h.fetch('http://a.example/item?id=9', 'SOFT404');
     expect(await h.rule('a.example', { kind: 'query-parameter', name: 'id' })).toBeUndefined();
   });
+
+  it('a document whose rewrite answered the soft 404 contradicts the rule there, in either order', async () => {
+    for (const docFirst of [false, true]) {
+      const h = new Harness(3, true);
+      // support that outweighs one contradiction (CONTRADICTION_WEIGHT): the place is excepted, the rule stays
+      for (const d of ['tutorial', 'reference', 'library', 'using', 'howto', 'faq', 'install', 'distutils']) await h.redirect(`http://a.example/${d}`, `http://a.example/${d}/`);
+      expect(h.rewrite('http://a.example/contents')).toBe(url('http://a.example/contents/').key);
+      const probe = 'http://a.example/urldedup-not-found-0123456789abcdef';
+      await h.requeue(probe, 'p');
+      await h.fetch(probe, 'SOFT404', 200);
+      // `/contents` is a page; `/contents/` answers 200 with the not-found page (a CMS's soft 404)
+      if (docFirst) await h.fetch('http://a.example/contents', 'CONTENTS');
+      await h.fetch('http://a.example/contents/', 'SOFT404', 200);
+      if (!docFirst) await h.fetch('http://a.example/contents', 'CONTENTS');
+      expect(await h.rule('a.example', SLASH)).toMatchObject({ against: 1 });
+      expect(h.rewrite('http://a.example/contents')).toBe(url('http://a.example/contents').key);
+      expect(h.rewrite('http://a.example/guide')).toBe(url('http://a.example/guide/').key);
+    }
+  });
 });
 
 describe('content pairs', () => {

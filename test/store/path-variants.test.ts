@@ -23,6 +23,11 @@ describe('suffixPair', () => {
     expect(suffixPair('/a/bc.html', '/a/b.html')).toBeUndefined();
     expect(suffixPair('/a/b.x.y.z', '/a/b')).toBeUndefined(); // more than two extensions
     expect(suffixPair('/a/', '/a/.html')).toBeUndefined(); // no stem
+    expect(suffixPair('/whatsnew/3.0.html', '/whatsnew/3.1.html')).toBeUndefined(); // versions, not variants
+    expect(suffixPair('/whatsnew/3.10.html', '/whatsnew/3.10.htm')).toEqual({ from: '.htm', to: '.html' }); // twins of a versioned name
+    expect(suffixPair('/a/b.en.html', '/a/b.de.html')).toBeUndefined(); // two values of one slot
+    expect(suffixPair('/a/b.en.html', '/a/b.html')).toEqual({ from: '.en.html', to: '.html' });
+    expect(suffixPair('/a/song.mp3', '/a/song.ogg')).toEqual({ from: '.mp3', to: '.ogg' });
   });
 
   it('names a pair, never a family', () => {

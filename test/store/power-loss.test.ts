@@ -104,6 +104,11 @@ async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
 async function observe(store: StoreEngine, urls: readonly string[]): Promise<unknown> {
   const stats = await store.stats();
   const { inFlight: _inFlight, ...frontier } = stats.frontier; // in memory only: back to queued on reopen
+  // the keys added to the Bloom fronts: never fewer than stored (StoreStats), more where entries
+  // were forgotten (an unlinked image, keys.ts `UrlEntry.i`); a front built from the keys at
+  // reopen holds the stored ones
+  expect(stats.front.keys).toBeGreaterThanOrEqual(stats.urls.admitted);
+  const { keys: _keys, ...front } = stats.front;
   const canonical: Record<string, unknown> = {};
   for (const u of urls) {
     try {
@@ -114,7 +119,7 @@ async function observe(store: StoreEngine, urls: readonly string[]): Promise<unk
     }
   }
   return {
-    stats: { ...stats, frontier },
+    stats: { ...stats, frontier, front },
     canonicalUrls: await collect(store.canonicalUrls()),
     aliases: await collect(store.aliases()),
     rules: await collect(store.rules()),

@@ -426,6 +426,44 @@ export function seenStoreSuite(name: string, factory: Factory): void {
         await verified(store);
       });
 
+      it('an image no link named is forgotten when the rule goes, not queued; one a link named comes back', async () => {
+        const { store } = await make();
+        // documents fetched under their session form first, their plain names never linked
+        for (const n of [1, 2, 3, 4, 5, 6]) await store.recordFetch(`http://iu.example/p${n}?sid=${n}`, { status: 200, contentHash: `P${n}` });
+        for (const d of ['a', 'b', 'c']) {
+          await store.recordFetch(`http://iu.example/${d}`, { status: 200, contentHash: d });
+          await store.recordFetch(`http://iu.example/${d}?sid=7${d}`, { status: 200, contentHash: d });
+        }
+        const images: number[] = [];
+        const checks: number[] = [];
+        for (const n of [1, 2, 3, 4, 5, 6]) {
+          const c = await store.canonical(`http://iu.example/p${n}`);
+          if (c.state === 'pruned') images.push(n);
+          else if (c.state === 'queued') checks.push(n);
+        }
+        expect(images.length).toBeGreaterThanOrEqual(3);
+        // the rule's first images are queued as checks: fetched, the document again is support
+        expect(checks.length).toBeGreaterThanOrEqual(1);
+        const sid = async () => (await collect(store.rules())).find((r) => r.id === 'iu.example/query-parameter:sid')!;
+        const support = (await sid()).for;
+        await store.recordFetch(`http://iu.example/p${checks[0]}`, { status: 200, contentHash: `P${checks[0]}` });
+        expect((await sid()).for).toBe(support + 1);
+        const [linked, ...unlinked] = images;
+        // a link names one of them: a duplicate of its document while the rule holds
+        expect((await store.admit([`http://iu.example/p${linked}`]))[0]).toMatchObject({ admitted: false });
+        const before = (await store.stats()).urls.admitted;
+        await store.withdrawRule('iu.example/query-parameter:sid');
+        expect((await store.canonical(`http://iu.example/p${linked}`)).state).toBe('queued');
+        for (const n of unlinked) expect((await store.canonical(`http://iu.example/p${n}`)).state).toBe('unknown');
+        expect((await store.stats()).urls.admitted).toBe(before - unlinked.length);
+        const offered = (await store.next({ limit: 100, perHost: 100 })).map((e) => e.key);
+        expect(offered).toContain(key(`http://iu.example/p${linked}`));
+        for (const n of unlinked) expect(offered).not.toContain(key(`http://iu.example/p${n}`));
+        // forgotten, not refused: a link to one now is a new URL
+        expect((await store.admit([`http://iu.example/p${unlinked[0]}`]))[0]).toMatchObject({ admitted: true, reason: 'new' });
+        await verified(store);
+      });
+
       it('a rule whose scope grows to subdirectories prunes the images that lie there', async () => {
         const { store } = await make();
         // documents under /s/ fetched under their session form first, their plain names unseen
@@ -521,6 +559,20 @@ export function seenStoreSuite(name: string, factory: Factory): void {
         // the step on the way answers as itself: the pruned link's recorded end gives way to it
         await store.recordFetch('https://cp.example/docs/x', { status: 200, contentHash: 'X' });
         expect((await store.canonical('http://cp.example/docs/x')).canonicalKey).toBe(key('https://cp.example/docs/x'));
+        await verified(store);
+      });
+
+      it('a link admitted through a chain stops at a document on its way: the chain’s end, which nobody linked, is not queued', async () => {
+        const { store } = await make();
+        await learnHttpsAndSlash(store, 'cq.example');
+        for (const p of ['g', 'h', 'i', 'j']) await store.admit([`http://cq.example/docs/${p}`]);
+        // the step on the way answered as itself (a seed, or fetched before the rules)
+        await store.recordFetch('https://cq.example/docs/x', { status: 200, contentHash: 'X' });
+        const [linked] = await store.admit(['http://cq.example/docs/x']);
+        expect(linked).toMatchObject({ admitted: false, key: key('https://cq.example/docs/x') });
+        expect((await store.canonical('https://cq.example/docs/x/')).state).toBe('unknown');
+        const queued = (await store.next({ limit: 100, perHost: 100 })).map((e) => e.key);
+        expect(queued).not.toContain(key('https://cq.example/docs/x/'));
         await verified(store);
       });
 

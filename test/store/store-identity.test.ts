@@ -2,7 +2,7 @@
 // a new or empty folder; a folder whose LevelDB files lost their CURRENT is damaged, never started
 // over (LevelDB would, and delete the old tables); another program's LevelDB is not taken for an
 // empty store; a read-only open of a folder that is no store touches nothing.
-import { existsSync, mkdtempSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
@@ -89,5 +89,33 @@ describe('store identity', () => {
     } finally {
       await store.close();
     }
+  });
+  it('a creation cut short before CURRENT (manifests and empty logs, no table) starts a new store; one record in a log keeps it refused', async () => {
+    // what LevelDB leaves when killed while creating a database: its first manifest, and the
+    // `.dbtmp` file CURRENT is written through, not yet renamed
+    const fresh = newDir();
+    const raw = new ClassicLevel<string, string>(fresh);
+    await raw.open();
+    await raw.close();
+    const cut = newDir();
+    for (const n of readdirSync(fresh)) if (n.startsWith('MANIFEST-')) copyFileSync(join(fresh, n), join(cut, n));
+    writeFileSync(join(cut, '000001.dbtmp'), 'MANIFEST-000001\n');
+    writeFileSync(join(cut, '000003.log'), '');
+    const before = readdirSync(cut).sort();
+    await expect(openStore(cut, { readOnly: true })).rejects.toMatchObject({ code: 'ERR_STORE_IO' });
+    expect(readdirSync(cut).sort()).toEqual(before);
+    await storeWith(cut, 10);
+    const store = await openStore(cut, { readOnly: true });
+    try {
+      expect((await store.stats()).urls.admitted).toBe(10);
+    } finally {
+      await store.close();
+    }
+    // ten URLs acknowledged, all in the log still: without CURRENT, damaged, never started over
+    const written = newDir();
+    await storeWith(written, 10);
+    unlinkSync(join(written, 'CURRENT'));
+    expect(readdirSync(written).filter((n) => n.endsWith('.log')).some((n) => statSync(join(written, n)).size > 0)).toBe(true);
+    await expect(openStore(written)).rejects.toMatchObject({ code: 'ERR_STORE_CORRUPT' });
   });
 });

@@ -10,10 +10,10 @@
  */
 import { defaultLimits, fingerprintInto, fingerprintWords, recompose, UrlError, type UriRecord, type UrlErrorCode } from '../../normalize/index.js';
 import { identifyInto, UrlIdentity } from '../../normalize/identify.js';
-import { decodeJson, encodeUrlEntry, type AdmitReason, type AliasEntry, type UrlEntry } from '../keys.js';
+import { decodeJson, decodeUrlEntry, encodeUrlEntry, isUnlinkedImage, type AdmitReason, type AliasEntry, type UrlEntry } from '../keys.js';
 import { outsidePartition } from '../host-tag.js';
 import { dirOf } from '../learning/rule-scope.js';
-import { hostOf } from '../rules.js';
+import { hostOf, isDocumentStatus } from '../rules.js';
 import type { AdmitResult } from '../seen-store.js';
 import { getUrl, type Txn } from './batch.js';
 import { canonicalize, identity, inScope, isUrlError, transform, type Identity } from './canonicalize.js';
@@ -35,6 +35,8 @@ interface Mapping {
   readonly transformedRecord: UriRecord | undefined;
   /** The first step that changed the key (`alias` for the alias table), or none when they cancel out. */
   via: string | undefined;
+  /** The keys a chain of rules passed through before `transformedKey`, when it took more than one step. */
+  readonly chain?: readonly string[];
 }
 
 /**
@@ -61,6 +63,10 @@ class Items {
   mapped: Map<number, Mapping> | undefined;
   /** Items the alias front may know (their canonical key so far may be an alias source). */
   aliasWanted: number[] | undefined;
+  /** Present keys whose entry is an unlinked image (`UrlEntry.i`), with the entry as written: a link names them now. */
+  images: Map<string, string> | undefined;
+  /** Some mapping went through a chain of rules (`stopChains` reads its steps). */
+  chains = false;
   /** Pairs: input index of an in-batch duplicate, input index of its first occurrence. */
   readonly duplicates: number[] = [];
 
@@ -108,6 +114,7 @@ function identifyInputs(s: EngineState, urls: readonly string[], depth: number, 
   const needsRecord = !(s.o.presets.length === 0 && s.o.hosts === undefined && s.o.filter === undefined);
   const aliasFront = s.aliasFront.count > 0 ? s.aliasFront : undefined;
   const fw = new Int32Array(2); // fingerprint words of the key at hand
+  const chain: string[] = []; // the keys a chain of rules passes through (reused)
   const idr = new UrlIdentity(); // the URL at hand, identified (reused)
   for (let i = 0; i < n; i++) {
     const url = urls[i]!;
@@ -199,9 +206,12 @@ function identifyInputs(s: EngineState, urls: readonly string[], depth: number, 
     let h1 = g1;
     let h2 = g2;
     if (rec !== undefined) {
-      const t = transform(s, rec, k0);
+      chain.length = 0;
+      const t = transform(s, rec, k0, undefined, chain);
       if (t.key !== k0 || t.via !== undefined) {
-        items.map(j, { transformedKey: t.key, transformedRecord: t.via === undefined ? undefined : t.rec, via: t.via });
+        const m: Mapping = { transformedKey: t.key, transformedRecord: t.via === undefined ? undefined : t.rec, via: t.via };
+        items.map(j, chain.length > 0 && t.via?.startsWith('rule:') === true ? { ...m, chain: [...chain] } : m);
+        if (chain.length > 0) items.chains = true;
         if (t.key !== k0) {
           key = t.key;
           fingerprintInto(key, fw);
@@ -216,6 +226,39 @@ function identifyInputs(s: EngineState, urls: readonly string[], depth: number, 
     if (aliasFront?.hasWords(h1, h2) === true) (items.aliasWanted ??= []).push(j);
   }
   return items;
+}
+
+/**
+ * Phase 2a: a chain of rules stops at a URL on its way that the host answered with a document, as
+ * lookups stop (lookup.ts): a rule holds where its evidence lies, and that URL is evidence of its
+ * own. Without the stop, a link whose first rule leads to a page (`/a.html;jsessionid=1` →
+ * `/a.html`) is sent on by a second rule to a name nobody linked (`/a`, `/a/`), which is queued,
+ * answers a 404, and costs the page a second fetch when it is given back.
+ */
+async function stopChains(s: EngineState, items: Items): Promise<void> {
+  if (!items.chains) return;
+  const wanted = new Set<string>();
+  for (const m of items.mapped!.values()) for (const k of m.chain ?? []) wanted.add(k);
+  const keys = [...wanted];
+  const values = await s.kv.getMany('url', keys);
+  const documents = new Set<string>();
+  for (let q = 0; q < keys.length; q++) {
+    const v = values[q];
+    if (v === undefined) continue;
+    const e = lookupEntry(entrySummary(v));
+    if (e.s === 'fetched' && e.st !== undefined && isDocumentStatus(e.st)) documents.add(keys[q]!);
+  }
+  if (documents.size === 0) return;
+  for (const [j, m] of items.mapped!) {
+    const stop = m.chain?.find((k) => documents.has(k));
+    if (stop === undefined) continue;
+    items.map(j, { transformedKey: stop, transformedRecord: recordOfKey(stop), via: m.via });
+    items.canonicalKey[j] = stop;
+    const w = fingerprintWords(stop);
+    items.canonicalW1[j] = w[0] | 0;
+    items.canonicalW2[j] = w[1] | 0;
+    if (s.aliasFront.count > 0 && s.aliasFront.hasWords(items.canonicalW1[j]!, items.canonicalW2[j]!)) (items.aliasWanted ??= []).push(j);
+  }
 }
 
 /** Phase 2: aliases (one read for all, only where the alias front says maybe). */
@@ -259,8 +302,18 @@ async function checkSeen(s: EngineState, items: Items): Promise<Set<string> | un
   let queried: Map<string, number> | undefined; // key → its first fingerprint word
   const presence = (k: string, h1: number, h2: number, head = '', rest = k): Presence => {
     if (!s.front.hasWords(h1, h2)) return ABSENT;
-    if (head === '' ? s.cache.has(k, h1) : s.cache.hasSplit(head, rest, h1)) return PRESENT;
-    if (s.pendingKeys.has(k, h1)) return PRESENT;
+    const cached = head === '' ? s.cache.get(k, h1) : s.cache.getSplit(head, rest, h1);
+    if (cached !== undefined) {
+      if (cached.charCodeAt(0) === 0x70 /* p */ && isUnlinkedImage(cached)) (items.images ??= new Map()).set(k, cached);
+      return PRESENT;
+    }
+    if (s.pendingKeys.has(k, h1)) {
+      for (const t of s.inflight) {
+        const e = t.urls.get(k);
+        if (e?.i === true) (items.images ??= new Map()).set(k, encodeUrlEntry(e));
+      }
+      return PRESENT;
+    }
     (queried ??= new Map()).set(k, h1);
     return ASKED;
   };
@@ -282,6 +335,7 @@ async function checkSeen(s: EngineState, items: Items): Promise<Set<string> | un
     if (v === undefined) continue;
     const k = query[q]!;
     (found ??= new Set()).add(k);
+    if (isUnlinkedImage(v)) (items.images ??= new Map()).set(k, v);
     // the read is current: only batches of this queue are being written, and they create
     // keys they found absent, never one that is present
     s.cache.set(k, queried.get(k)!, entrySummary(v));
@@ -299,6 +353,15 @@ function decide(s: EngineState, txn: Txn, urls: readonly string[], items: Items,
     const url = urls[i]!;
     const k0 = items.identityKey[j]!;
     const key = items.canonicalKey[j]!;
+    const image = items.images?.get(k0);
+    if (image !== undefined) {
+      // a link names an image the rule's pruning recorded: from now on it comes back like any
+      // pruned URL when the rule no longer sends it there
+      items.images!.delete(k0);
+      const prev = decodeUrlEntry(image);
+      const { i: _unlinked, ...linked } = prev;
+      setUrl(s, txn, k0, prev, linked);
+    }
     if (key === k0) {
       if (transformed && txn.creates(k0)) results[i] = { url, key, identityKey: k0, admitted: false, reason: 'duplicate-in-batch' };
       else if (isPresent(k0, items.canonicalPresence[j]!)) results[i] = { url, key, identityKey: k0, admitted: false, reason: 'seen' };
@@ -434,6 +497,7 @@ export async function admitBatch(s: EngineState, q: WriteQueue, urls: readonly s
   }
   const results: (AdmitResult | undefined)[] = new Array(urls.length);
   const items = identifyInputs(s, urls, depth, results);
+  await stopChains(s, items);
   await followAliases(s, items);
   const found = await checkSeen(s, items);
   const txn = q.newTxn();
@@ -480,6 +544,14 @@ export async function admitOne(s: EngineState, txn: Txn, rec: UriRecord, k0: str
   if (key !== k0 && via !== undefined && via !== 'alias') {
     const own = await getUrl(s.kv, txn, k0);
     if (own === undefined) setUrl(s, txn, k0, undefined, rewritten(s, k0, key, via, depth, now, src), rec);
-  }
+    else linkImage(s, txn, k0, own);
+  } else if (target !== undefined && key === k0) linkImage(s, txn, k0, target);
   return { key, admitted, via };
+}
+
+/** A URL named now (a redirect's target, a URL given back): an unlinked image it was is linked (`UrlEntry.i`). */
+function linkImage(s: EngineState, txn: Txn, key: string, e: UrlEntry): void {
+  if (e.s !== 'pruned' || e.i !== true) return;
+  const { i: _unlinked, ...linked } = e;
+  setUrl(s, txn, key, e, linked);
 }

@@ -9,10 +9,11 @@
  */
 import { applyPolicy, defaultLimits, keyFromRecord, normalizeRecord, UrlError, type UriRecord } from '../../normalize/index.js';
 import { identifyInto, UrlIdentity } from '../../normalize/identify.js';
-import { applyRules, hostOf } from '../rules.js';
+import { applyRules, hostOf, isDocumentStatus } from '../rules.js';
 import { redactPassword } from '../userinfo.js';
-import { getAlias, type Txn } from './batch.js';
+import { getAlias, getUrl, type Txn } from './batch.js';
 import type { EngineState } from './state.js';
+import { recordOfKey } from './url-state.js';
 
 export interface Identity {
   readonly rec: UriRecord;
@@ -110,7 +111,19 @@ export interface Canonical {
  * identity key cancels the transform: the URL is its own canonical form.
  */
 export async function canonicalize(s: EngineState, txn: Txn, rec: UriRecord, k0: string, exclude?: string): Promise<Canonical> {
-  const t = transform(s, rec, k0, exclude);
+  const steps: string[] = [];
+  let t = transform(s, rec, k0, exclude, steps);
+  // a chain of rules stops at a URL on its way the host answered with a document (admit.ts
+  // `stopChains`, lookup.ts)
+  if (steps.length > 0 && t.via?.startsWith('rule:') === true) {
+    for (const k of steps) {
+      const e = await getUrl(s.kv, txn, k);
+      if (e?.s === 'fetched' && e.st !== undefined && isDocumentStatus(e.st)) {
+        t = { rec: recordOfKey(k), key: k, via: t.via };
+        break;
+      }
+    }
+  }
   let key = t.key;
   let via = t.via;
   const alias = await getAlias(s, txn, key);

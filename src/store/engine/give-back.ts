@@ -15,7 +15,7 @@ import { getAlias, getEvidence, getUrl, prefetchUrls, type Txn } from './batch.j
 import { canonicalize, identity, isUrlError, transform, type Identity } from './canonicalize.js';
 import type { RuleChanges } from '../learning/contract.js';
 import type { EngineState } from './state.js';
-import { answeredNoDocument, carried, recordOfKey, setUrl } from './url-state.js';
+import { answeredNoDocument, carried, forgetUnlinkedImage, recordOfKey, setUrl } from './url-state.js';
 import type { WriteQueue } from './write-queue.js';
 
 /** True while what pruned a URL still holds: its preset is on, its rule active, or it is a trap. */
@@ -84,9 +84,10 @@ const IMAGE_SCAN = 50_000;
  * recorded pruned onto the document under the rule's reason, so that a link to it, or to any
  * other name the rule sends there, is a duplicate, not a second fetch of the document. It is the
  * rule's own claim read the other way, checked the same way: images are counted with the rule's
- * rewrites (admit.ts `checksRewrite`), and one the learner checks stays queued, its fetch compared
- * with the document (content-pairs.ts). It comes back (`restoreReason`) when the rule no longer
- * sends the document there.
+ * rewrites (admit.ts `checksRewrite`), and one the learner checks is queued (or stays queued) as
+ * a check, its fetch compared with the document (content-pairs.ts). When the rule no longer sends
+ * the document there, an image comes back (`restoreReason`) if a link named it, and is forgotten
+ * if none did (`UrlEntry.i`).
  */
 async function pruneImages(s: EngineState, q: WriteQueue, id: string, host: string): Promise<void> {
   // the documents under each scope not read for this rule yet (a directory's, or an exact path's):
@@ -139,7 +140,10 @@ async function pruneImagesIn(s: EngineState, q: WriteQueue, id: string, range: {
         if (via !== reason || key === doc) continue;
         const prev = await getUrl(s.kv, txn, key);
         if (prev === undefined) {
-          if (!checksRewrite(s, reason, doc)) setUrl(s, txn, key, undefined, { s: 'pruned', d: de.d, t: now, by: reason, to: doc });
+          // one the learner checks is queued as a check: fetched, it answers the document (support)
+          // or not (a contradiction where the document lies), as a rewrite checked at admit does
+          if (!checksRewrite(s, reason, doc)) setUrl(s, txn, key, undefined, { s: 'pruned', d: de.d, t: now, by: reason, to: doc, i: true });
+          else setUrl(s, txn, key, undefined, { s: 'queued', d: de.d, t: now, k: 'v', by: reason, to: doc }, recordOfKey(key));
         } else if (prev.s === 'queued' && prev.k === undefined && !s.frontier.isInFlight(key)) {
           if (!checksRewrite(s, reason, doc)) setUrl(s, txn, key, prev, { ...carried(prev, prev.d, now), s: 'pruned', by: reason, to: doc });
         }
@@ -369,15 +373,37 @@ async function restoreEntry(s: EngineState, txn: Txn, key: string, prev: UrlEntr
   const t = transform(s, rec, key, exclude);
   // an image (pruneImages) the rule, narrowed, still sends its document to stays pruned
   if (t.via === undefined && exclude === undefined && prev.to !== undefined && prev.to !== key && stillImage(s, key, prev.to, reason)) return false;
+  if (prev.s === 'pruned' && prev.i === true) return restoreImage(s, txn, key, prev, t, reason, exclude, now);
   let onto: string | undefined;
   if (t.via !== undefined && t.key !== key) {
     const r = await admitOne(s, txn, t.rec, t.key, prev.d, prev.src, now, exclude);
     if (r.key !== key && !(t.via.startsWith('rule:') && (await rewriteAnsweredNoDocument(s, txn, r.key)))) onto = r.key;
   }
   const cur = (await getUrl(s.kv, txn, key)) ?? prev;
-  if (onto !== undefined && t.via !== undefined) setUrl(s, txn, key, cur, { ...carried(cur, cur.d, now), s: 'pruned', by: t.via, to: onto });
+  const image = cur.s === 'pruned' && cur.i === true;
+  if (onto !== undefined && t.via !== undefined) setUrl(s, txn, key, cur, { ...carried(cur, cur.d, now), s: 'pruned', by: t.via, to: onto, ...(image ? { i: true as const } : {}) });
+  // an image no link named is forgotten: queued, it would be fetched though nobody asked for it
+  else if (image) forgetUnlinkedImage(txn, key, cur);
   else setUrl(s, txn, key, cur, { ...carried(cur, cur.d, now), s: 'queued' }, rec);
   return !(onto !== undefined && t.via === reason);
+}
+
+/**
+ * `restoreEntry` for an image no link named (`UrlEntry.i`): pruned anew onto a document the rules
+ * of now send it to, forgotten otherwise (and not counted as given back). Nothing is queued for it: nobody asked for the URL, and
+ * a rule's rewrite of a name nobody linked is no check of anything.
+ */
+async function restoreImage(s: EngineState, txn: Txn, key: string, prev: UrlEntry, t: { key: string; via: string | undefined }, reason: string, exclude: string | undefined, now: number): Promise<boolean> {
+  if (t.via !== undefined && t.key !== key) {
+    const { key: onto, via } = await canonicalize(s, txn, recordOfKey(key), key, exclude);
+    const e = onto === key ? undefined : await getUrl(s.kv, txn, onto);
+    if (via !== undefined && e?.s === 'fetched' && e.st !== undefined && isDocumentStatus(e.st)) {
+      setUrl(s, txn, key, prev, { ...carried(prev, prev.d, now), s: 'pruned', by: via, to: onto, i: true });
+      return via !== reason;
+    }
+  }
+  forgetUnlinkedImage(txn, key, prev);
+  return false; // not given back: nobody asked for it
 }
 
 /** `restore(reason)`'s reason in full: a bare preset name or rule id gets its prefix. */

@@ -30,6 +30,8 @@ export function makeEntry(e: UrlEntry, h: string | undefined, n: number | undefi
   if (e.ft !== undefined) out.ft = e.ft;
   if (e.e !== undefined) out.e = e.e;
   if (check !== undefined) out.k = check;
+  // an unlinked image stays one only while pruned
+  if (e.s === 'pruned' && e.i === true) out.i = true;
   return out;
 }
 
@@ -166,6 +168,25 @@ export function setUrl(s: EngineState, txn: Txn, key: string, prev: UrlEntry | u
   const entry = makeEntry(next, h, n);
   txn.urls.set(key, entry);
   txn.put('url', key, encodeUrlEntry(entry));
+}
+
+/**
+ * Forget a pruned entry no link named (`UrlEntry.i`): the entry, its place in the `pruned` and
+ * rewrite indexes and its counts go in the same batch, as if it had never been recorded. The
+ * Bloom front keeps its bits (a "maybe" that a read then answers).
+ */
+export function forgetUnlinkedImage(txn: Txn, key: string, prev: UrlEntry): void {
+  if (prev.s !== 'pruned' || prev.i !== true || prev.by === undefined) throw new Error('forgetUnlinkedImage: not an unlinked image');
+  txn.count(counterNames.admitted, -1);
+  txn.count(counterNames.state('pruned'), -1);
+  txn.del('pruned', prunedKey(prev.by, key));
+  txn.count(counterNames.pruned(prev.by), -1);
+  if (prev.by.startsWith('rule:') && prev.to !== undefined) {
+    txn.del('evidence', evidenceKeys.rewrite(prev.to, key));
+    txn.evidence.set(evidenceKeys.rewrite(prev.to, key), null);
+  }
+  txn.urls.set(key, null);
+  txn.del('url', key);
 }
 
 /** The fields of an entry that outlive a change of state. */

@@ -294,7 +294,10 @@ export class RuleLearner {
     }
     if (prev?.k === 'v' && prev.to !== undefined && prev.by?.startsWith('rule:') === true) {
       const parsed = parseRuleId(prev.by.slice(5));
-      if (parsed !== undefined) pairs.push({ variant: u.key, base: prev.to, spec: parsed.spec, sample: true });
+      // a rewrite the rule sends to `to`, or an image (give-back.ts `pruneImages`): `to` is the
+      // document the rule sends here
+      const forward = parsed !== undefined && applies(parsed.spec, u.rec) && keyFromRecord(apply(parsed.spec, u.rec)) === prev.to;
+      if (parsed !== undefined) pairs.push(forward ? { variant: u.key, base: prev.to, spec: parsed.spec, sample: true } : { variant: prev.to, base: u.key, spec: parsed.spec, sample: true });
     }
     for (const p of pairs) await this.compare(txn, p, changes, now);
     for (const c of claims) await this.fromClaim(txn, u, c, hash, changes, now);
@@ -335,7 +338,7 @@ export class RuleLearner {
    * A document whose image under a live rule answered no document (or the other way round: a URL
    * that answered none, the image of a document) contradicts the rule at the document: the host
    * answered both names, and they do not name one document (a leaf page `/a/b` beside the
-   * directories `slash-add` was learned from, whose `/a/b/` is a 404). `document`: `u` answered,
+   * directories `slash-add` was learned from, whose `/a/b/` is a 404 or the soft-404 page). `document`: `u` answered,
    * with a document or a redirect; otherwise `u` failed and its preimages (documents, or URLs
    * answered with a redirect) are looked up.
    */
@@ -355,14 +358,18 @@ export class RuleLearner {
       for (const [doc, image] of pairs) {
         const other = document ? await getUrl(this.reads.kv, txn, image) : ((await this.documentOf(txn, doc.key)) ?? (await this.redirectedOf(txn, doc.key)));
         if (other === undefined) continue;
-        if (document) {
-          if (other.s !== 'fetched' || other.st === undefined || isDocumentStatus(other.st) || other.st >= 500) continue;
-        }
+        // the image failed: an error status, or a 2xx with the not-found page (a soft 404)
+        if (document && (other.s !== 'fetched' || other.st === undefined || other.st >= 500 || (isDocumentStatus(other.st) && !(await this.answeredNotFound(txn, host, image, other))))) continue;
         const st = document ? other.st! : status;
         const obs: Observation = { v: 'against', how: 'content', source: doc.key, to: image, status: st, t: now };
         await this.observe(txn, host, spec, obs, { p: placeOf(doc.rec), s: doc.key }, changes);
       }
     }
+  }
+
+  /** True when a 2xx entry's body is the host's not-found page where `key` lies. */
+  private async answeredNotFound(txn: Txn, host: string, key: string, e: UrlEntry): Promise<boolean> {
+    return e.c !== undefined && (await this.notFound.matches(txn, host, recordOfKey(key).path, e.c, e.x));
   }
 
   /** The entry of a URL the host answered with a redirect (to a session form, a login page, …). */

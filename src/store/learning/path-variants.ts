@@ -13,8 +13,18 @@
  */
 import { bareParameterPath } from './parameter-difference.js';
 
-/** A suffix: up to two extensions of letters, digits, `_` or `-` (`.html`, `.html.en`, `.tar.gz`), or none. */
-const SUFFIX = /^(\.[A-Za-z0-9_-]{1,10}){0,2}$/;
+/**
+ * A suffix: up to two extensions of letters, digits, `_` or `-`, each with a letter (`.html`,
+ * `.html.en`, `.tar.gz`, `.mp3`), or none. An extension of digits alone is a version in the name
+ * (`3.10.html` beside `3.9.html`, `release-1.2.tar`), another document, not a variant.
+ */
+const SUFFIX = /^(\.(?=[0-9_-]*[A-Za-z])[A-Za-z0-9_-]{1,10}){0,2}$/;
+
+/** The last extension of a suffix (`.de.html` → `.html`), and whether it has one before it. */
+function lastExtension(suffix: string): [string, boolean] {
+  const dot = suffix.lastIndexOf('.');
+  return [suffix.slice(dot), dot > 0];
+}
 
 /** The path with ASCII letters lower-cased, percent-encoded octets kept (RFC 3986 §6.2.2.1 keeps their hex upper-case). */
 export function foldCase(path: string): string {
@@ -72,6 +82,11 @@ export function suffixPair(a: string, b: string): SuffixPair | undefined {
   // one extends the other by whole extensions (`.html` → `.html.en`; not `.htm` → `.html`)
   if (sb.startsWith(sa) && sb[sa.length] === '.') return { from: sb, to: sa };
   if (sa.startsWith(sb) && sa[sb.length] === '.') return { from: sa, to: sb };
+  // two values of one slot before a shared extension (`.en.html` and `.de.html`): two documents
+  // that a language or a format tells apart, the family a suffix rule never is
+  const [ea, ma] = lastExtension(sa);
+  const [eb, mb] = lastExtension(sb);
+  if (ma && mb && ea === eb) return undefined;
   return sa < sb ? { from: sa, to: sb } : { from: sb, to: sa };
 }
 
