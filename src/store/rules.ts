@@ -484,6 +484,10 @@ export function judgeRedirect(spec: RuleSpec, host: string, u: UriRecord, v: Uri
     const c = componentOf(spec);
     // unchanged: the host may take this step on a later hop
     if (componentValue(u, c) === componentValue(v, c)) return undefined;
+    // a redirect that changes more of the path than its letters' case (`/A.html` → `/A`, a suffix
+    // dropped, the case kept as asked) says nothing of case: a host that folds case answers any
+    // spelling, and a rewrite rule keeps the spelling it was given
+    if (spec.kind === 'case-insensitive' && hostOf(v) === hostOf(u) && foldCase(u.path) !== foldCase(v.path)) return undefined;
     return 'against';
   }
   if (hostOf(v) === host && applies(spec, v) && !isParameterRule(spec) && withoutFragment(apply(spec, v)) === withoutFragment(u)) {

@@ -76,6 +76,15 @@ describe('judgeRedirect', () => {
     expect(judge({ kind: 'slash-add' }, 'a.example', 'http://a.example/x/', 'http://a.example/x')).toBe('against');
     expect(judge({ kind: 'www-add' }, 'a.example', 'http://www.a.example/x', 'http://a.example/x')).toBe('against');
   });
+  it('says nothing of case where a redirect changes more of the path than the case of its letters', () => {
+    const fold: RuleSpec = { kind: 'case-insensitive' };
+    // a suffix dropped, the spelling kept (mod_rewrite keeps what it was given)
+    expect(judge(fold, 'a.example', 'http://a.example/genindex-Symbols.html', 'http://a.example/genindex-Symbols')).toBeUndefined();
+    expect(judge(fold, 'a.example', 'http://a.example/Docs/A', 'http://a.example/Docs/A/')).toBeUndefined();
+    // a redirect to another spelling than the folded one: the host does not fold, it chooses
+    expect(judge(fold, 'a.example', 'http://a.example/docs/a', 'http://a.example/Docs/A')).toBe('against');
+    expect(judge(fold, 'a.example', 'http://a.example/Docs/A', 'http://a.example/docs/a')).toBe('for');
+  });
   it('leaves query and path parameters to content evidence', () => {
     expect(judge({ kind: 'query-parameter', name: 'sid' }, 'a.example', 'http://a.example/x?sid=1', 'http://a.example/y?sid=1')).toBeUndefined();
     expect(judge({ kind: 'path-parameter', name: 'jsessionid' }, 'a.example', 'http://a.example/x;jsessionid=1', 'http://a.example/login')).toBeUndefined();
