@@ -286,6 +286,26 @@ export function seenStoreSuite(name: string, factory: Factory): void {
         await verified(store);
       });
 
+      it('samples the case rule by folded directory: links in random case do not each open a new place', async () => {
+        const { store } = await make();
+        // a host that folds case: pages answer under a second spelling, capitalized or mixed, in /lib/ and /
+        const pairs = [['/lib/One.html', '/lib/one.html'], ['/lib/Two.html', '/lib/two.html'], ['/Three.html', '/three.html'], ['/lib/fIve.html', '/lib/five.html'], ['/lib/sIx.html', '/lib/six.html'], ['/seVen.html', '/seven.html']];
+        for (const [a, b] of pairs as [string, string][]) {
+          await store.recordFetch(`http://cf.example${b}`, { status: 200, contentHash: b });
+          await store.recordFetch(`http://cf.example${a}`, { status: 200, contentHash: b });
+        }
+        expect((await collect(store.rules())).find((r) => r.id === 'cf.example/case-insensitive')).toMatchObject({ state: 'active' });
+        // twenty links to /lib/ pages, the directory spelled differently in each
+        const spell = (i: number): string => [...'lib'].map((c, j) => ((i >> j) & 1 ? c.toUpperCase() : c)).join('');
+        const links = Array.from({ length: 20 }, (_, i) => `http://cf.example/${spell(i % 7 + 1)}/Page-${i}.html`);
+        for (const l of links) await store.admit([l]);
+        const states = await Promise.all(links.map(async (l) => (await store.canonical(l)).state));
+        // the first rewrites and the powers of two are checked (queued as themselves); the rest pruned
+        expect(states.filter((x) => x === 'queued').length).toBeLessThanOrEqual(5);
+        expect(states.filter((x) => x === 'pruned').length).toBeGreaterThanOrEqual(15);
+        await verified(store);
+      });
+
       it('withdraws a rule whose rewrite answers no document, and gives its pruned URLs back', async () => {
         const { store } = await make();
         for (const p of ['a', 'b', 'c']) await store.recordRedirect(`http://w.example/${p}/`, `http://w.example/${p}`, 301);

@@ -13,6 +13,7 @@ import { identifyInto, UrlIdentity } from '../../normalize/identify.js';
 import { decodeJson, decodeUrlEntry, encodeUrlEntry, isUnlinkedImage, type AdmitReason, type AliasEntry, type UrlEntry } from '../keys.js';
 import { outsidePartition } from '../host-tag.js';
 import { dirOf } from '../learning/rule-scope.js';
+import { foldCase } from '../learning/path-variants.js';
 import { hostOf, isDocumentStatus } from '../rules.js';
 import type { AdmitResult } from '../seen-store.js';
 import { getUrl, type Txn } from './batch.js';
@@ -469,15 +470,21 @@ function entryDir(path: string): string {
   return dirOf(path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path || '/');
 }
 
-/** True the first time rule `via` rewrites a URL of a directory where it has no evidence. */
+/**
+ * True the first time rule `via` rewrites a URL of a directory where it has no evidence. For the
+ * case rule a directory is its folded spelling: `/liBrary/` is `/library/`, where the rule's
+ * evidence may lie, not a new place (links in random case would make every one new).
+ */
 function newDirectory(s: EngineState, via: string, k0: string): boolean {
   let dirs = s.rewriteDirs.get(via);
+  const folds = via.endsWith('/case-insensitive');
+  const place = (path: string): string => entryDir(folds ? foldCase(path) : path);
   if (dirs === undefined) {
-    dirs = new Set((s.rules.get(via.slice(5))?.support ?? []).map((x) => entryDir(x.p)));
+    dirs = new Set((s.rules.get(via.slice(5))?.support ?? []).map((x) => place(x.p)));
     s.rewriteDirs.set(via, dirs);
   }
   if (dirs.size >= SAMPLED_DIRS) return false;
-  const dir = entryDir(recordOfKey(k0).path);
+  const dir = place(recordOfKey(k0).path);
   if (dirs.has(dir)) return false;
   dirs.add(dir);
   return true;
