@@ -286,6 +286,23 @@ export function seenStoreSuite(name: string, factory: Factory): void {
         await verified(store);
       });
 
+      it('two spellings answered only in their session forms are a case pair, scoped by the bare path', async () => {
+        // a servlet container on a case-folding file system: /docs/One.html → 302 → /docs/One.html;jsessionid=…
+        const { store } = await make();
+        for (const n of ['one', 'two', 'three']) {
+          await store.recordFetch(`http://sf.example/docs/${n}.html;jsessionid=${n}1`, { status: 200, contentHash: `h-${n}` });
+          await store.recordFetch(`http://sf.example/docs/${n[0]!.toUpperCase()}${n.slice(1)}.html;jsessionid=${n}2`, { status: 200, contentHash: `h-${n}` });
+        }
+        const rule = (await collect(store.rules())).find((r) => r.id === 'sf.example/case-insensitive');
+        expect(rule).toMatchObject({ state: 'active', for: 3 });
+        // the kind of each piece of evidence is its path's, the session id aside
+        expect(new Set(rule?.support?.map((x) => x.v))).toEqual(new Set(['word']));
+        expect(rule?.support?.every((x) => !x.p.includes(';'))).toBe(true);
+        // a link without a session id is folded
+        expect((await store.canonical('http://sf.example/docs/Four.html')).canonicalKey).toBe(key('http://sf.example/docs/four.html'));
+        await verified(store);
+      });
+
       it('samples the case rule by folded directory: links in random case do not each open a new place', async () => {
         const { store } = await make();
         // a host that folds case: pages answer under a second spelling, capitalized or mixed, in /lib/ and /

@@ -124,15 +124,17 @@ export async function contentPairs(fetched: Pick<PathDocuments, 'documents' | 'v
     if (back !== undefined) out.push({ variant: w, base: u.key, spec: parameterSpec(back.place === 'query' ? 'query-parameter' : 'path-parameter', back.names) });
     if (++n >= SAME_PATH_SAMPLE) break;
   }
-  // 4. path variants: a suffix or the case of letters
-  if (bareParameterPath(path) === path) {
-    const folded = foldCase(path);
-    for (const [other, w] of await fetched.variants(host, path, VARIANT_SAMPLE)) {
-      const wrec = recordOfKey(w);
-      if (wrec.query !== u.rec.query || hostOf(wrec) !== host || wrec.scheme !== u.rec.scheme) continue;
-      const pair = variantPair(u.key, path, w, other, folded);
-      if (pair !== undefined) out.push(pair);
-    }
+  // 4. path variants: a suffix or the case of letters, of the paths without their segment
+  // parameters (a server that redirects every name to its session form, `/A.html` → 302 →
+  // `/A.html;jsessionid=1`, answers the document only there: the two spellings' session forms
+  // are the names it showed to be one)
+  const bare = bareParameterPath(path);
+  const folded = foldCase(bare);
+  for (const [other, w] of await fetched.variants(host, bare, VARIANT_SAMPLE)) {
+    const wrec = recordOfKey(w);
+    if (wrec.query !== u.rec.query || hostOf(wrec) !== host || wrec.scheme !== u.rec.scheme) continue;
+    const pair = variantPair(u.key, bare, w, other, folded);
+    if (pair !== undefined) out.push(pair);
   }
   return out;
 }

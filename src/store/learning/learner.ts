@@ -91,7 +91,8 @@ async function* withFirst<T>(first: T, rest: AsyncIterable<T>): AsyncIterable<T>
 
 /** The scope value of `rec` under `spec` (what a parameter rule removes, a case shape), for the support it gives. */
 function valueOf(spec: RuleSpec, rec: UriRecord): { v?: string } {
-  const v = scopeValue(spec, rec);
+  // a path variant's kind is its path's, segment parameters (a session id) aside
+  const v = scopeValue(spec, spec.kind === 'suffix' || spec.kind === 'case-insensitive' ? { ...rec, path: bareParameterPath(rec.path) } : rec);
   return v === undefined ? {} : { v };
 }
 
