@@ -26,6 +26,8 @@ describe('suffixPair', () => {
     expect(suffixPair('/whatsnew/3.0.html', '/whatsnew/3.1.html')).toBeUndefined(); // versions, not variants
     expect(suffixPair('/whatsnew/3.10.html', '/whatsnew/3.10.htm')).toEqual({ from: '.htm', to: '.html' }); // twins of a versioned name
     expect(suffixPair('/a/b.en.html', '/a/b.de.html')).toBeUndefined(); // two values of one slot
+    expect(suffixPair('/lib/curses.html', '/lib/curses.panel.htm')).toBeUndefined(); // another page, a longer name
+    expect(suffixPair('/a/b.de.html', '/a/b.htm')).toBeUndefined();
     expect(suffixPair('/a/b.en.html', '/a/b.html')).toEqual({ from: '.en.html', to: '.html' });
     expect(suffixPair('/a/song.mp3', '/a/song.ogg')).toEqual({ from: '.mp3', to: '.ogg' });
   });

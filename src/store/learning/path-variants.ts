@@ -20,10 +20,9 @@ import { bareParameterPath } from './parameter-difference.js';
  */
 const SUFFIX = /^(\.(?=[0-9_-]*[A-Za-z])[A-Za-z0-9_-]{1,10}){0,2}$/;
 
-/** The last extension of a suffix (`.de.html` → `.html`), and whether it has one before it. */
-function lastExtension(suffix: string): [string, boolean] {
-  const dot = suffix.lastIndexOf('.');
-  return [suffix.slice(dot), dot > 0];
+/** True when a suffix has two extensions (`.de.html`). */
+function twoExtensions(suffix: string): boolean {
+  return suffix.lastIndexOf('.') > 0;
 }
 
 /** The path with ASCII letters lower-cased, percent-encoded octets kept (RFC 3986 §6.2.2.1 keeps their hex upper-case). */
@@ -82,11 +81,13 @@ export function suffixPair(a: string, b: string): SuffixPair | undefined {
   // one extends the other by whole extensions (`.html` → `.html.en`; not `.htm` → `.html`)
   if (sb.startsWith(sa) && sb[sa.length] === '.') return { from: sb, to: sa };
   if (sa.startsWith(sb) && sa[sb.length] === '.') return { from: sa, to: sb };
-  // two values of one slot before a shared extension (`.en.html` and `.de.html`): two documents
-  // that a language or a format tells apart, the family a suffix rule never is
-  const [ea, ma] = lastExtension(sa);
-  const [eb, mb] = lastExtension(sb);
-  if (ma && mb && ea === eb) return undefined;
+  // two suffixes of two extensions each (`.en.html` and `.de.html`: two values of one slot, two
+  // documents a language or a format tells apart), or one of two extensions beside another than
+  // its tail (`curses.panel.htm` beside `curses.html`: another page whose name extends the stem)
+  const ma = twoExtensions(sa);
+  const mb = twoExtensions(sb);
+  if (ma && mb) return undefined;
+  if (ma !== mb && !(ma ? sa.endsWith(sb) : sb.endsWith(sa))) return undefined;
   return sa < sb ? { from: sa, to: sb } : { from: sb, to: sa };
 }
 
