@@ -9,26 +9,27 @@ import type { Logger } from 'pino';
 import { UrlError } from '../normalize/index.js';
 import type { SeenStore } from '../store/index.js';
 import type { RedirectHop } from './fetch.js';
+import type { CrawlEvents } from './crawl-events.js';
 import type { Politeness } from './politeness.js';
-import type { ReportBuilder } from './report.js';
 import type { RobotsCache } from './robots.js';
 import type { CrawlScope } from './scope.js';
 import { pathTrap, type HostBudget, type TrapOptions } from './traps.js';
 import { tryNodeUrl } from '../normalize/parse-count.js';
 
-/** What the redirect gate reads and holds of the crawl. */
+/** What the redirect gate reads and holds of the crawl: given once the store is open and the scope known. */
 export interface RedirectContext {
   readonly store: SeenStore;
   readonly scope: CrawlScope;
   readonly robots: RobotsCache | undefined;
   readonly budget: HostBudget;
   readonly politeness: Politeness;
-  readonly report: ReportBuilder;
+  /** Each hop is a `redirected` event. */
+  readonly events: CrawlEvents;
   readonly log: Logger;
   readonly traps: TrapOptions | undefined;
   readonly signal: AbortSignal;
   /** The crawl takes no new work. */
-  readonly stopping: boolean;
+  stopping(): boolean;
   /** Keys a task is fetching (its frontier entry, or a redirect target it follows). */
   readonly claimed: Set<string>;
   /** Keys fetched as the target of a followed redirect in this run. */
@@ -40,7 +41,7 @@ export interface RedirectContext {
  * followed is claimed and pushed on `followed` (the caller releases it when the fetch ends).
  */
 export async function mayFollowRedirect(c: RedirectContext, hop: RedirectHop, host: string, followed: string[]): Promise<boolean> {
-  c.report.redirects++;
+  c.events.emit('redirected', { from: hop.url, to: hop.location, status: hop.status });
   try {
     await c.store.recordRedirect(hop.url, hop.location, hop.status);
   } catch (error) {
@@ -50,7 +51,7 @@ export async function mayFollowRedirect(c: RedirectContext, hop: RedirectHop, ho
     }
     throw error;
   }
-  if (c.stopping) return false;
+  if (c.stopping()) return false;
   // another origin has its own robots.txt and politeness: the frontier brings the target there
   const to = tryNodeUrl(hop.location);
   if (to?.origin !== tryNodeUrl(hop.url)?.origin) return false;

@@ -104,15 +104,26 @@ function sorted(map: Record<string, number>): Record<string, number> {
   return Object.fromEntries(Object.entries(map).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)));
 }
 
-/** Counters filled during a crawl. */
 function stripFragment(url: string): string {
   const i = url.indexOf('#');
   return i === -1 ? url : url.slice(0, i);
 }
 
+/** A response's Content-Location (RFC 9110 §8.7) resolved against the URL that answered; undefined when it does not resolve. */
+export function resolveContentLocation(header: string | string[] | undefined, finalUrl: string): string | undefined {
+  const text = Array.isArray(header) ? header[0] : header;
+  if (text === undefined) return undefined;
+  try {
+    return resolve(text, finalUrl, { mode: 'html' });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Counters filled during a crawl (crawl-observers.ts feeds them from the crawl's events). */
 export class ReportBuilder {
   readonly started = Date.now();
-  /** Seeds the store refused (crawl.ts sets them after admitting the seeds). */
+  /** Seeds the store refused (set by the `seeded` event, after the seeds are admitted). */
   invalidSeeds: readonly InvalidSeed[] = [];
   pagesFetched = 0;
   pagesOk = 0;
@@ -184,16 +195,15 @@ export class ReportBuilder {
 
   /** A response's Content-Location (RFC 9110 §8.7, evidence, not merged), resolved and counted. */
   contentLocation(header: string | string[] | undefined, finalUrl: string): string | undefined {
-    const text = Array.isArray(header) ? header[0] : header;
-    if (text === undefined) return undefined;
-    try {
-      const u = resolve(text, finalUrl, { mode: 'html' });
-      this.evidence.contentLocation++;
-      if (stripFragment(u) !== finalUrl) this.evidence.contentLocationElsewhere++;
-      return u;
-    } catch {
-      return undefined;
-    }
+    const u = resolveContentLocation(header, finalUrl);
+    if (u !== undefined) this.resolvedContentLocation(u, finalUrl);
+    return u;
+  }
+
+  /** A Content-Location already resolved against `finalUrl` (`resolveContentLocation`): counted. */
+  resolvedContentLocation(url: string, finalUrl: string): void {
+    this.evidence.contentLocation++;
+    if (stripFragment(url) !== finalUrl) this.evidence.contentLocationElsewhere++;
   }
 
   build(seeds: readonly string[], stoppedBecause: StopReason, store: StoreStats, rules: readonly RuleRecord[], seedStates?: Readonly<Record<string, string>>): CrawlReport {

@@ -1,6 +1,7 @@
 /**
- * The crawl's timeline: what the HTML report draws over time. A bounded recorder the crawl loop
- * feeds as it goes; `toJSON()` is what the report carries as its `timeline` field.
+ * The crawl's timeline: what the HTML report draws over time. A bounded recorder the crawl's
+ * events feed as it goes (crawl-observers.ts); `toJSON()` is what the report carries as its
+ * `timeline` field.
  *
  * Bounds, whatever the crawl's length:
  * - samples: at most `maxPoints`. A sample is kept when `minIntervalMs` passed or `everyPages`
@@ -146,7 +147,7 @@ export function describeObservation(o: Observation): string {
   }
 }
 
-/** The bounded recorder the crawl loop feeds. */
+/** The bounded recorder the crawl's events feed. */
 export class TimelineRecorder {
   readonly start: number;
   private readonly o: Required<Omit<TimelineOptions, 'start'>>;
