@@ -98,6 +98,11 @@ export interface UrlEntry {
    * A link to it clears the mark (admit.ts), and from then on it comes back like any pruned URL.
    */
   i?: true;
+  /**
+   * Fetched: answered 2xx with the host's not-found page (a soft 404, learning/not-found.ts): no
+   * document, though its status says one. Lookups and rules treat it as a failed fetch.
+   */
+  z?: true;
 }
 
 export interface AliasEntry {
@@ -167,6 +172,7 @@ export function encodeUrlEntry(e: UrlEntry): string {
   if (e.e !== undefined) out += ' e' + encodeURIComponent(e.e);
   if (e.k !== undefined) out += ' K' + e.k;
   if (e.u === true) out += ' u';
+  if (e.z === true) out += ' z';
   if (e.i === true) out += ' i'; // last: `isUnlinkedImage` reads it off the end
   return out;
 }
@@ -203,6 +209,7 @@ export function decodeUrlEntry(text: string): UrlEntry {
       case 0x4b /* K */: if (v === 'p' || v === 'r' || v === 'v') e.k = v; break;
       case 0x75 /* u */: e.u = true; break;
       case 0x69 /* i */: e.i = true; break;
+      case 0x7a /* z */: e.z = true; break;
       default: break; // a field from a newer minor version
     }
   }

@@ -8,6 +8,7 @@ import { Txn } from '../../src/store/engine/batch.js';
 import type { LearnedUrl, RuleChanges } from '../../src/store/learning/contract.js';
 import { RuleLearner } from '../../src/store/learning/learner.js';
 import { LiveRules } from '../../src/store/engine/state.js';
+import { summaryOf } from '../../src/store/engine/url-state.js';
 import { counterNames, decodeJson, decodeUrlEntry, encodeUrlEntry, evidenceKeys, type UrlEntry } from '../../src/store/keys.js';
 import { MemoryKv } from '../../src/store/memory-store.js';
 import { wordSketch } from '../../src/crawler/page-shape.js';
@@ -211,6 +212,20 @@ describe('only documents are evidence', () => {
     await h.fetch('http://a.example/item', 'SOFT404');
     await h.fetch('http://a.example/item?id=9', 'SOFT404');
     expect(await h.rule('a.example', { kind: 'query-parameter', name: 'id' })).toBeUndefined();
+  });
+
+  it('a 2xx with the not-found page is written as no document: its summary is a failed fetch', async () => {
+    const h = new Harness(3, true);
+    const probe = 'http://a.example/urldedup-not-found-0123456789abcdef';
+    await h.requeue(probe, 'p');
+    await h.fetch(probe, 'SOFT404', 200);
+    await h.fetch('http://a.example/reference.html', 'SOFT404', 200);
+    await h.fetch('http://a.example/reference', 'PAGE', 200);
+    const entry = async (u: string): Promise<UrlEntry> => decodeUrlEntry((await h.kv.get('url', url(u).key))!);
+    expect(await entry('http://a.example/reference.html')).toMatchObject({ s: 'fetched', st: 200, z: true });
+    expect(summaryOf(await entry('http://a.example/reference.html'))).toBe('F');
+    expect(await entry('http://a.example/reference')).not.toHaveProperty('z');
+    expect(summaryOf(await entry('http://a.example/reference'))).toBe('f');
   });
 
   it('a document whose rewrite answered the soft 404 contradicts the rule there, in either order', async () => {

@@ -9,11 +9,11 @@
  */
 import { applyPolicy, defaultLimits, keyFromRecord, normalizeRecord, UrlError, type UriRecord } from '../../normalize/index.js';
 import { identifyInto, UrlIdentity } from '../../normalize/identify.js';
-import { applyRules, hostOf, isDocumentStatus } from '../rules.js';
+import { applyRules, hostOf } from '../rules.js';
 import { redactPassword } from '../userinfo.js';
 import { getAlias, getUrl, type Txn } from './batch.js';
 import type { EngineState } from './state.js';
-import { recordOfKey } from './url-state.js';
+import { answeredDocument, recordOfKey } from './url-state.js';
 
 export interface Identity {
   readonly rec: UriRecord;
@@ -118,7 +118,7 @@ export async function canonicalize(s: EngineState, txn: Txn, rec: UriRecord, k0:
   if (steps.length > 0 && t.via?.startsWith('rule:') === true) {
     for (const k of steps) {
       const e = await getUrl(s.kv, txn, k);
-      if (e?.s === 'fetched' && e.st !== undefined && isDocumentStatus(e.st)) {
+      if (answeredDocument(e)) {
         t = { rec: recordOfKey(k), key: k, via: t.via };
         break;
       }

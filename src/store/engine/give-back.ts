@@ -7,7 +7,7 @@
 import { isPresetName, type PresetName, type UriRecord } from '../../normalize/index.js';
 import { evidenceKeys, parseFrontierKey, prefixRange, SEP, type UrlEntry } from '../keys.js';
 import { parseBlock } from '../frontier.js';
-import { applies, isDocumentStatus, parseRuleId } from '../rules.js';
+import { applies, parseRuleId } from '../rules.js';
 import { dirOf } from '../learning/rule-scope.js';
 import type { PruneEntry } from '../seen-store.js';
 import { admitOne, checksRewrite } from './admit.js';
@@ -15,7 +15,7 @@ import { getAlias, getEvidence, getUrl, prefetchUrls, type Txn } from './batch.j
 import { canonicalize, identity, isUrlError, transform, type Identity } from './canonicalize.js';
 import type { RuleChanges } from '../learning/contract.js';
 import type { EngineState } from './state.js';
-import { answeredNoDocument, carried, forgetUnlinkedImage, recordOfKey, setUrl } from './url-state.js';
+import { answeredDocument, answeredNoDocument, carried, forgetUnlinkedImage, recordOfKey, setUrl } from './url-state.js';
 import type { WriteQueue } from './write-queue.js';
 
 /** True while what pruned a URL still holds: its preset is on, its rule active, or it is a trap. */
@@ -135,7 +135,7 @@ async function pruneImagesIn(s: EngineState, q: WriteQueue, id: string, range: {
       await prefetchUrls(s.kv, txn, images.map((x) => x.doc));
       for (const { doc, rec } of images) {
         const de = await getUrl(s.kv, txn, doc);
-        if (de?.s !== 'fetched' || de.c === undefined || de.st === undefined || !isDocumentStatus(de.st)) continue;
+        if (de === undefined || !answeredDocument(de) || de.c === undefined) continue;
         const { key, via } = await canonicalize(s, txn, rec, doc);
         if (via !== reason || key === doc) continue;
         const prev = await getUrl(s.kv, txn, key);
@@ -397,7 +397,7 @@ async function restoreImage(s: EngineState, txn: Txn, key: string, prev: UrlEntr
   if (t.via !== undefined && t.key !== key) {
     const { key: onto, via } = await canonicalize(s, txn, recordOfKey(key), key, exclude);
     const e = onto === key ? undefined : await getUrl(s.kv, txn, onto);
-    if (via !== undefined && e?.s === 'fetched' && e.st !== undefined && isDocumentStatus(e.st)) {
+    if (via !== undefined && answeredDocument(e)) {
       setUrl(s, txn, key, prev, { ...carried(prev, prev.d, now), s: 'pruned', by: via, to: onto, i: true });
       return via !== reason;
     }

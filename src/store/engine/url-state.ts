@@ -29,17 +29,23 @@ export function makeEntry(e: UrlEntry, h: string | undefined, n: number | undefi
   if (e.w !== undefined) out.w = e.w;
   if (e.ft !== undefined) out.ft = e.ft;
   if (e.e !== undefined) out.e = e.e;
+  if (e.s === 'fetched' && e.z === true) out.z = true;
   if (check !== undefined) out.k = check;
   // an unlinked image stays one only while pruned
   if (e.s === 'pruned' && e.i === true) out.i = true;
   return out;
 }
 
-/** A fetched entry's status (` S` field) shows no document (a 404, a 204): its summary is `F`. */
+/** A fetched entry's status (` S` field) shows no document (a 404, a 204), or it is a soft 404 (` z`): its summary is `F`. */
 function fetchedNoDocument(value: string): boolean {
   const at = value.indexOf(' S');
   if (at === -1) return false;
-  return !isDocumentStatus(parseInt(value.slice(at + 2), 10));
+  return !isDocumentStatus(parseInt(value.slice(at + 2), 10)) || value.endsWith(' z');
+}
+
+/** True when `e` was fetched as itself and answered a document: a 2xx with content, not the host's not-found page. */
+export function answeredDocument(e: Readonly<UrlEntry> | undefined): boolean {
+  return e?.s === 'fetched' && e.st !== undefined && isDocumentStatus(e.st) && e.z !== true;
 }
 
 /**
@@ -80,12 +86,12 @@ export function lookupEntry(value: string): Readonly<UrlEntry> {
 
 /** True when `e` (an entry, or a summary as `lookupEntry` reads it) was answered with no document: failed, or fetched with a status that shows none. */
 export function answeredNoDocument(e: Readonly<UrlEntry>): boolean {
-  return e.s === 'failed' || (e.s === 'fetched' && e.st !== undefined && !isDocumentStatus(e.st));
+  return e.s === 'failed' || (e.s === 'fetched' && ((e.st !== undefined && !isDocumentStatus(e.st)) || e.z === true));
 }
 
 /** `entrySummary` of the value `e` is written as. */
 export function summaryOf(e: UrlEntry): string {
-  if (e.s === 'fetched' && e.st !== undefined && !isDocumentStatus(e.st)) return 'F';
+  if (e.s === 'fetched' && ((e.st !== undefined && !isDocumentStatus(e.st)) || e.z === true)) return 'F';
   return e.s === 'pruned' ? encodeUrlEntry(e) : SUMMARY_LETTER[e.s];
 }
 

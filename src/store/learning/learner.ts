@@ -26,7 +26,7 @@
  * rules that lost scopes give back, and the URLs it asks to fetch: probes and rechecks).
  */
 import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
-import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, type AliasEntry, type UrlEntry } from '../keys.js';
+import { counterNames, decodeJson, encodeJson, encodeUrlEntry, evidenceKeys, prefixRange, SEP, type AliasEntry, type UrlEntry } from '../keys.js';
 import { outsidePartition } from '../host-tag.js';
 import { bareParameterPath, parameterDifference } from './parameter-difference.js';
 import { foldCase, stemOf } from './path-variants.js';
@@ -94,6 +94,15 @@ function valueOf(spec: RuleSpec, rec: UriRecord): { v?: string } {
   // a path variant's kind is its path's, segment parameters (a session id) aside
   const v = scopeValue(spec, spec.kind === 'suffix' || spec.kind === 'case-insensitive' ? { ...rec, path: bareParameterPath(rec.path) } : rec);
   return v === undefined ? {} : { v };
+}
+
+/** Write `key`'s fetched entry as a soft 404 (`UrlEntry.z`), in the batch that learned it. */
+async function markSoft404(kv: LearnerReads['kv'], txn: Txn, key: string): Promise<void> {
+  const e = await getUrl(kv, txn, key);
+  if (e?.s !== 'fetched' || e.z === true) return;
+  const marked: UrlEntry = { ...e, z: true };
+  txn.urls.set(key, marked);
+  txn.put('url', key, encodeUrlEntry(marked));
 }
 
 /** A host's active rules with their scopes' exceptions left out (`failedStep`'s replay). */
@@ -274,6 +283,9 @@ export class RuleLearner {
       return changes;
     }
     if (!document) {
+      // a 2xx with the host's not-found page: written as no document, so that lookups and rules
+      // never take it for one (a chain of rules is not followed onto it)
+      if (isDocumentStatus(status) && hash !== undefined) await markSoft404(this.reads.kv, txn, u.key);
       await this.failedAlike(txn, u, status, hash, changes);
       await this.rewriteFailed(txn, u, status, hash, changes, now);
       await this.imageFailed(txn, u, status, changes, now);
@@ -379,10 +391,10 @@ export class RuleLearner {
     return e?.s === 'redirected' && e.st !== undefined && e.st >= 300 && e.st < 400 ? e : undefined;
   }
 
-  /** A fetched document's entry, when it is one: fetched as itself, a 2xx with a content hash. */
+  /** A fetched document's entry, when it is one: fetched as itself, a 2xx with a content hash, not a soft 404. */
   private async documentOf(txn: Txn, key: string): Promise<UrlEntry | undefined> {
     const e = await getUrl(this.reads.kv, txn, key);
-    if (e?.s !== 'fetched' || e.c === undefined || e.st === undefined || !isDocumentStatus(e.st)) return undefined;
+    if (e?.s !== 'fetched' || e.c === undefined || e.st === undefined || !isDocumentStatus(e.st) || e.z === true) return undefined;
     return e;
   }
 
@@ -571,6 +583,7 @@ export class RuleLearner {
       done.add(target);
       const e = await this.documentOf(txn, target);
       if (e === undefined || (e.c !== soft.hash && (soft.shape === undefined || e.x !== soft.shape))) continue;
+      await markSoft404(this.reads.kv, txn, target);
       await this.rewriteFailed(txn, { rec: recordOfKey(target), key: target }, e.st!, e.c, changes, now);
     }
   }
