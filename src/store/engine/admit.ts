@@ -14,12 +14,12 @@ import { decodeJson, decodeUrlEntry, encodeUrlEntry, isUnlinkedImage, type Admit
 import { outsidePartition } from '../host-tag.js';
 import { dirOf } from '../learning/rule-scope.js';
 import { foldCase } from '../learning/path-variants.js';
-import { hostOf, isDocumentStatus } from '../rules.js';
+import { hostOf } from '../rules.js';
 import type { AdmitResult } from '../seen-store.js';
 import { getUrl, type Txn } from './batch.js';
 import { canonicalize, identity, inScope, isUrlError, transform, type Identity } from './canonicalize.js';
 import type { EngineState } from './state.js';
-import { answeredNoDocument, entrySummary, lookupEntry, recordOfKey, setUrl } from './url-state.js';
+import { answeredDocument, answeredNoDocument, entrySummary, lookupEntry, recordOfKey, setUrl } from './url-state.js';
 import type { WriteQueue } from './write-queue.js';
 
 /** Presence of a key in the seen set: absent for sure, present, or asked of the database. */
@@ -246,8 +246,7 @@ async function stopChains(s: EngineState, items: Items): Promise<void> {
   for (let q = 0; q < keys.length; q++) {
     const v = values[q];
     if (v === undefined) continue;
-    const e = lookupEntry(entrySummary(v));
-    if (e.s === 'fetched' && e.st !== undefined && isDocumentStatus(e.st)) documents.add(keys[q]!);
+    if (answeredDocument(lookupEntry(entrySummary(v)))) documents.add(keys[q]!);
   }
   if (documents.size === 0) return;
   for (const [j, m] of items.mapped!) {

@@ -380,18 +380,15 @@ async function restoreEntry(s: EngineState, txn: Txn, key: string, prev: UrlEntr
     if (r.key !== key && !(t.via.startsWith('rule:') && (await rewriteAnsweredNoDocument(s, txn, r.key)))) onto = r.key;
   }
   const cur = (await getUrl(s.kv, txn, key)) ?? prev;
-  const image = cur.s === 'pruned' && cur.i === true;
-  if (onto !== undefined && t.via !== undefined) setUrl(s, txn, key, cur, { ...carried(cur, cur.d, now), s: 'pruned', by: t.via, to: onto, ...(image ? { i: true as const } : {}) });
-  // an image no link named is forgotten: queued, it would be fetched though nobody asked for it
-  else if (image) forgetUnlinkedImage(txn, key, cur);
+  if (onto !== undefined && t.via !== undefined) setUrl(s, txn, key, cur, { ...carried(cur, cur.d, now), s: 'pruned', by: t.via, to: onto });
   else setUrl(s, txn, key, cur, { ...carried(cur, cur.d, now), s: 'queued' }, rec);
   return !(onto !== undefined && t.via === reason);
 }
 
 /**
  * `restoreEntry` for an image no link named (`UrlEntry.i`): pruned anew onto a document the rules
- * of now send it to, forgotten otherwise (and not counted as given back). Nothing is queued for it: nobody asked for the URL, and
- * a rule's rewrite of a name nobody linked is no check of anything.
+ * of now send it to, forgotten otherwise (and not counted as given back). Nothing is queued for
+ * it: nobody asked for the URL, and a rewrite of a name nobody linked checks nothing.
  */
 async function restoreImage(s: EngineState, txn: Txn, key: string, prev: UrlEntry, t: { key: string; via: string | undefined }, reason: string, exclude: string | undefined, now: number): Promise<boolean> {
   if (t.via !== undefined && t.key !== key) {
