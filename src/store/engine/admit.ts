@@ -358,9 +358,7 @@ function decide(s: EngineState, txn: Txn, urls: readonly string[], items: Items,
       // a link names an image the rule's pruning recorded: from now on it comes back like any
       // pruned URL when the rule no longer sends it there
       items.images!.delete(k0);
-      const prev = decodeUrlEntry(image);
-      const { i: _unlinked, ...linked } = prev;
-      setUrl(s, txn, k0, prev, linked);
+      linkImage(s, txn, k0, decodeUrlEntry(image));
     }
     if (key === k0) {
       if (transformed && txn.creates(k0)) results[i] = { url, key, identityKey: k0, admitted: false, reason: 'duplicate-in-batch' };
