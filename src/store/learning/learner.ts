@@ -26,7 +26,7 @@
  * rules that lost scopes give back, and the URLs it asks to fetch: probes and rechecks).
  */
 import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
-import { counterNames, decodeJson, encodeJson, encodeUrlEntry, evidenceKeys, prefixRange, SEP, type AliasEntry, type UrlEntry } from '../keys.js';
+import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, type AliasEntry, type UrlEntry } from '../keys.js';
 import { outsidePartition } from '../host-tag.js';
 import { bareParameterPath, parameterDifference } from './parameter-difference.js';
 import { foldCase, stemOf } from './path-variants.js';
@@ -94,15 +94,6 @@ function valueOf(spec: RuleSpec, rec: UriRecord): { v?: string } {
   // a path variant's kind is its path's, segment parameters (a session id) aside
   const v = scopeValue(spec, spec.kind === 'suffix' || spec.kind === 'case-insensitive' ? { ...rec, path: bareParameterPath(rec.path) } : rec);
   return v === undefined ? {} : { v };
-}
-
-/** Write `key`'s fetched entry as a soft 404 (`UrlEntry.z`), in the batch that learned it. */
-async function markSoft404(kv: LearnerReads['kv'], txn: Txn, key: string): Promise<void> {
-  const e = await getUrl(kv, txn, key);
-  if (e?.s !== 'fetched' || e.z === true) return;
-  const marked: UrlEntry = { ...e, z: true };
-  txn.urls.set(key, marked);
-  txn.put('url', key, encodeUrlEntry(marked));
 }
 
 /** A host's active rules with their scopes' exceptions left out (`failedStep`'s replay). */
@@ -285,7 +276,7 @@ export class RuleLearner {
     if (!document) {
       // a 2xx with the host's not-found page: written as no document, so that lookups and rules
       // never take it for one (a chain of rules is not followed onto it)
-      if (isDocumentStatus(status) && hash !== undefined) await markSoft404(this.reads.kv, txn, u.key);
+      if (isDocumentStatus(status) && hash !== undefined) await this.notFound.mark(txn, u.key);
       await this.failedAlike(txn, u, status, hash, changes);
       await this.rewriteFailed(txn, u, status, hash, changes, now);
       await this.imageFailed(txn, u, status, changes, now);
@@ -372,17 +363,12 @@ export class RuleLearner {
         const other = document ? await getUrl(this.reads.kv, txn, image) : ((await this.documentOf(txn, doc.key)) ?? (await this.redirectedOf(txn, doc.key)));
         if (other === undefined) continue;
         // the image failed: an error status, or a 2xx with the not-found page (a soft 404)
-        if (document && (other.s !== 'fetched' || other.st === undefined || other.st >= 500 || (isDocumentStatus(other.st) && !(await this.answeredNotFound(txn, host, image, other))))) continue;
+        if (document && (other.s !== 'fetched' || other.st === undefined || other.st >= 500 || (isDocumentStatus(other.st) && !(await this.notFound.answered(txn, host, image, other))))) continue;
         const st = document ? other.st! : status;
         const obs: Observation = { v: 'against', how: 'content', source: doc.key, to: image, status: st, t: now };
         await this.observe(txn, host, spec, obs, { p: placeOf(doc.rec), s: doc.key }, changes);
       }
     }
-  }
-
-  /** True when a 2xx entry's body is the host's not-found page where `key` lies. */
-  private async answeredNotFound(txn: Txn, host: string, key: string, e: UrlEntry): Promise<boolean> {
-    return e.c !== undefined && (await this.notFound.matches(txn, host, recordOfKey(key).path, e.c, e.x));
   }
 
   /** The entry of a URL the host answered with a redirect (to a session form, a login page, …). */
@@ -583,7 +569,7 @@ export class RuleLearner {
       done.add(target);
       const e = await this.documentOf(txn, target);
       if (e === undefined || (e.c !== soft.hash && (soft.shape === undefined || e.x !== soft.shape))) continue;
-      await markSoft404(this.reads.kv, txn, target);
+      await this.notFound.mark(txn, target);
       await this.rewriteFailed(txn, { rec: recordOfKey(target), key: target }, e.st!, e.c, changes, now);
     }
   }

@@ -10,11 +10,12 @@
  */
 import { createHash } from 'node:crypto';
 import { keyFromRecord } from '../../normalize/index.js';
-import { decodeJson, encodeJson, evidenceKeys, prefixRange, SEP } from '../keys.js';
+import { decodeJson, encodeJson, encodeUrlEntry, evidenceKeys, prefixRange, SEP, type UrlEntry } from '../keys.js';
 import type { Kv, KvOp } from '../kv.js';
 import { dirOf } from './rule-scope.js';
 import { hostOf, isDocumentStatus } from '../rules.js';
-import { getEvidence, putEvidence, type Txn } from '../engine/batch.js';
+import { getEvidence, getUrl, putEvidence, type Txn } from '../engine/batch.js';
+import { recordOfKey } from '../engine/url-state.js';
 import type { CheckRequest, LearnedUrl } from './contract.js';
 
 /** Directories probed per host at most (the root included). */
@@ -110,6 +111,20 @@ export class NotFoundSignatures {
     const sig: Signature = { st: status, ...(hash === undefined ? {} : { c: hash }), ...(shape === undefined ? {} : { x: shape }) };
     putEvidence(txn, evidenceKeys.notFound(hostOf(u.rec), dir), encodeJson(sig));
     return isDocumentStatus(status) && hash !== undefined ? { dir, hash, ...(shape === undefined ? {} : { shape }) } : undefined;
+  }
+
+  /** True when a 2xx entry is the host's not-found page where `key` lies: marked so, or its body matches. */
+  async answered(txn: Txn, host: string, key: string, e: UrlEntry): Promise<boolean> {
+    return e.z === true || (e.c !== undefined && (await this.matches(txn, host, recordOfKey(key).path, e.c, e.x)));
+  }
+
+  /** Write `key`'s fetched entry as a soft 404 (`UrlEntry.z`), in the batch that learned it. */
+  async mark(txn: Txn, key: string): Promise<void> {
+    const e = await getUrl(this.kv, txn, key);
+    if (e?.s !== 'fetched' || e.z === true) return;
+    const marked: UrlEntry = { ...e, z: true };
+    txn.urls.set(key, marked);
+    txn.put('url', key, encodeUrlEntry(marked));
   }
 
   /**
