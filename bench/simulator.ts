@@ -7,13 +7,15 @@
 //   apt-get install -y python-flask-doc python-requests-doc python-click-doc python-jinja2-doc wget
 //   npm run bench:simulator -- [--seeds 1-8] [--pages 150] [--tree DIR] [--behaviours 10] [--mirrors] [--no-wget] [--json]
 //   (--mirrors: urldedup with the opt-in mirror rule too)
+//   (--fleet N: a fleet of N workers too, with and without presets, on the Redis Cluster whose seed
+//    nodes URLDEDUP_REDIS_CLUSTER names: scripts/redis-cluster.sh start /tmp/rc 7101 7102 7103)
 //   (--tree: one documentation tree for every seed, e.g. /usr/share/doc/postgresql-doc-15/html)
 //
 // Benchmarks print; they assert nothing.
 
 import { cpus } from 'node:os';
 import type { PresetName } from '../src/normalize/index.js';
-import { crawlSimWithUrldedup, crawlSimWithWget, type SimRun } from '../sim/crawl.js';
+import { crawlSimWithFleet, crawlSimWithUrldedup, crawlSimWithWget, type SimRun } from '../sim/crawl.js';
 import { startSimSite } from '../sim/site.js';
 
 interface Row {
@@ -35,6 +37,9 @@ async function main(): Promise<void> {
   const [lo, hi] = (arg(args, '--seeds') ?? '1001-1008').split('-').map(Number) as [number, number | undefined];
   const pages = Number(arg(args, '--pages') ?? 150);
   const count = arg(args, '--behaviours') === undefined ? undefined : Number(arg(args, '--behaviours'));
+  const fleet = arg(args, '--fleet') === undefined ? undefined : Number(arg(args, '--fleet'));
+  const redis = process.env['URLDEDUP_REDIS_CLUSTER'];
+  if (fleet !== undefined && redis === undefined) throw new Error('--fleet needs URLDEDUP_REDIS_CLUSTER (the cluster\'s seed nodes)');
   const rows: Row[] = [];
   for (let seed = lo; seed <= (hi ?? lo); seed++) {
     const tree = arg(args, '--tree');
@@ -43,6 +48,7 @@ async function main(): Promise<void> {
     try {
       for (const presets of [[], ['session-ids', 'tracking']] as PresetName[][]) runs.push(await crawlSimWithUrldedup(site, presets, 8));
       if (args.includes('--mirrors')) runs.push(await crawlSimWithUrldedup(site, [], 8, true));
+      if (fleet !== undefined) for (const presets of [[], ['session-ids', 'tracking']] as PresetName[][]) runs.push(await crawlSimWithFleet(site, redis!, fleet, presets, 8));
       if (!args.includes('--no-wget')) runs.push(await crawlSimWithWget(site));
     } finally {
       await site.close();

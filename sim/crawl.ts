@@ -7,14 +7,20 @@
  *   document (another document, a not-found page, nothing), and how many of them were never
  *   fetched;
  * - **requests per document**, and the same over the site's floor.
+ *
+ * Or by a fleet: several workers (each its own fleet store and Redis connections, in this process)
+ * through one fleet store on a Redis Cluster, each partition learning alone (docs/scale-out.md).
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCrawl } from '../src/crawler/crawl.js';
 import type { CrawlReport } from '../src/crawler/report.js';
 import type { PresetName } from '../src/normalize/index.js';
+import { openFleetStore } from '../src/store/fleet/fleet-store.js';
+import { destroyRedisStore } from '../src/store/redis/cluster.js';
 import { openStore, type SeenStore } from '../src/store/index.js';
 import { findFalseMerges, type FalseMerge } from '../sites/realistic-runs.js';
 import type { SimSite } from './site.js';
@@ -100,6 +106,44 @@ export async function crawlSimWithUrldedup(site: SimSite, presets: readonly Pres
     return score(site, name, from, (performance.now() - t) / 1000, merges, report);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Crawl the site with a fleet of `workers` urldedup workers sharing one fleet store on the Redis
+ * Cluster reached through `redis` (a fresh store name, destroyed at the end), and score it.
+ */
+export async function crawlSimWithFleet(site: SimSite, redis: string, workers: number, presets: readonly PresetName[] = [], concurrency = 4): Promise<SimRun> {
+  const name = `sim-${randomBytes(6).toString('hex')}`;
+  const from = site.requests.length;
+  const t = performance.now();
+  try {
+    const worker = () =>
+      runCrawl({
+        store: { redis, fleet: { name, leaseMs: 3000, maxHosts: 2, pollMs: 50 } },
+        seeds: site.seeds,
+        presets,
+        scope: 'domain',
+        allow: [
+          { address: '127.0.0.1', port: site.port },
+          { address: '::1', port: site.port },
+        ],
+        concurrency,
+        perHost: concurrency,
+        fetch: { userAgent: 'urldedup/sim' },
+      });
+    const reports = await Promise.all(Array.from({ length: workers }, worker));
+    const reader = await openFleetStore(redis, { fleet: { name }, presets: [...presets] });
+    let merges: FalseMerge[];
+    try {
+      merges = await falseMerges(site, reader);
+    } finally {
+      await reader.close();
+    }
+    const client = `urldedup fleet of ${workers}${presets.length === 0 ? '' : ` --preset ${presets.join(',')}`}`;
+    return score(site, client, from, (performance.now() - t) / 1000, merges, reports[0]);
+  } finally {
+    await destroyRedisStore(redis, name);
   }
 }
 

@@ -1,5 +1,6 @@
 // node dist/sim/run.js [--seeds A-B] [--presets] [--mirrors] [--behaviours a,b] [--pages N] [--tree DIR] [--why]
-import { crawlSimWithUrldedup } from './crawl.js';
+//   [--fleet N]: a fleet of N workers on the Redis Cluster of URLDEDUP_REDIS_CLUSTER instead of one LevelDB worker
+import { crawlSimWithFleet, crawlSimWithUrldedup } from './crawl.js';
 import { startSimSite } from './site.js';
 
 const args = process.argv.slice(2);
@@ -10,7 +11,10 @@ for (let seed = lo!; seed <= (hi ?? lo!); seed++) {
   const site = await startSimSite({ seed, ...(bh ? { behaviours: bh.split(',') } : {}), ...(arg('--pages') ? { pages: Number(arg('--pages')) } : {}), ...(arg('--tree') ? { tree: arg('--tree')! } : {}) });
   try {
     for (const presets of args.includes('--presets') ? [[], ['session-ids', 'tracking']] as const : [[]] as const) {
-      const r = await crawlSimWithUrldedup(site, presets as never, 4, args.includes('--mirrors'));
+      const fleet = arg('--fleet');
+      const redis = process.env['URLDEDUP_REDIS_CLUSTER'];
+      if (fleet !== undefined && redis === undefined) throw new Error('--fleet needs URLDEDUP_REDIS_CLUSTER (seed nodes)');
+      const r = fleet !== undefined ? await crawlSimWithFleet(site, redis!, Number(fleet), presets as never) : await crawlSimWithUrldedup(site, presets as never, 4, args.includes('--mirrors'));
       console.log(`seed ${seed} [${site.behaviours.join(',')}] tree ${site.tree.split('/')[4]} docs ${site.documents.length} floor ${site.floor} aliases ${site.aliasLinks}/${site.linkCount} | ${r.client}: reached ${r.reached}/${r.documents} merges ${r.falseMerges} lost ${r.lostToMerges} req ${r.requests} rpd ${r.requestsPerDocument} xfloor ${r.overFloor} ${r.seconds}s`);
       if (args.includes('--why')) {
         const reqs = site.requests.filter((q) => q.client === 'urldedup');
