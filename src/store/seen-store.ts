@@ -383,7 +383,10 @@ export interface SeenStore {
    * delivered (their write completed): a key marked delivered is never offered again.
    */
   markDelivered(keys: readonly string[]): Promise<void>;
-  /** A redirect answered `from`. 301/308 make `from` an alias of `to`; 302/303/307 are evidence. */
+  /**
+   * A redirect answered `from`. 301/308 make `from` an alias of `to`; 302/303/307 are evidence, and
+   * an alias too when `to` is `from` with parameters added (its document is `from`'s own).
+   */
   recordRedirect(from: string, to: string, status: number): Promise<void>;
   /** A fetch of `url` ended: state fetched or failed, its frontier entry removed, evidence learned. */
   recordFetch(url: string, response: FetchRecord): Promise<void>;

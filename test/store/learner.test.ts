@@ -119,6 +119,19 @@ describe('learning from redirects', () => {
     expect(h.rules.get(slashId)?.state).toBe('active');
   });
 
+  it('a temporary redirect to another name\'s session form supports what explains the two names', async () => {
+    const h = new Harness(3);
+    // `/n` → 302 → `https://…/n;jsessionid=…`: the server names https as the resource, the session aside
+    for (const n of [1, 2]) expect((await h.redirect(`http://a.example/${n}`, `https://a.example/${n};jsessionid=S${n}`, 302)).changes.activated).toEqual([]);
+    expect((await h.redirect('http://a.example/3', 'https://a.example/3?sid=S3', 302)).changes.activated).toEqual([httpsId]);
+    expect(await h.rule('a.example', HTTPS)).toMatchObject({ state: 'active', for: 3, against: 0 });
+    // the URL's own session form explains nothing; a login wall's form explains no rule
+    const h2 = new Harness(1);
+    await h2.redirect('http://a.example/d/a', 'http://a.example/d/a;jsessionid=1', 302);
+    await h2.redirect('http://a.example/d/b', 'http://a.example/login;jsessionid=1?next=%2Fd%2Fb', 302);
+    expect(h2.rules.activeOf('a.example') ?? []).toEqual([]);
+  });
+
   it('holds slash-add only under the directory its redirects came from, and not for URLs with a query', async () => {
     const h = new Harness(3);
     for (const d of ['a', 'b', 'c']) await h.redirect(`http://a.example/docs/${d}`, `http://a.example/docs/${d}/`);

@@ -237,6 +237,23 @@ export function seenStoreSuite(name: string, factory: Factory): void {
         await verified(store);
       });
 
+      it('a redirect to the URL itself with parameters added makes it an alias of that form, whatever the status', async () => {
+        // a servlet container without cookies (`;jsessionid=`), a cookie check (`?cookie=1`): the
+        // document at the end is the source's own
+        const { store } = await make({ learnRules: false });
+        await store.recordRedirect('http://a.example/s', 'http://a.example/s;jsessionid=A1', 302);
+        await store.recordRedirect('http://a.example/q?x=1', 'http://a.example/q?x=1&cookie=1', 307);
+        expect((await store.canonical('http://a.example/s')).canonicalKey).toBe(key('http://a.example/s;jsessionid=A1'));
+        expect((await store.canonical('http://a.example/q?x=1')).canonicalKey).toBe(key('http://a.example/q?x=1&cookie=1'));
+        // elsewhere, or with a parameter changed rather than added, stays a temporary redirect
+        await store.recordRedirect('http://a.example/e', 'http://a.example/E;jsessionid=A1', 302);
+        await store.recordRedirect('http://a.example/v?lang=de', 'http://a.example/v?lang=en', 302);
+        expect((await store.canonical('http://a.example/e')).canonicalKey).toBe(key('http://a.example/e'));
+        expect((await store.canonical('http://a.example/v?lang=de')).canonicalKey).toBe(key('http://a.example/v?lang=de'));
+        expect((await store.stats()).aliases).toBe(2);
+        await verified(store);
+      });
+
       it('merges temporary redirects with temporaryRedirectsMerge', async () => {
         const { store } = await make({ learnRules: false, temporaryRedirectsMerge: true });
         await store.recordRedirect('http://a.example/t', 'http://a.example/u', 302);
@@ -300,6 +317,22 @@ export function seenStoreSuite(name: string, factory: Factory): void {
         expect(rule?.support?.every((x) => !x.p.includes(';'))).toBe(true);
         // a link without a session id is folded
         expect((await store.canonical('http://sf.example/docs/Four.html')).canonicalKey).toBe(key('http://sf.example/docs/four.html'));
+        await verified(store);
+      });
+
+      it('case variants a host sends to another name\'s session form teach the case rule, and are pruned onto its document', async () => {
+        // a servlet container on a case-folding file system that sets its session in the URL: every
+        // name redirects to its folded file's session form, the folded name's own included
+        const { store } = await make();
+        const session = (n: string): string => `http://ss.example/docs/${n}.html;jsessionid=S${n.length}`;
+        for (const n of ['one', 'two', 'three', 'five']) {
+          await store.recordRedirect(`http://ss.example/docs/${n}.html`, session(n), 302);
+          await store.recordFetch(session(n), { status: 200, contentHash: `h-${n}` });
+        }
+        for (const n of ['One', 'Two', 'Three']) await store.recordRedirect(`http://ss.example/docs/${n}.html`, session(n.toLowerCase()), 302);
+        expect((await collect(store.rules())).find((r) => r.id === 'ss.example/case-insensitive')).toMatchObject({ state: 'active', for: 3 });
+        // a variant of a fetched page goes through the rule and the folded name's alias to its document
+        expect(await store.canonical('http://ss.example/docs/Five.html')).toMatchObject({ canonicalKey: key(session('five')), state: 'seen' });
         await verified(store);
       });
 

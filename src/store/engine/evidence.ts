@@ -13,6 +13,7 @@ import { getAlias, getEvidence, getUrl, putEvidence, type Txn } from './batch.js
 import { inScope, transform, type Identity } from './canonicalize.js';
 import { afterRuleChanges, restoreReason } from './give-back.js';
 import type { RepresentationClaim } from '../learning/content-pairs.js';
+import { parameterDifference } from '../learning/parameter-difference.js';
 import { noRuleChanges, type CheckRequest } from '../learning/contract.js';
 import type { RuleLearner } from '../learning/learner.js';
 import type { EngineState } from './state.js';
@@ -31,14 +32,19 @@ async function noteTemporary(s: EngineState, txn: Txn, from: string, to: string,
 }
 
 /**
- * `from` redirected to `to` with `status` (RFC 9110 §15.4). A permanent redirect (301, 308), or any
- * with `temporaryRedirectsMerge`, makes `from` an alias of `to`; the target is admitted when in scope.
+ * `from` redirected to `to` with `status` (RFC 9110 §15.4). A permanent redirect (301, 308), any
+ * with `temporaryRedirectsMerge`, and any to `from` with parameters added make `from` an alias of
+ * `to`; the target is admitted when in scope.
  */
 export async function recordRedirect(s: EngineState, q: WriteQueue, learner: RuleLearner, f: Identity, t: Identity, status: number): Promise<void> {
   const now = Date.now();
   const txn = q.newTxn();
   const permanent = status === 301 || status === 308;
   const merge = permanent || s.o.temporaryRedirectsMerge;
+  // a redirect to the URL itself with parameters added (`/a` → 302 → `/a;jsessionid=…`, a cookie
+  // check's `?cookie=1`): the document at its end is the source's own, so the source is an alias
+  // of it whatever the status, and a URL a rule sends onto the source is that document's too
+  const ownForm = !merge && t.key !== f.key && parameterDifference(t.rec, f.rec) !== undefined;
   const before = await getUrl(s.kv, txn, f.key);
   const depth = before?.d ?? 0;
   if (before?.k === 'p') {
@@ -66,7 +72,7 @@ export async function recordRedirect(s: EngineState, q: WriteQueue, learner: Rul
   txn.landed.push(f.key);
   let loop = false;
   if (t.key === f.key) loop = await recordLoop(s, txn, f.key, t.key, status, [f.key], now);
-  else if (merge) loop = await addAlias(s, txn, f.key, t.key, status, now);
+  else if (merge || ownForm) loop = await addAlias(s, txn, f.key, t.key, status, now);
   if (!permanent) await noteTemporary(s, txn, f.key, t.key, status, now);
   // both hops of a loop are evidence (`/x` → `/x/` → `/x`): the return hop contradicts what the
   // first supported, and neither target is a document

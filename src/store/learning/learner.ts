@@ -28,7 +28,7 @@
 import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
 import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, type AliasEntry, type UrlEntry } from '../keys.js';
 import { outsidePartition } from '../host-tag.js';
-import { bareParameterPath, parameterDifference } from './parameter-difference.js';
+import { bareParameterPath, parameterDifference, withoutAddedParameters } from './parameter-difference.js';
 import { foldCase, stemOf } from './path-variants.js';
 import { dirOf, type ContradictionSite, type Support } from './rule-scope.js';
 import {
@@ -210,6 +210,18 @@ export class RuleLearner {
         await this.observe(txn, host, spec, obs, { p: placeOf(from.rec), d: to.key, q: hasQueryKind(spec, from.rec), s: from.key, ...valueOf(spec, from.rec) }, changes);
       }
     }
+    // a temporary redirect to another URL's session form (`/A.html` → 302 → `/a.html;jsessionid=…`,
+    // where `/a.html` → 302 → that same form): the server names `base` as the resource of `from`,
+    // and only the session it adds is temporary. It supports what explains `from` → `base`.
+    const base = merge || loop || otherPartition ? undefined : withoutAddedParameters(to.rec, from.rec);
+    const baseKey = base === undefined ? undefined : keyFromRecord(base);
+    const explainedBase = base === undefined || baseKey === from.key ? undefined : explainRedirect(from.rec, base, this.policy.defaultDocuments);
+    if (explainedBase !== undefined) {
+      for (const spec of explainedBase) {
+        const obs: Observation = { v: 'for', how: 'redirect', source: from.key, to: baseKey!, status, t: now };
+        await this.observe(txn, host, spec, obs, { p: placeOf(from.rec), d: to.key, q: hasQueryKind(spec, from.rec), s: from.key, ...valueOf(spec, from.rec) }, changes);
+      }
+    }
     if (status === 301 || status === 308 || merge) {
       for (const h of new Set(otherPartition ? [host] : [host, hostOf(to.rec)])) {
         for (const rule of this.liveRulesOf(txn, h)) {
@@ -228,7 +240,7 @@ export class RuleLearner {
     // is not elsewhere: the document at the end of that chain is its own.
     if (!loop) await this.failedAlike(txn, from, status, undefined, changes, to);
     const toItself = parameterDifference(to.rec, from.rec) !== undefined;
-    if ((explained === undefined && !toItself) || loop) await this.rewriteFailed(txn, from, status, undefined, changes, now, loop ? undefined : to.key);
+    if ((explained === undefined && explainedBase === undefined && !toItself) || loop) await this.rewriteFailed(txn, from, status, undefined, changes, now, loop ? undefined : to.key);
     if (loop) await this.rewriteFailed(txn, to, status, undefined, changes, now);
     // `from` answered (with a redirect): its image under a live rule that answered no document
     // names something else

@@ -96,6 +96,20 @@ export function parameterDifference(variant: UriRecord, base: UriRecord): Parame
 }
 
 /**
+ * `to` without the segment parameters and query fields whose names `from` lacks: where a redirect
+ * `from` → `to` that adds a session (`/A.html` → 302 → `/a.html;jsessionid=…`, a servlet container
+ * without cookies) sends `from` once the session is set aside. `undefined` when it adds none.
+ */
+export function withoutAddedParameters(to: UriRecord, from: UriRecord): UriRecord | undefined {
+  const inPath = namesOnlyIn(pathParameterNames(to.path), pathParameterNames(from.path));
+  const inQuery = namesOnlyIn(queryFields(to.query).map(fieldName), queryFields(from.query).map(fieldName));
+  if (inPath.length === 0 && inQuery.length === 0) return undefined;
+  const path = inPath.length === 0 ? to.path : removePathParameters(to.path, new Set(inPath));
+  const query = inQuery.length === 0 ? to.query : removeQueryFields(to.query, new Set(inQuery));
+  return { ...to, path, query };
+}
+
+/**
  * The values of the fields (query) or segment parameters (path) named `names` in a URL, in the
  * order met, joined by `&`: what a parameter rule removes from it.
  */
