@@ -437,6 +437,27 @@ export function seenStoreSuite(name: string, factory: Factory): void {
         await verified(store);
       });
 
+      it('a host that redirects to the session form a learned rule removes: the form is fetched as itself, and the rule holds', async () => {
+        // one section of a site behind a servlet container without cookies (`/lib/x` → 302 →
+        // `/lib/x;jsessionid=…`), the rest serving links' session ids as the same page
+        const { store } = await make();
+        for (const [p, n] of [['a', 1], ['b', 2], ['c/d', 3], ['e', 4]] as const) {
+          await store.recordFetch(`http://js.example/${p}`, { status: 200, contentHash: p });
+          await store.recordFetch(`http://js.example/${p};jsessionid=${n}`, { status: 200, contentHash: p });
+        }
+        const id = 'js.example/path-parameter:jsessionid';
+        expect((await collect(store.rules())).find((r) => r.id === id)).toMatchObject({ state: 'active', against: 0 });
+        await store.recordRedirect('http://js.example/lib/x', 'http://js.example/lib/x;jsessionid=Z1', 302);
+        // the target is queued as itself (the rule would send it back onto its source: a loop)
+        expect(await store.canonical('http://js.example/lib/x;jsessionid=Z1')).toMatchObject({ state: 'queued', canonicalKey: key('http://js.example/lib/x;jsessionid=Z1') });
+        await store.recordFetch('http://js.example/lib/x;jsessionid=Z1', { status: 200, contentHash: 'x' });
+        // a link with another session id is that document, through the rule and the source's alias
+        expect((await store.canonical('http://js.example/lib/x;jsessionid=Y7')).canonicalKey).toBe(key('http://js.example/lib/x;jsessionid=Z1'));
+        expect((await store.admit(['http://js.example/lib/x;jsessionid=Y8']))[0]).toMatchObject({ admitted: false });
+        expect((await collect(store.rules())).find((r) => r.id === id)).toMatchObject({ state: 'active', against: 0 });
+        await verified(store);
+      });
+
       it('learns a path parameter (;jsessionid=) that never changes the response from content hashes, and gives back on a contradiction', async () => {
         const { store } = await make();
         await store.recordFetch('http://j.example/a', { status: 200, contentHash: 'A' });

@@ -57,11 +57,16 @@ export async function recordRedirect(s: EngineState, q: WriteQueue, learner: Rul
     return;
   }
   const suspended = s.o.presets.length > 0 && t.key !== f.key ? suspendContradictedPresets(s, txn, f, t, status, now) : [];
-  // a learned rule the redirect refuses: it maps the target back onto its source
-  const back = s.o.learnRules && t.key !== f.key ? transform(s, t.rec, t.key) : undefined;
+  // a learned rule the redirect refuses: it maps the target back onto its source. Not the URL's
+  // own form: that the server names the document there agrees with a rule that drops the
+  // parameters (the alias below sends the source on to the target, and cancels the rule for it)
+  const back = s.o.learnRules && t.key !== f.key && !ownForm ? transform(s, t.rec, t.key) : undefined;
   const refused = back?.via?.startsWith('rule:') === true && back.key === f.key ? await learner.rewriteRefused(txn, back.via.slice(5), f, t, status, now) : undefined;
   // a fleet partition queues only its own host's URLs: the fleet hands the target to its host
   const here = !outsidePartition(s.o.partition, hostOf(t.rec));
+  // the alias first: a rule or preset that maps the own form back onto the source is cancelled
+  // by it, so the target is admitted as itself (else it would be seen as its source, a loop)
+  let loop = ownForm ? await addAlias(s, txn, f.key, t.key, status, now) : false;
   if (t.key !== f.key && s.o.enqueueRedirectTargets && here && inScope(s, t.rec, depth)) {
     await admitOne(s, txn, t.rec, t.key, depth, before?.src, now);
   }
@@ -70,9 +75,8 @@ export async function recordRedirect(s: EngineState, q: WriteQueue, learner: Rul
   const entry: UrlEntry = { ...carried(prev, depth, now), s: 'redirected', st: status, to: t.key, ft: now };
   setUrl(s, txn, f.key, prev, entry, f.rec);
   txn.landed.push(f.key);
-  let loop = false;
   if (t.key === f.key) loop = await recordLoop(s, txn, f.key, t.key, status, [f.key], now);
-  else if (merge || ownForm) loop = await addAlias(s, txn, f.key, t.key, status, now);
+  else if (merge) loop = await addAlias(s, txn, f.key, t.key, status, now);
   if (!permanent) await noteTemporary(s, txn, f.key, t.key, status, now);
   // both hops of a loop are evidence (`/x` → `/x/` → `/x`): the return hop contradicts what the
   // first supported, and neither target is a document

@@ -211,6 +211,10 @@ function resolveCanonical(p: Lookup, look: Look): CanonicalResult | typeof NEED 
   } else if (stop !== undefined) {
     key = stop;
     via = p.tVia;
+  } else if (alias !== undefined && alias.to === k0) {
+    // the transforms and the alias cancel out (canonicalize.ts): the URL is its own canonical form
+    key = k0;
+    via = undefined;
   } else {
     key = p.tKey;
     via = p.tVia;
