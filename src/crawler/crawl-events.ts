@@ -7,6 +7,7 @@
 import type { RuleRecord } from '../store/index.js';
 import type { InvalidSeed } from './crawl-options.js';
 import type { CrawlErrorCode } from './errors.js';
+import type { LinkTally } from './link-intake.js';
 
 /** The events of a crawl, by name, with their payloads. */
 export interface CrawlEventMap {
@@ -42,8 +43,8 @@ export interface CrawlEventMap {
     /** The response's Content-Location, resolved against `url`. */
     readonly contentLocation?: string;
   };
-  /** Links of a page found already known (the report counts them by rung in link-intake.ts). */
-  readonly duplicate: { readonly host: string; readonly links: number };
+  /** A fetched page's links went through scope, traps, depth and the store's gate (link-intake.ts). */
+  readonly links: { readonly host: string; readonly tally: LinkTally };
   /** A URL pattern without new content, refused from now on (traps.ts). */
   readonly trap: { readonly host: string; readonly pattern: string };
   /** Entries of a paused host left queued for a later run. */

@@ -6,6 +6,7 @@
 import type { RuleRecord, StoreStats } from '../store/index.js';
 import type { CrawlEvents, CrawlObserver } from './crawl-events.js';
 import type { CrawlProgress } from './crawl-options.js';
+import { duplicateLinks } from './link-intake.js';
 import { ReportBuilder, type CrawlReport, type StopReason } from './report.js';
 import { TimelineRecorder, type TimelineFigures } from './timeline.js';
 
@@ -47,6 +48,15 @@ export function reportObserver(r: ReportBuilder): CrawlObserver {
       if (e.contentLocation !== undefined) r.resolvedContentLocation(e.contentLocation, e.url);
       if (e.canonical !== undefined) r.canonical(e.canonical, e.url);
     },
+    links: ({ tally: t }) => {
+      r.found += t.found;
+      r.offered += t.offered;
+      r.admitted += t.admitted;
+      r.forwarded += t.forwarded;
+      for (const k in t.refused) r.refuse(k, t.refused[k]);
+      for (const k in t.duplicates) r.duplicate(k, t.duplicates[k]);
+      for (const k in t.rewrites) r.rewrite(k, t.rewrites[k]);
+    },
     trap: (e) => r.trapPattern(e.pattern),
     deferred: (e) => r.defer(e.reason, e.urls),
   };
@@ -68,7 +78,10 @@ export function timelineObserver(t: TimelineRecorder, figures: () => TimelineFig
       if (now > documents) t.host(e.host, { documents: now - documents });
       documents = now;
     },
-    duplicate: (e) => t.host(e.host, { duplicates: e.links }),
+    links: (e) => {
+      const duplicates = duplicateLinks(e.tally);
+      if (duplicates > 0) t.host(e.host, { duplicates });
+    },
     rule: (e) => t.ruleRecord(e.rule),
     sample: (e) => t.sample(e.now, figures()),
   };

@@ -6,7 +6,7 @@
  *            └ each redirect hop: store.recordRedirect; followed at once only to the same origin
  *              and only when the target is a queued URL no other task holds
  *       ─► extract links (HTML only, each parsed once) ─► scope, traps, depth ─► store.admit
- *          (link-intake.ts: dedup by the ladder, aliases, rules, presets; report buckets)
+ *          (link-intake.ts: dedup by the ladder, aliases, rules, presets; a tally per page)
  *       ─► store.recordFetch (status, content hash)
  *
  * This module is the claim/fetch loop, and it only emits what happens (crawl-events.ts): the report
@@ -142,7 +142,7 @@ class Crawler implements Crawl {
       taskEnded: () => this.channel.taskEnded(),
       checkIdle: () => this.checkIdle(),
     });
-    this.intake = new LinkIntake(this.record.report, o.traps, this.maxDepth, this.patterns);
+    this.intake = new LinkIntake(o.traps, this.maxDepth, this.patterns);
     if (o.signal !== undefined) {
       if (o.signal.aborted) this.abort();
       else o.signal.addEventListener('abort', () => this.abort(), { once: true });
@@ -413,9 +413,9 @@ class Crawler implements Crawl {
     let admitted = 0;
     if (page !== undefined) {
       const admittedUrls: string[] = [];
-      const taken = await this.intake.admit(this.store, this.scope, entry, final, page, admittedUrls);
-      admitted = taken.admitted;
-      if (taken.duplicates > 0) this.events.emit('duplicate', { host, links: taken.duplicates });
+      const tally = await this.intake.admit(this.store, this.scope, entry, final, page, admittedUrls);
+      admitted = tally.admitted;
+      this.events.emit('links', { host, tally });
       if (status >= 200 && status < 300) {
         for (const pattern of this.patterns.observe({ url: final, requested: entry.url, host, textHash: page.textHash, admitted: admittedUrls, words: page.words, links: page.links.map((l) => l.url) })) {
           this.events.emit('trap', { host, pattern });

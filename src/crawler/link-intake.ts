@@ -1,6 +1,7 @@
 /**
  * Link intake: a fetched page's links through the crawl's scope, trap and depth rules, then the
- * store's gate (`admit`), every link counted in one bucket of the report.
+ * store's gate (`admit`), every link counted in one bucket of the page's tally (`LinkTally`), which
+ * the loop hands to its `links` event (the report subscribes: crawl-observers.ts).
  *
  * Each link arrives parsed (extract.ts keeps its URL record), so scope and traps read the record's
  * host and path segments; the store's answers (key, identity key, reason, via) label the rest.
@@ -10,7 +11,6 @@ import { recompose, urlFromKey, type UriRecord } from '../normalize/index.js';
 import type { AdmitResult, FrontierEntry, PruneEntry, SeenStore } from '../store/index.js';
 import { RungLabeler } from './duplicate-rung.js';
 import type { ExtractedLink, ExtractResult } from './extract.js';
-import type { ReportBuilder } from './report.js';
 import type { CrawlScope } from './scope.js';
 import { pathTrap, segmentsTrap, type PatternTraps, type TrapOptions, type TrapReason } from './traps.js';
 
@@ -55,32 +55,60 @@ export function storeScopeFilter(
   return admitsRecord;
 }
 
+/**
+ * What became of one page's links, each counted in one bucket: refused before the store (scope,
+ * traps, depth, nofollow, invalid), found already known (by the rung or the step that knew it),
+ * admitted (and rewritten on the way), or sent to another fleet worker.
+ */
+export interface LinkTally {
+  /** References found in the page (every kind). */
+  found: number;
+  /** Links offered to the store. */
+  offered: number;
+  admitted: number;
+  forwarded: number;
+  /** Links not offered, or refused by the store, by reason. */
+  readonly refused: Record<string, number>;
+  /** Links found already known, by rung (`same-page`, `exact`, …) or step (`alias`, `rule:<id>`). */
+  readonly duplicates: Record<string, number>;
+  /** Admitted links a step rewrote, by step. */
+  readonly rewrites: Record<string, number>;
+}
+
+function bump(counts: Record<string, number>, key: string, n = 1): void {
+  if (n > 0) counts[key] = (counts[key] ?? 0) + n;
+}
+
+/** The links a tally counts as duplicates. */
+export function duplicateLinks(t: LinkTally): number {
+  let n = 0;
+  for (const k in t.duplicates) n += t.duplicates[k]!;
+  return n;
+}
+
 /** Scope, traps and depth, then the store's gate, for the links of each page. */
 export class LinkIntake {
   constructor(
-    private readonly report: ReportBuilder,
     private readonly traps: TrapOptions | undefined,
     private readonly maxDepth: number,
     private readonly patterns?: PatternTraps,
   ) {}
 
   /**
-   * Admit the links of the page `final` (fetched for `entry`); resolves to the new frontier
-   * entries (whose URLs are pushed to `admittedUrls` when given) and the duplicates this page's
-   * links were: counted here, not as a difference of the report's totals, which pages admitted
-   * at the same time also move.
+   * Admit the links of the page `final` (fetched for `entry`); resolves to what became of each
+   * (the URLs of new frontier entries are pushed to `admittedUrls` when given). The duplicates are
+   * this page's links, counted here, not as a difference of the report's totals, which pages
+   * admitted at the same time also move.
    */
-  async admit(store: SeenStore, scope: CrawlScope, entry: FrontierEntry, final: string, x: ExtractResult, admittedUrls?: string[]): Promise<{ admitted: number; duplicates: number }> {
-    const r = this.report;
-    r.found += x.found;
-    r.duplicate('same-page', x.repeated);
-    let duplicates = x.repeated;
-    r.refuse('other-scheme', x.otherScheme);
-    r.refuse('invalid', x.invalid);
-    r.refuse('dropped', x.dropped);
+  async admit(store: SeenStore, scope: CrawlScope, entry: FrontierEntry, final: string, x: ExtractResult, admittedUrls?: string[]): Promise<LinkTally> {
+    const t: LinkTally = { found: x.found, offered: 0, admitted: 0, forwarded: 0, refused: {}, duplicates: {}, rewrites: {} };
+    bump(t.duplicates, 'same-page', x.repeated);
+    bump(t.refused, 'other-scheme', x.otherScheme);
+    bump(t.refused, 'invalid', x.invalid);
+    bump(t.refused, 'dropped', x.dropped);
     if (x.nofollow) {
-      r.refuse('nofollow', x.links.length);
-      return { admitted: 0, duplicates };
+      bump(t.refused, 'nofollow', x.links.length);
+      return t;
     }
     const offered: ExtractedLink[] = [];
     // refusals by a trap rule or the depth limit, recorded in the store with their reason (one batch per page)
@@ -89,12 +117,12 @@ export class LinkIntake {
     for (const link of x.links) {
       const v = scope.checkRecord(link.record, link.url);
       if (v !== 'in') {
-        r.refuse(v);
+        bump(t.refused, v);
         continue;
       }
       const trap = linkTrap(link, this.traps) ?? (this.patterns?.check(link.url) === undefined ? undefined : 'trap:pattern');
       if (trap !== undefined) {
-        r.refuse(trap);
+        bump(t.refused, trap);
         pruned.push({ url: link.url, reason: trap, depth });
         continue;
       }
@@ -104,57 +132,50 @@ export class LinkIntake {
       // Counted, not stored: the depth limit is about the path a link was found by, not the URL,
       // so the same URL found from a shallower page must still be admitted. Path traps are
       // properties of the URL itself and are stored as pruned.
-      r.refuse('depth', offered.length);
+      bump(t.refused, 'depth', offered.length);
       if (pruned.length > 0) await store.prune(pruned);
-      return { admitted: 0, duplicates };
+      return t;
     }
     if (pruned.length > 0) await store.prune(pruned);
-    if (offered.length === 0) return { admitted: 0, duplicates };
-    r.offered += offered.length;
+    if (offered.length === 0) return t;
+    t.offered = offered.length;
     const results = await store.admit(
       offered.map((l) => l.url),
       { depth, source: final },
     );
     let labeler: RungLabeler | undefined;
-    let admitted = 0;
     for (let i = 0; i < results.length; i++) {
       const a = results[i]!;
       if (a.admitted) {
-        admitted++;
+        t.admitted++;
         admittedUrls?.push(a.key === undefined ? a.url : urlFromKey(a.key));
-        r.admitted++;
-        if (a.via !== undefined) r.rewrite(a.via);
+        if (a.via !== undefined) bump(t.rewrites, a.via);
       } else if ((a.reason === 'seen' || a.reason === 'duplicate-in-batch') && a.identityKey !== undefined) {
         // both are found by the URL's own key (RFC rungs): the rung is judged against it
         labeler ??= new RungLabeler(x.base);
-        r.duplicate(labeler.label(offered[i]!.raw, a.url, urlFromKey(a.identityKey)));
-        duplicates++;
-      } else if (this.refusal(a)) duplicates++;
+        bump(t.duplicates, labeler.label(offered[i]!.raw, a.url, urlFromKey(a.identityKey)));
+      } else refusal(t, a);
     }
-    return { admitted, duplicates };
+    return t;
   }
+}
 
-  /** A link the store did not queue and did not find seen under its own key; true for a duplicate. */
-  private refusal(a: AdmitResult): boolean {
-    const r = this.report;
-    switch (a.reason) {
-      case 'seen':
-      case 'duplicate-in-batch':
-        r.duplicate('exact');
-        return true;
-      case 'out-of-scope':
-        r.refuse('out-of-scope');
-        return false;
-      case 'forwarded':
-        r.forwarded++;
-        return false;
-      default:
-        if (a.reason.startsWith('invalid:')) {
-          r.refuse(a.reason);
-          return false;
-        }
-        r.duplicate(a.reason); // alias, rule:<id>, preset:<name>
-        return true;
-    }
+/** A link the store did not queue and did not find seen under its own key, counted. */
+function refusal(t: LinkTally, a: AdmitResult): void {
+  switch (a.reason) {
+    case 'seen':
+    case 'duplicate-in-batch':
+      bump(t.duplicates, 'exact');
+      return;
+    case 'out-of-scope':
+      bump(t.refused, 'out-of-scope');
+      return;
+    case 'forwarded':
+      t.forwarded++;
+      return;
+    default:
+      // invalid:<code> is a refusal; alias, rule:<id> and preset:<name> found the link known
+      if (a.reason.startsWith('invalid:')) bump(t.refused, a.reason);
+      else bump(t.duplicates, a.reason);
   }
 }

@@ -163,8 +163,8 @@ export class ReportBuilder {
     bump(this.duplicates, bucket, n);
   }
 
-  rewrite(via: string): void {
-    bump(this.rewritten, via);
+  rewrite(via: string, n = 1): void {
+    bump(this.rewritten, via, n);
   }
 
   refuse(reason: string, n = 1): void {
