@@ -1,8 +1,8 @@
 /**
  * The crawl worker: the loop that turns a frontier into fetched pages.
  *
- *     store.next ─► still queued? ─► scope, host budget ─► guard (scheme, literal address)
- *       ─► robots.txt (per origin, cached) ─► politeness slot ─► fetch
+ *     store.next ─► still queued? ─► gates (fetch-gates.ts): scope, host budget, guard (scheme,
+ *       literal address), robots.txt (per origin, cached), page cap ─► politeness slot ─► fetch
  *            └ each redirect hop: store.recordRedirect; followed at once only to the same origin
  *              and only when the target is a queued URL no other task holds
  *       ─► extract links (HTML only, each parsed once) ─► scope, traps, depth ─► store.admit
@@ -23,7 +23,6 @@
  * recorded, then closes the store; `abort()` also aborts in-flight fetches (they stay queued).
  */
 import { pino, type Logger } from 'pino';
-import { UrlError } from '../normalize/index.js';
 import { tryNodeUrl } from '../normalize/parse-count.js';
 import { isFleetMember, type FleetMember, type FrontierEntry, type RuleRecord, type SeenStore } from '../store/index.js';
 import { CrawlEvents } from './crawl-events.js';
@@ -39,6 +38,7 @@ import { mayFollowRedirect, type RedirectContext } from './follow-redirect.js';
 import { FrontierPump } from './frontier-pump.js';
 import { HeldEntries } from './held-entries.js';
 import { watchLease } from './lease-watch.js';
+import { fetchGates, passGates, type Gate, type GateContext } from './fetch-gates.js';
 import { LinkIntake } from './link-intake.js';
 import { HTML_TYPES, SniffingSink } from './mime-sniff.js';
 import { crawledPage, fetchRecordOf, PageChannel } from './page-channel.js';
@@ -91,11 +91,13 @@ class Crawler implements Crawl {
   private readonly seeds: readonly string[];
   /** The seeds' normal forms: a seed is crawled whatever the scope's include and exclude say. */
   private readonly seedForms: ReadonlySet<string>;
-  private readonly maxPages: number;
+  /** Pages started in this run, against `maxPages` (the page-cap gate counts them). */
+  private readonly pages: { started: number; readonly max: number };
   private readonly maxDepth: number;
+  /** The checks before a fetch, in order (fetch-gates.ts). */
+  private readonly gates: readonly Gate[];
   /** Takes entries from the store's frontier as tasks (frontier-pump.ts). */
   private readonly frontier: FrontierPump;
-  private pagesStarted = 0;
   private phase: CrawlPhase = 'starting';
   private stopReason: StopReason | undefined;
   private fatal: unknown;
@@ -127,14 +129,26 @@ class Crawler implements Crawl {
       pump: () => this.frontier.pump(),
       checkIdle: () => this.checkIdle(),
     });
-    this.maxPages = o.maxPages ?? Infinity;
+    this.pages = { started: 0, max: o.maxPages ?? Infinity };
     this.maxDepth = o.maxDepth ?? Infinity;
-    if (!(this.maxPages >= 0) || !(this.maxDepth >= 0)) throw new TypeError('crawl: maxPages and maxDepth must be >= 0');
+    if (!(this.pages.max >= 0) || !(this.maxDepth >= 0)) throw new TypeError('crawl: maxPages and maxDepth must be >= 0');
     ({ politeness: this.politeness, fetcher: this.fetcher, robots: this.robots, scope: this.scope, budget: this.budget, patterns: this.patterns } = crawlParts(o, this.events, this.aborter.signal));
+    this.gates = fetchGates({
+      scope: () => this.scope,
+      seedForms: this.seedForms,
+      budget: this.budget,
+      guard: this.fetcher.guard,
+      robots: this.robots,
+      politeness: this.politeness,
+      robotsAttempts: o.robotsAttempts ?? defaultCrawlOptions.robotsAttempts,
+      stopping: () => this.stopping,
+      aborted: () => this.aborter.signal.aborted,
+      pages: this.pages,
+    });
     this.events.on('robots', ({ origin, status, error }) => this.log.debug({ origin, status, error }, 'robots.txt'));
     this.frontier = new FrontierPump(this.politeness.options, {
       store: () => this.store,
-      pagesLeft: () => this.maxPages - this.pagesStarted,
+      pagesLeft: () => this.pages.max - this.pages.started,
       stopping: () => this.stopping,
       isPaused: (host) => this.held.isPaused(host),
       process: (entry) => this.process(entry),
@@ -208,7 +222,7 @@ class Crawler implements Crawl {
   private checkIdle(): void {
     if (this.phase === 'starting' || this.phase === 'done' || this.frontier.pumping || this.frontier.outstanding > 0 || this.waiting) return;
     if (this.phase === 'running' && this.held.timing) return;
-    if (this.phase === 'running' && isFleetMember(this.store) && this.pagesStarted < this.maxPages) return this.awaitFleet(this.store);
+    if (this.phase === 'running' && isFleetMember(this.store) && this.pages.started < this.pages.max) return this.awaitFleet(this.store);
     this.phase = 'done';
     void this.finish();
   }
@@ -238,7 +252,7 @@ class Crawler implements Crawl {
     if (this.progressTimer !== undefined) clearInterval(this.progressTimer);
     const paused = this.held.pausedHosts();
     const held = paused.flatMap((p) => p.entries);
-    const reason: StopReason = this.stopReason ?? (this.pagesStarted >= this.maxPages ? 'max-pages' : held.length > 0 ? 'deferred' : 'done');
+    const reason: StopReason = this.stopReason ?? (this.pages.started >= this.pages.max ? 'max-pages' : held.length > 0 ? 'deferred' : 'done');
     for (const p of paused) this.events.emit('deferred', { reason: p.reason, urls: p.entries.length });
     let report: CrawlReport | undefined;
     try {
@@ -297,43 +311,20 @@ class Crawler implements Crawl {
   }
 
   private async processClaimed(entry: FrontierEntry): Promise<void> {
-    const url = entry.url;
-    const host = entry.host;
     if (this.held.joinPaused(entry)) return;
     // the entry's one parse: scope, guard, robots.txt and the fetch's first request read it
-    const parsed = tryNodeUrl(url);
-    const verdict = this.scope.checkParsed(parsed, url);
-    if (verdict !== 'in' && !this.seedForms.has(url)) return this.refuse(url, 'ERR_OUT_OF_SCOPE', `not fetched: ${verdict}`);
-    if (this.budget.spent(host)) return this.held.pause(entry, 'trap:host-budget');
-    let u: URL;
-    try {
-      u = parsed === undefined ? this.fetcher.guard.checkUrl(url) : this.fetcher.guard.checkParsed(parsed, url);
-    } catch (error) {
-      if (!(error instanceof UrlError)) throw error;
-      return this.refuse(url, error.code, error.message);
+    const c: GateContext = { entry, parsed: tryNodeUrl(entry.url), retry: this.held.retried(entry.key) };
+    const v = await passGates(this.gates, c);
+    switch (v.kind) {
+      case 'refuse':
+        return this.refuse(entry.url, v.code, v.message);
+      case 'pause':
+        return this.held.pause(entry, v.reason, v.retryAt);
+      case 'later':
+        return void this.unstarted.push(entry.url);
     }
-    if (this.robots !== undefined) {
-      const origin = u.origin;
-      const r = await this.robots.entry(origin, host);
-      if (this.stopping && this.aborter.signal.aborted) return void this.unstarted.push(url);
-      this.politeness.setCrawlDelay(host, r.policy.crawlDelay);
-      if (r.state === 'unreachable' && (r.error === 'ERR_BLOCKED_ADDRESS' || r.error === 'ERR_DNS')) {
-        // the page would fail the same way: no point waiting for a retry
-        return this.refuse(url, r.error, `robots.txt of ${origin} could not be fetched`);
-      }
-      if (r.state === 'unreachable') {
-        const attempts = this.o.robotsAttempts ?? defaultCrawlOptions.robotsAttempts;
-        return this.held.pause(entry, 'robots-unreachable', r.failures < attempts ? r.expires : undefined);
-      }
-      if (!r.policy.isAllowed(u.pathname + u.search)) return this.refuse(url, 'ERR_ROBOTS_DISALLOWED', 'robots.txt disallows it');
-    }
-    const retry = this.held.retried(entry.key);
-    if (this.stopping || (!retry && this.pagesStarted >= this.maxPages)) return void this.unstarted.push(url);
-    if (!retry) {
-      if (!this.budget.take(host)) return this.held.pause(entry, 'trap:host-budget');
-      this.pagesStarted++;
-    } else this.events.emit('retried', { url, host });
-    await this.politeness.run(host, () => this.fetchEntry(entry, host, u), this.aborter.signal);
+    if (c.retry) this.events.emit('retried', { url: entry.url, host: entry.host });
+    await this.politeness.run(entry.host, () => this.fetchEntry(entry, entry.host, c.checked!), this.aborter.signal);
   }
 
   private async fetchEntry(entry: FrontierEntry, host: string, checked: URL): Promise<void> {
