@@ -12,7 +12,7 @@ export {
   type StoreSupports,
   type StoreOptions,
   type SyncPolicy,
-  type ScopeOptions,
+  type AdmissionScope,
   type AdmitOptions,
   type AdmitResult,
   type AdmitReason,

@@ -5,7 +5,7 @@
  */
 import { checkOptionNames, type OptionNames } from '../normalize/misuse.js';
 import type { OpenStoreOptions } from './level-store.js';
-import type { ScopeOptions, StoreOptions } from './seen-store.js';
+import type { AdmissionScope, StoreOptions } from './seen-store.js';
 
 export const storeOptionNames = {
   normalize: true,
@@ -38,7 +38,7 @@ const storeNormalizeOptionNames = {
   maxSegments: true,
 } as const satisfies OptionNames<NonNullable<StoreOptions['normalize']>>;
 
-const scopeOptionNames = { schemes: true, hosts: true, maxDepth: true, filter: true } as const satisfies OptionNames<ScopeOptions>;
+const scopeOptionNames = { schemes: true, hosts: true, maxDepth: true, filter: true } as const satisfies OptionNames<AdmissionScope>;
 
 /** Check `options` (written `path` by the caller) against `names`, and its `normalize` and `scope`. */
 export function checkStoreOptionNames(fn: string, options: unknown, names: Readonly<Record<string, true>>, path = 'options'): void {

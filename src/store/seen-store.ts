@@ -22,7 +22,8 @@ export interface StoreSupports {
 /** When batches are written with `sync: true` (fsync): LevelDB's hybrid scheme by default. */
 export type SyncPolicy = 'always' | 'never' | { readonly everyBatches: number; readonly everyMs: number };
 
-export interface ScopeOptions {
+/** What the store admits (`StoreOptions.scope`): not the crawler's scope (`CrawlScope`), which it may hold as a filter. */
+export interface AdmissionScope {
   /** Schemes admitted; others are `out-of-scope`. @default ['http', 'https'] */
   readonly schemes?: readonly string[];
   /** When set, only these hosts and their subdomains are admitted. @example ['example.com'] */
@@ -76,7 +77,7 @@ export interface StoreOptions {
   readonly enqueueRedirectTargets?: boolean;
   /** @default { everyBatches: 64, everyMs: 1000 } */
   readonly sync?: SyncPolicy;
-  readonly scope?: ScopeOptions;
+  readonly scope?: AdmissionScope;
   /** Default document names for the `default-document` rule. @default rules.defaultDocuments */
   readonly defaultDocuments?: readonly string[];
   /** Bloom filter bits per key (≈ 1 % false positives at 10). @default 10 */

@@ -13,7 +13,7 @@ export type { LevelTuning, LevelDatabase } from '../store/level-store.js';
 export type {
   StoreSupports,
   SyncPolicy,
-  ScopeOptions,
+  AdmissionScope,
   AdmitReason,
   CanonicalState,
   CanonicalFailure,
