@@ -455,6 +455,40 @@ export function seenStoreSuite(name: string, factory: Factory): void {
         expect((await store.canonical('http://js.example/lib/x;jsessionid=Y7')).canonicalKey).toBe(key('http://js.example/lib/x;jsessionid=Z1'));
         expect((await store.admit(['http://js.example/lib/x;jsessionid=Y8']))[0]).toMatchObject({ admitted: false });
         expect((await collect(store.rules())).find((r) => r.id === id)).toMatchObject({ state: 'active', against: 0 });
+        // the own form pruned by the rule before its source redirected there (another name led to
+        // it first: `/index.php/lib/y` → 302 → `/lib/y;jsessionid=Z2`) comes back when it does
+        // (the rule's first rewrites, and some after, are checks queued as themselves: the first
+        // one it prunes is taken)
+        let y = 0;
+        for (let i = 1; i <= 12 && y === 0; i++) {
+          await store.recordRedirect(`http://js.example/index.php/lib/y${i}`, `http://js.example/lib/y${i};jsessionid=Z2`, 302);
+          if ((await store.canonical(`http://js.example/lib/y${i};jsessionid=Z2`)).state === 'pruned') y = i;
+        }
+        const own = `http://js.example/lib/y${y};jsessionid=Z2`;
+        expect(await store.canonical(own)).toMatchObject({ state: 'pruned', canonicalKey: key(`http://js.example/lib/y${y}`) });
+        await store.recordRedirect(`http://js.example/lib/y${y}`, own, 302);
+        expect(await store.canonical(own)).toMatchObject({ state: 'queued', canonicalKey: key(own) });
+        await verified(store);
+      });
+
+      it('learns a session parameter from links beside a name the host answers only in its own session form', async () => {
+        // `/a` → 302 → `/a;jsessionid=Z` (the document), and links that carry other session ids
+        const { store } = await make();
+        for (const p of ['a', 'b', 'c/d']) {
+          await store.recordRedirect(`http://os.example/${p}`, `http://os.example/${p};jsessionid=Z`, 302);
+          await store.recordFetch(`http://os.example/${p};jsessionid=Z`, { status: 200, contentHash: p });
+          await store.recordFetch(`http://os.example/${p};jsessionid=R${p.length}`, { status: 200, contentHash: p });
+        }
+        expect((await collect(store.rules())).find((r) => r.id === 'os.example/path-parameter:jsessionid')).toMatchObject({ state: 'active', against: 0 });
+        expect((await store.canonical('http://os.example/b;jsessionid=Q9')).canonicalKey).toBe(key('http://os.example/b;jsessionid=Z'));
+        // a name sent elsewhere (a login page with a session) is no base of its session links
+        const { store: other } = await make();
+        for (const p of ['a', 'b', 'c/d']) {
+          await other.recordRedirect(`http://lw.example/${p}`, 'http://lw.example/login;jsessionid=Z', 302);
+          await other.recordFetch('http://lw.example/login;jsessionid=Z', { status: 200, contentHash: 'login' });
+          await other.recordFetch(`http://lw.example/${p};jsessionid=R`, { status: 200, contentHash: 'login' });
+        }
+        expect((await collect(other.rules())).find((r) => r.id === 'lw.example/path-parameter:jsessionid')?.state).not.toBe('active');
         await verified(store);
       });
 

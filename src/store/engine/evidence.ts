@@ -81,6 +81,12 @@ export async function recordRedirect(s: EngineState, q: WriteQueue, learner: Rul
   // both hops of a loop are evidence (`/x` → `/x/` → `/x`): the return hop contradicts what the
   // first supported, and neither target is a document
   const changes = s.o.learnRules ? await learner.fromRedirect(txn, f, t, status, merge && !loop, now, loop) : noRuleChanges();
+  if (ownForm && !loop) {
+    // the own form pruned before (a rule sent it onto its source, not yet known to redirect there):
+    // evaluated again, now that the alias cancels the rule for it, it is queued as itself
+    const te = await getUrl(s.kv, txn, t.key);
+    if (te?.s === 'pruned' && te.by !== undefined) changes.reconsider.push(t.key);
+  }
   await queueChecks(s, txn, changes.checks, depth, now);
   await q.commit(txn);
   // what the suspended presets pruned on this host comes back (elsewhere it stays pruned)

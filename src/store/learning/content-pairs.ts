@@ -124,6 +124,16 @@ export async function contentPairs(fetched: Pick<PathDocuments, 'documents' | 'v
     if (back !== undefined) out.push({ variant: w, base: u.key, spec: parameterSpec(back.place === 'query' ? 'query-parameter' : 'path-parameter', back.names) });
     if (++n >= SAME_PATH_SAMPLE) break;
   }
+  // 3b. the URL without its segment parameters, where the host answers that name only through a
+  // redirect to its own session form (`/a` → 302 → `/a;jsessionid=Z`): not a document of its own,
+  // so not among those above; the learner compares with the document of that form (`compare`)
+  const barePath = bareParameterPath(path);
+  if (barePath !== path) {
+    const b = { ...u.rec, path: barePath };
+    const there = parameterDifference(u.rec, b);
+    const base = keyFromRecord(b);
+    if (there !== undefined && !out.some((x) => x.variant === u.key && x.base === base)) out.push({ variant: u.key, base, spec: parameterSpec('path-parameter', there.names) });
+  }
   // 4. path variants: a suffix or the case of letters, of the paths without their segment
   // parameters (a server that redirects every name to its session form, `/A.html` → 302 →
   // `/A.html;jsessionid=1`, answers the document only there: the two spellings' session forms

@@ -390,8 +390,13 @@ export class RuleLearner {
   }
 
   /** A fetched document's entry, when it is one: fetched as itself, a 2xx with a content hash, not a soft 404. */
-  private async documentOf(txn: Txn, key: string): Promise<UrlEntry | undefined> {
+  /**
+   * The document `key` answered as itself; with `ownForm`, also the document of its own form where
+   * it answered only a redirect there (`/a` → 302 → `/a;jsessionid=Z`, whose document is `/a`'s).
+   */
+  private async documentOf(txn: Txn, key: string, ownForm = false): Promise<UrlEntry | undefined> {
     const e = await getUrl(this.reads.kv, txn, key);
+    if (ownForm && e?.s === 'redirected' && e.to !== undefined && e.to !== key && parameterDifference(recordOfKey(e.to), recordOfKey(key)) !== undefined) return this.documentOf(txn, e.to);
     if (e?.s !== 'fetched' || e.c === undefined || e.st === undefined || !isDocumentStatus(e.st) || e.z === true) return undefined;
     return e;
   }
@@ -404,7 +409,7 @@ export class RuleLearner {
   private async compare(txn: Txn, p: ContentPair, changes: RuleChanges, now: number): Promise<void> {
     if (p.variant === p.base) return;
     const ve = await this.documentOf(txn, p.variant);
-    const be = ve === undefined ? undefined : await this.documentOf(txn, p.base);
+    const be = ve === undefined ? undefined : await this.documentOf(txn, p.base, true);
     if (ve === undefined || be === undefined) return;
     const vrec = recordOfKey(p.variant);
     const host = hostOf(vrec);
