@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCrawl } from '../src/crawler/crawl.js';
+import { runCrawl, type CrawlOptions } from '../src/crawler/crawl.js';
 import type { CrawlReport } from '../src/crawler/report.js';
 import type { PresetName } from '../src/normalize/index.js';
 import { openFleetStore } from '../src/store/fleet/fleet-store.js';
@@ -73,6 +73,24 @@ function score(site: SimSite, client: string, from: number, seconds: number, mer
   };
 }
 
+/** What every urldedup crawl of a simulated site is given, whatever its store. */
+function simCrawlOptions(site: SimSite, presets: readonly PresetName[], concurrency: number): Omit<CrawlOptions, 'store'> {
+  return {
+    seeds: site.seeds,
+    presets,
+    scope: 'domain',
+    allow: [
+      { address: '127.0.0.1', port: site.port },
+      { address: '::1', port: site.port },
+    ],
+    concurrency,
+    perHost: concurrency,
+    fetch: { userAgent: 'urldedup/sim' },
+    // a cap on pages per host for sweeps of older builds, whose traps may run to the budget
+    ...(process.env['URLDEDUP_SIM_MAX_PAGES'] === undefined ? {} : { traps: { maxPagesPerHost: Number(process.env['URLDEDUP_SIM_MAX_PAGES']) } }),
+  };
+}
+
 /** Crawl the site with urldedup into a fresh LevelDB store, and score it (`learnMirrors`: the opt-in mirror rule too). */
 export async function crawlSimWithUrldedup(site: SimSite, presets: readonly PresetName[] = [], concurrency = 4, learnMirrors = false): Promise<SimRun> {
   const dir = mkdtempSync(join(tmpdir(), 'urldedup-sim-'));
@@ -81,19 +99,8 @@ export async function crawlSimWithUrldedup(site: SimSite, presets: readonly Pres
   try {
     const report = await runCrawl({
       store: dir,
-      seeds: site.seeds,
-      presets,
-      scope: 'domain',
-      allow: [
-        { address: '127.0.0.1', port: site.port },
-        { address: '::1', port: site.port },
-      ],
-      concurrency,
-      perHost: concurrency,
-      fetch: { userAgent: 'urldedup/sim' },
+      ...simCrawlOptions(site, presets, concurrency),
       ...(learnMirrors ? { storeOptions: { learnMirrors } } : {}),
-      // a cap on pages per host for sweeps of older builds, whose traps may run to the budget
-      ...(process.env['URLDEDUP_SIM_MAX_PAGES'] === undefined ? {} : { traps: { maxPagesPerHost: Number(process.env['URLDEDUP_SIM_MAX_PAGES']) } }),
     });
     const store = await openStore(dir, { readOnly: true, presets: [...presets] });
     let merges: FalseMerge[];
@@ -121,16 +128,7 @@ export async function crawlSimWithFleet(site: SimSite, redis: string, workers: n
     const worker = () =>
       runCrawl({
         store: { redis, fleet: { name, leaseMs: 3000, maxHosts: 2, pollMs: 50 } },
-        seeds: site.seeds,
-        presets,
-        scope: 'domain',
-        allow: [
-          { address: '127.0.0.1', port: site.port },
-          { address: '::1', port: site.port },
-        ],
-        concurrency,
-        perHost: concurrency,
-        fetch: { userAgent: 'urldedup/sim' },
+        ...simCrawlOptions(site, presets, concurrency),
       });
     const reports = await Promise.all(Array.from({ length: workers }, worker));
     const reader = await openFleetStore(redis, { fleet: { name }, presets: [...presets] });
