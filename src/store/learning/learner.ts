@@ -26,14 +26,12 @@
  * rules that lost scopes give back, and the URLs it asks to fetch: probes and rechecks).
  */
 import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
-import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, type AliasEntry, type UrlEntry } from '../keys.js';
+import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, type UrlEntry } from '../keys.js';
 import { outsidePartition } from '../host-tag.js';
 import { bareParameterPath, parameterDifference, withoutAddedParameters } from './parameter-difference.js';
-import { foldCase, stemOf } from './path-variants.js';
 import { dirOf, type ContradictionSite, type Support } from './rule-scope.js';
 import {
   applies,
-  applyRules,
   apply,
   contradict,
   discount,
@@ -50,7 +48,6 @@ import {
   retract,
   ruleId,
   support,
-  type ActiveRule,
   type LearningLimits,
   type Observation,
   type RuleRecord,
@@ -64,18 +61,12 @@ import { NotFoundSignatures } from './not-found.js';
 import { PathDocuments } from './path-documents.js';
 import { awaitRecheck, LARGE_DIFFERENCE, PENDING, settleRecheck, sketchSimilarity, STABLE, TEXT_STABLE, UNSTABLE } from './stability.js';
 import { recordOfKey } from '../engine/url-state.js';
+import { failedStep } from './rewrite-chain.js';
+import { servedAsShell } from './shells.js';
 import { noRuleChanges, type LearnedUrl, type LearnerReads, type LearningPolicy, type RuleChanges } from './contract.js';
 
-/** Other documents with one hash read for the shell test. */
-const SHELL_SAMPLE = 16;
 /** Documents with one body read for moved-prefix pairs (content-pairs.ts `prefixPairs`). */
 const SAME_BODY_SAMPLE = 8;
-/**
- * Other paths one body must be served under, unexplained by the rule, to be a shell: a document
- * with a second name the rule language cannot say (a negotiated `P` and `P.en`, `.htm` beside
- * `.html`, a case variant) is a twin, not a shell, and says nothing against the rule.
- */
-const SHELL_OTHER_PATHS = 2;
 /** Fetched documents of a host judged when a candidate appears. */
 const EXISTING_SAMPLE = 64;
 
@@ -84,22 +75,11 @@ function placeOf(rec: UriRecord): string {
   return bareParameterPath(rec.path === '' ? '/' : rec.path);
 }
 
-async function* withFirst<T>(first: T, rest: AsyncIterable<T>): AsyncIterable<T> {
-  yield first;
-  yield* rest;
-}
-
 /** The scope value of `rec` under `spec` (what a parameter rule removes, a case shape), for the support it gives. */
 function valueOf(spec: RuleSpec, rec: UriRecord): { v?: string } {
   // a path variant's kind is its path's, segment parameters (a session id) aside
   const v = scopeValue(spec, spec.kind === 'suffix' || spec.kind === 'case-insensitive' ? { ...rec, path: bareParameterPath(rec.path) } : rec);
   return v === undefined ? {} : { v };
-}
-
-/** A host's active rules with their scopes' exceptions left out (`failedStep`'s replay). */
-function withoutExceptions(rules: readonly ActiveRule[] | undefined): readonly ActiveRule[] | undefined {
-  if (rules === undefined || !rules.some((r) => r.scopes.some((x) => x.except !== undefined))) return rules;
-  return rules.map((r) => ({ ...r, scopes: r.scopes.map(({ except: _, ...rest }) => rest) }));
 }
 
 export class RuleLearner {
@@ -494,30 +474,8 @@ export class RuleLearner {
 
   // ---- shells --------------------------------------------------------------------------------
 
-  /**
-   * True when `hash` is served under a URL that `spec` does not map onto `base`: one body under URLs
-   * that differ by more than the rule's component (an application shell, a soft 404) shows nothing
-   * about the rule.
-   */
-  private async isShell(host: string, hash: string, spec: RuleSpec, variant: string, base: string, fetching?: string): Promise<boolean> {
-    let n = 0;
-    const others = new Set<string>();
-    // names that are variants of the pair's own (a suffix, the case of letters) are twins, not a shell
-    const stemKey = (k: string): string => foldCase(stemOf(bareParameterPath(recordOfKey(k).path)));
-    const stems = new Set([stemKey(variant), stemKey(base)]);
-    const twin = (w: string): boolean => stems.has(stemKey(w));
-    const keys = this.reads.kv.entries('evidence', { ...prefixRange(evidenceKeys.documentPrefix(host, hash)), limit: SHELL_SAMPLE });
-    // (the document being recorded is not in the database yet)
-    const all = fetching === undefined ? keys : withFirst<[string, string]>([evidenceKeys.document(host, hash, fetching), ''], keys);
-    for await (const [k] of all) {
-      const w = k.slice(k.lastIndexOf(SEP) + 1);
-      if (w !== variant && w !== base && imageKey(spec, recordOfKey(w)) !== base && !twin(w)) {
-        others.add(bareParameterPath(recordOfKey(w).path));
-        if (others.size >= SHELL_OTHER_PATHS) return true;
-      }
-      if (++n >= SHELL_SAMPLE) break;
-    }
-    return false;
+  private isShell(host: string, hash: string, spec: RuleSpec, variant: string, base: string, fetching?: string): Promise<boolean> {
+    return servedAsShell(this.reads.kv, host, hash, spec, variant, base, fetching);
   }
 
   /**
@@ -609,7 +567,7 @@ export class RuleLearner {
     for await (const [k, reason] of this.reads.kv.entries('evidence', { ...prefixRange(evidenceKeys.rewritePrefix(u.key)), limit: 256 })) {
       if (!reason.startsWith('rule:')) continue;
       const original = k.slice(k.lastIndexOf(SEP) + 1);
-      const step = await this.failedStep(original, u.key);
+      const step = await failedStep(this.reads.rules.activeOf, this.reads.kv, original, u.key);
       // pruned under the chain's first rule: a give-back of the rule blamed does not reach it
       if (step?.id !== reason.slice(5)) changes.reconsider.push(original);
       if (step === undefined) continue;
@@ -620,32 +578,6 @@ export class RuleLearner {
       await this.observe(txn, parsed.host, parsed.spec, obs, { p: placeOf(at), s: original }, changes);
       putEvidence(txn, evidenceKeys.rewriteFailure(original, id), encodeJson({ st: status, ...(hash === undefined ? {} : { c: hash }), ...(to === undefined ? {} : { to }) }));
     }
-  }
-
-  /**
-   * The rule a failed rewrite of `original` onto `failed` contradicts, and the URL it rewrote.
-   * A pruned URL records the first rule of its chain; where a chain of rules sent it there
-   * (`/Guide.de.html`, folded by the case rule to `/guide.de.html`, then cut by a suffix rule to
-   * `/guide.de`), the failure shows only that the last step led nowhere: the steps before it
-   * answer for themselves when their own result is fetched. Blaming the first would withdraw a
-   * case rule, which one contradiction withdraws host-wide, for a suffix rule's mistake.
-   *
-   * The chain is replayed under the rules of now, their exceptions aside (a step excepted since,
-   * by an earlier failure of the same kind, is still the step to blame). Where that no longer
-   * ends at `failed` (a step of it lost its scope there), the failure is explained already and
-   * blames none: the caller has the URL evaluated again, and its new target answers for itself.
-   */
-  private async failedStep(original: string, failed: string): Promise<{ id: string; at: UriRecord } | undefined> {
-    const rec = recordOfKey(original);
-    const steps: [string, UriRecord][] = [];
-    const r = applyRules(rec, (host) => withoutExceptions(this.reads.rules.activeOf(host)), undefined, (id, after) => void steps.push([id, after]));
-    if (steps.length === 0) return undefined;
-    const last = { id: steps[steps.length - 1]![0], at: steps.length === 1 ? rec : steps[steps.length - 2]![1] };
-    const end = keyFromRecord(r.record);
-    if (end === failed) return last;
-    // the chain's end merged with the failed URL by a redirect (the alias table)
-    const alias = await this.reads.kv.get('alias', end);
-    return alias !== undefined && decodeJson<AliasEntry>(alias).to === failed ? last : undefined;
   }
 
   /**
