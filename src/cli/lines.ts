@@ -43,7 +43,7 @@ export class InvalidUtf8Line {
   constructor(readonly bytes: Uint8Array) {}
 }
 
-/** The error code of an `InvalidUtf8Line` (a `UrlErrorCode`). */
+/** The error code of an `InvalidUtf8Line`: the CLI's own, not a `UrlErrorCode` (the service answers it too). */
 export const INVALID_UTF8 = 'ERR_INVALID_UTF8';
 
 /**

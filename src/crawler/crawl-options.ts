@@ -7,7 +7,7 @@ import type { PresetName } from '../normalize/index.js';
 import { UrlError, type UrlErrorCode } from '../normalize/errors.js';
 import { isFleetLocation, type AdmitResult, type FleetLocation, type OpenStoreOptions, type SeenStore } from '../store/index.js';
 import { checkStoreOptionNames, openStoreOptionNames } from '../store/option-names.js';
-import type { CrawlErrorCode } from './errors.js';
+import { FetchError, type CrawlErrorCode } from './errors.js';
 import type { ExtractOptions } from './extract.js';
 import type { FetchOptions, RedirectHop } from './fetch.js';
 import type { AllowedEndpoint, Resolver } from './guard.js';
@@ -226,10 +226,10 @@ export function checkCrawlOptions(fn: string, options: CrawlOptions): CheckedCra
   return { ...options, seeds: seeds.map((s: unknown, i) => (typeof s === 'string' ? s : urlArgument(fn, `options.seeds[${i}]`, s))) };
 }
 
-/** A seed the store refused, with the code of its `UrlError`. */
+/** A seed the crawl drops: the store refused it (the code of its `UrlError`), or its scheme is not fetched. */
 export interface InvalidSeed {
   readonly seed: string;
-  readonly code: UrlErrorCode;
+  readonly code: UrlErrorCode | 'ERR_UNSUPPORTED_SCHEME';
 }
 
 /**
@@ -245,10 +245,14 @@ export function invalidSeedsOf(results: readonly AdmitResult[]): InvalidSeed[] {
   return out;
 }
 
-/** The error of a crawl whose every seed is invalid: the first seed's code, all of them in the detail. */
-export function noValidSeed(invalid: readonly InvalidSeed[]): UrlError {
+/**
+ * The error of a crawl whose every seed is invalid: the first seed's code, all of them in the
+ * detail. A `UrlError` where the first seed does not parse, a `FetchError` where its scheme is not fetched.
+ */
+export function noValidSeed(invalid: readonly InvalidSeed[]): UrlError | FetchError {
   const first = invalid[0]!;
   const list = invalid.slice(0, 10).map((s) => `${s.code} ${JSON.stringify(s.seed)}`).join(', ');
   const more = invalid.length > 10 ? `, and ${invalid.length - 10} more` : '';
-  return new UrlError(first.code, first.seed, { detail: `crawl: no valid seed; ${invalid.length === 1 ? 'the seed is' : `all ${invalid.length} seeds are`} invalid: ${list}${more}` });
+  const detail = `crawl: no valid seed; ${invalid.length === 1 ? 'the seed is' : `all ${invalid.length} seeds are`} invalid: ${list}${more}`;
+  return first.code === 'ERR_UNSUPPORTED_SCHEME' ? new FetchError(first.code, first.seed, detail) : new UrlError(first.code, first.seed, { detail });
 }

@@ -38,7 +38,7 @@ import { mayFollowRedirect, type RedirectContext } from './follow-redirect.js';
 import { FrontierPump } from './frontier-pump.js';
 import { HeldEntries } from './held-entries.js';
 import { watchLease } from './lease-watch.js';
-import { fetchGates, passGates, type Gate, type GateContext } from './fetch-gates.js';
+import { fetchGates, passGates, redirectGates, type Gate, type GateContext, type GateDeps } from './fetch-gates.js';
 import { LinkIntake } from './link-intake.js';
 import { HTML_TYPES, SniffingSink } from './mime-sniff.js';
 import { crawledPage, fetchRecordOf, PageChannel } from './page-channel.js';
@@ -96,6 +96,8 @@ class Crawler implements Crawl {
   private readonly maxDepth: number;
   /** The checks before a fetch, in order (fetch-gates.ts). */
   private readonly gates: readonly Gate[];
+  /** What the gates read of the crawl (redirect targets pass them too). */
+  private readonly gateDeps: GateDeps;
   /** Takes entries from the store's frontier as tasks (frontier-pump.ts). */
   private readonly frontier: FrontierPump;
   private phase: CrawlPhase = 'starting';
@@ -133,7 +135,7 @@ class Crawler implements Crawl {
     this.maxDepth = o.maxDepth ?? Infinity;
     if (!(this.pages.max >= 0) || !(this.maxDepth >= 0)) throw new TypeError('crawl: maxPages and maxDepth must be >= 0');
     ({ politeness: this.politeness, fetcher: this.fetcher, robots: this.robots, scope: this.scope, budget: this.budget, patterns: this.patterns } = crawlParts(o, this.events, this.aborter.signal));
-    this.gates = fetchGates({
+    this.gateDeps = {
       scope: () => this.scope,
       seedForms: this.seedForms,
       budget: this.budget,
@@ -144,7 +146,8 @@ class Crawler implements Crawl {
       stopping: () => this.stopping,
       aborted: () => this.aborter.signal.aborted,
       pages: this.pages,
-    });
+    };
+    this.gates = fetchGates(this.gateDeps);
     this.events.on('robots', ({ origin, status, error }) => this.log.debug({ origin, status, error }, 'robots.txt'));
     this.frontier = new FrontierPump(this.politeness.options, {
       store: () => this.store,
@@ -187,8 +190,11 @@ class Crawler implements Crawl {
         this.progressTimer = setInterval(() => void this.tick(), interval);
         this.progressTimer.unref();
       }
-      const { store, scope, robots, budget, politeness, events, log, aborter, claimed, followed } = this;
-      this.redirects = { store, scope, robots, budget, politeness, events, log, traps: this.o.traps, signal: aborter.signal, stopping: () => this.stopping, claimed, followed };
+      const { store, politeness, events, log, aborter, claimed, followed } = this;
+      const traps = this.o.traps;
+      const canonical = (url: string) => store.canonical(url);
+      const gates = (from: URL | undefined) => redirectGates(this.gateDeps, { from, traps, canonical, claimed });
+      this.redirects = { store, gates, politeness, events, log, signal: aborter.signal, stopping: () => this.stopping, claimed, followed };
       this.phase = this.stopReason === undefined ? 'running' : 'stopping';
       if (this.phase === 'stopping') this.checkIdle();
       else this.frontier.pump();

@@ -6,8 +6,16 @@
 import type { UrlErrorCode } from '../normalize/index.js';
 
 export type CrawlErrorCode =
-  /** The normalizer refused the URL (`ERR_INVALID_HOST`, `ERR_BLOCKED_ADDRESS`, `ERR_UNSUPPORTED_SCHEME`, …). */
+  /** The normalizer refused the URL (`ERR_INVALID_HOST`, `ERR_RELATIVE_URL`, …). */
   | UrlErrorCode
+  /** A scheme the crawler does not fetch: anything but http and https (guard.ts). */
+  | 'ERR_UNSUPPORTED_SCHEME'
+  /** A host or resolved address in a refused range (loopback, private, link-local, …), checked at connect time on every hop (guard.ts). */
+  | 'ERR_BLOCKED_ADDRESS'
+  /** A redirect chain longer than the configured cap. */
+  | 'ERR_TOO_MANY_REDIRECTS'
+  /** A response body over the wire or decoded byte cap. */
+  | 'ERR_BODY_TOO_LARGE'
   /** A redirect's target is a URL already visited in the same chain. */
   | 'ERR_REDIRECT_LOOP'
   /** A 3xx `Location` that does not parse as a URL reference. */

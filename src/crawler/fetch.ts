@@ -205,7 +205,7 @@ interface CodedCause {
 /** undici, zlib, DNS and guard errors as crawler codes. */
 function codeOf(error: unknown): { code: CrawlErrorCode; message: string } {
   for (let e = error as CodedCause | undefined, depth = 0; e !== undefined && e !== null && depth < 5; e = e.cause as CodedCause | undefined, depth++) {
-    if (e instanceof UrlError) return { code: e.code, message: e.message };
+    if (e instanceof UrlError || e instanceof FetchError) return { code: e.code, message: e.message };
     if (e instanceof BodyError) return { code: e.code, message: e.message };
   }
   const e = error as CodedCause;

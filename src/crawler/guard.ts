@@ -25,6 +25,7 @@ import { isIP } from 'node:net';
 import { buildConnector } from 'undici';
 import { parseIPv6, parseSpecialHost, UrlError } from '../normalize/index.js';
 import { nodeUrl } from '../normalize/parse-count.js';
+import { FetchError } from './errors.js';
 
 /** Resolves a host name to its addresses (IPv4 dotted decimal or IPv6 text). */
 export type Resolver = (hostname: string) => Promise<readonly string[]>;
@@ -193,8 +194,8 @@ const defaultResolver: Resolver = async (hostname) => {
   return answers.map((a) => a.address);
 };
 
-function blocked(input: string, detail: string): UrlError {
-  return new UrlError('ERR_BLOCKED_ADDRESS', input, { detail });
+function blocked(input: string, detail: string): FetchError {
+  return new FetchError('ERR_BLOCKED_ADDRESS', input, detail);
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -241,7 +242,7 @@ export class NetworkGuard {
   /**
    * Before any connection: the scheme (http, https), and a host that is an IP literal or a loopback
    * name. Host names are checked again, resolved, at connect time. Returns the parsed URL.
-   * Throws `UrlError` (`ERR_UNSUPPORTED_SCHEME`, `ERR_BLOCKED_ADDRESS`, `ERR_INVALID_URL`).
+   * Throws `FetchError` (`ERR_UNSUPPORTED_SCHEME`, `ERR_BLOCKED_ADDRESS`) or `UrlError` (`ERR_INVALID_URL`).
    */
   checkUrl(url: string): URL {
     let u: URL;
@@ -257,7 +258,7 @@ export class NetworkGuard {
   checkParsed(u: URL, url: string): URL {
     if (u.protocol !== 'http:' && u.protocol !== 'https:') {
       this.refused++;
-      throw new UrlError('ERR_UNSUPPORTED_SCHEME', url, { detail: `${u.protocol} is not fetched` });
+      throw new FetchError('ERR_UNSUPPORTED_SCHEME', url, `${u.protocol} is not fetched`);
     }
     const port = u.port === '' ? (u.protocol === 'https:' ? 443 : 80) : Number(u.port);
     // the WHATWG host parser (IPv4 number forms such as 2130706433, 0x7f.1, 127.1 become dotted decimal)

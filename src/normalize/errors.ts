@@ -1,7 +1,9 @@
 /**
- * Coded errors. Codes are stable across releases; messages may change.
- * A plain `TypeError` (no code) means programmer misuse, never bad input. The store's codes
- * (`ERR_STORE_*`) are `StoreError`s (store/errors.ts).
+ * Codes for bad input (a URL that does not parse or is over a limit), as opposed to the store's
+ * failures (`ERR_STORE_*`, `StoreError`, store/errors.ts) and the crawler's (`CrawlErrorCode`,
+ * `FetchError`, crawler/errors.ts: a refused scheme or address, a redirect cap, a body cap). Codes
+ * are stable across releases; messages may change. A plain `TypeError` (no code) means programmer
+ * misuse, never bad input.
  */
 export type UrlErrorCode =
   /** The scheme is missing where one is required, or has characters outside ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) (RFC 3986 §3.1). */
@@ -23,17 +25,7 @@ export type UrlErrorCode =
   /** The input is longer than `maxLength`. Checked before parsing. */
   | 'ERR_TOO_LONG'
   /** The path has more segments than `maxSegments`. */
-  | 'ERR_TOO_MANY_SEGMENTS'
-  /** A scheme the caller refuses (crawler: anything but http and https). */
-  | 'ERR_UNSUPPORTED_SCHEME'
-  /** A host or resolved address in a refused range (loopback, private, link-local, …). */
-  | 'ERR_BLOCKED_ADDRESS'
-  /** A redirect chain longer than the configured cap. */
-  | 'ERR_TOO_MANY_REDIRECTS'
-  /** A response body over the wire or decoded byte cap. */
-  | 'ERR_BODY_TOO_LARGE'
-  /** Input bytes that are not UTF-8 (RFC 3629), refused rather than decoded with U+FFFD (the CLI's stdin, the service's bodies). */
-  | 'ERR_INVALID_UTF8';
+  | 'ERR_TOO_MANY_SEGMENTS';
 
 /** Longest slice of the offending input kept in an error message (the full input is on `.input`). */
 const MESSAGE_INPUT_LIMIT = 200;
@@ -41,27 +33,6 @@ const MESSAGE_INPUT_LIMIT = 200;
 function truncate(input: string, limit: number): string {
   return input.length <= limit ? input : `${input.slice(0, limit)}… (${input.length} chars)`;
 }
-
-/**
- * Codes for bad input, as opposed to the store's and the fetcher's failures. A crawler meets bad
- * links at a steady rate, so these errors carry no stack frames: capturing ten frames cost about
- * 4 µs an error on the benchmark corpus, more than the failed parse itself (about 0.5 µs to build
- * one without), and they would only point into the normalizer. The code and the input say what
- * went wrong. `UrlError.captureStackTraces = true` brings the frames back for debugging.
- */
-const INPUT_CODES: ReadonlySet<UrlErrorCode> = new Set<UrlErrorCode>([
-  'ERR_INVALID_SCHEME',
-  'ERR_INVALID_HOST',
-  'ERR_INVALID_PORT',
-  'ERR_INVALID_AUTHORITY',
-  'ERR_INVALID_PERCENT',
-  'ERR_INVALID_CHARACTER',
-  'ERR_RELATIVE_URL',
-  'ERR_INVALID_URL',
-  'ERR_TOO_LONG',
-  'ERR_TOO_MANY_SEGMENTS',
-  'ERR_UNSUPPORTED_SCHEME',
-]);
 
 /** `JSON.stringify(text)`, without its cost when nothing needs escaping (most bad URLs). */
 function quoted(text: string): string {
@@ -85,7 +56,7 @@ function messageOf(code: UrlErrorCode, input: string, detail: string | undefined
  * assignment replaces it as usual.
  */
 export class UrlError extends Error {
-  /** Capture stack frames for bad-input codes too (off: see `INPUT_CODES`). Fetch errors always have them. */
+  /** Capture stack frames for bad-input codes too (off: a crawler meets bad links at a steady rate, and ten frames cost about 4 µs an error, more than the failed parse; they would only point into the normalizer). */
   static captureStackTraces = false;
   declare readonly name: 'UrlError';
   // declared and set after `super` rather than parameter properties: the call to `super` sits in
@@ -95,7 +66,7 @@ export class UrlError extends Error {
   /** What was wrong, beyond the code (also in the message): "unclosed [", a host's UTS #46 failure. */
   declare readonly detail: string | undefined;
   constructor(code: UrlErrorCode, input: string, options?: ErrorOptions & { readonly detail?: string }) {
-    const frameless = !UrlError.captureStackTraces && INPUT_CODES.has(code);
+    const frameless = !UrlError.captureStackTraces;
     const limit = Error.stackTraceLimit;
     if (frameless) Error.stackTraceLimit = 0;
     try {

@@ -29,7 +29,7 @@ function deps(over: Partial<GateDeps> = {}): GateDeps {
 
 function ctx(url: string, retry = false): GateContext {
   const u = new URL(url);
-  return { entry: { url, key: url, host: u.host, depth: 0, seq: 0 }, parsed: u, retry };
+  return { entry: { url, key: url, host: u.host }, parsed: u, retry };
 }
 
 describe('fetch gates', () => {

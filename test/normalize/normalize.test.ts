@@ -5,6 +5,7 @@ import { isNativeError } from 'node:util/types';
 import { describe, expect, it } from 'vitest';
 import { key, normalize, parseSpecialHost, UrlError, type NormalizeOptions } from '../../src/normalize/index.js';
 import { StoreError } from '../../src/store/errors.js';
+import { FetchError } from '../../src/crawler/errors.js';
 
 interface Case { input: string; expected?: string; expected_error?: string; section: string; note?: string }
 const load = (name: string): Case[] => JSON.parse(readFileSync(new URL(`./cases/${name}`, import.meta.url), 'utf8')) as Case[];
@@ -103,7 +104,7 @@ describe('errors', () => {
     expect(JSON.parse(JSON.stringify(e))).toEqual({ code: 'ERR_INVALID_HOST', input: 'http://a b/"x"', detail: 'space' });
     expect(new UrlError('ERR_TOO_LONG', 'x'.repeat(300)).message).toBe(`ERR_TOO_LONG: "${'x'.repeat(200)}… (300 chars)"`);
     const cause = new Error('underneath');
-    expect(new UrlError('ERR_BLOCKED_ADDRESS', 'http://10.0.0.1/', { cause }).cause).toBe(cause);
+    expect(new UrlError('ERR_INVALID_HOST', 'http://a b/', { cause }).cause).toBe(cause);
     expect(new StoreError('ERR_STORE_IO', '/db', { cause }).cause).toBe(cause);
     // an assignment replaces it, as on any error
     e.message = 'rewritten';
@@ -113,6 +114,6 @@ describe('errors', () => {
 
   it('store and fetch errors keep their stack frames', () => {
     expect(new StoreError('ERR_STORE_IO', '/tmp/db').stack).toMatch(/\n\s+at /);
-    expect(new UrlError('ERR_BODY_TOO_LARGE', 'http://a/').stack).toMatch(/\n\s+at /);
+    expect(new FetchError('ERR_BODY_TOO_LARGE', 'http://a/').stack).toMatch(/\n\s+at /);
   });
 });
