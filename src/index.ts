@@ -29,6 +29,7 @@ export {
   type AdmitResult,
   type FetchRecord,
   type CanonicalResult,
+  type StatsOptions,
   type StoreStats,
 } from './store/seen-store.js';
 

@@ -54,7 +54,7 @@ export async function seedStates(store: SeenStore, seeds: readonly string[]): Pr
  */
 export async function preloadBudget(store: SeenStore, budget: HostBudget): Promise<void> {
   if (!Number.isFinite(budget.maxPagesPerHost)) return;
-  const u = (await store.stats()).urls;
+  const u = (await store.stats({ hosts: false })).urls;
   if (u.fetched + u.failed === 0) return;
   const perHost = new Map<string, number>();
   for await (const r of store.canonicalUrls()) {

@@ -22,6 +22,7 @@
  * `stop()` (SIGINT, SIGTERM in the CLI) takes no new work, lets in-flight fetches finish and be
  * recorded, then closes the store; `abort()` also aborts in-flight fetches (they stay queued).
  */
+import { setMaxListeners } from 'node:events';
 import { pino, type Logger } from 'pino';
 import { tryNodeUrl } from '../normalize/parse-count.js';
 import { isFleetMember, type FleetMember, type FrontierEntry, type RuleRecord, type SeenStore } from '../store/index.js';
@@ -121,6 +122,9 @@ class Crawler implements Crawl {
       this.rejectDone = rej;
     });
     this.log = o.logger ?? pino({ level: 'silent' });
+    // each task waits on the crawl's signal up to three times at once (politeness, the fetch, a
+    // lease): more than Node's 10 listeners is the design, not a leak, past a concurrency of 3
+    setMaxListeners(10 + 4 * (o.concurrency ?? defaultCrawlOptions.concurrency), this.aborter.signal);
     this.seeds = o.seeds ?? [];
     this.seedForms = seedForms(this.seeds);
     this.held = new HeldEntries(o, {
@@ -447,7 +451,7 @@ class Crawler implements Crawl {
   private async tick(): Promise<void> {
     if (this.phase === 'done' || this.store === undefined) return;
     try {
-      const s = await this.store.stats();
+      const s = await this.store.stats({ hosts: false });
       this.lastStats = { queued: s.frontier.size, pruned: Object.values(s.pruned).reduce((a, b) => a + b, 0) };
     } catch {
       // the store is closing

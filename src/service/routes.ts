@@ -390,7 +390,7 @@ export const routes: readonly Route[] = [
     limited: false,
     async handle(_req, _query, ctx) {
       const [store, storeBytes] = await Promise.all([
-        ctx.store.stats(),
+        ctx.store.stats({ hosts: false }),
         ctx.storeFolder === undefined ? Promise.resolve(undefined) : folderBytes(ctx.storeFolder),
       ]);
       const text = await ctx.metrics.render({

@@ -113,9 +113,15 @@ export class Frontier {
   private heldAhead = 0;
   /** Live lines of the blocks read so far (a block's count is known from its first read on). */
   private readonly live = new Map<string, number>();
-  /** Hosts with entries, in the order they got their first one; `turn` walks it round-robin. */
+  /**
+   * Hosts with entries, in the order they got their first one; `turn` walks it round-robin. A host
+   * whose count went to 0 stays until the walk meets it or the ring is compacted (`adjust`): taking
+   * one out of the middle of an array is O(hosts), and a broad crawl drains hosts by the million.
+   */
   private ring: string[] = [];
   private readonly inRing = new Set<string>();
+  /** Hosts in `ring` without entries, left for the compaction. */
+  private gone = 0;
   private turn = 0;
   private total = 0;
 
@@ -131,10 +137,11 @@ export class Frontier {
     const n = (this.counts.get(host) ?? 0) + delta;
     this.total += delta;
     if (n <= 0) {
-      this.counts.delete(host);
+      if (this.counts.delete(host) && this.inRing.has(host) && ++this.gone > 1024 && this.gone * 2 > this.ring.length) this.compact();
       this.heldAhead -= this.cursors.get(host)?.ahead.length ?? 0;
       this.cursors.delete(host);
     } else {
+      if (!this.counts.has(host) && this.inRing.has(host)) this.gone--;
       this.counts.set(host, n);
       if (!this.inRing.has(host)) {
         this.inRing.add(host);
@@ -143,8 +150,33 @@ export class Frontier {
     }
   }
 
+  /** Drop the hosts without entries from the ring, keeping the walk's place (amortized O(1) a host). */
+  private compact(): void {
+    const kept: string[] = [];
+    let turn = 0;
+    for (let i = 0; i < this.ring.length; i++) {
+      const h = this.ring[i]!;
+      if (i === this.turn) turn = kept.length;
+      if (this.counts.has(h)) kept.push(h);
+      else this.inRing.delete(h);
+    }
+    this.ring = kept;
+    this.turn = turn;
+    this.gone = 0;
+  }
+
+  /** Queued URLs of `host`, in flight included (0 when none). */
+  queuedOn(host: string): number {
+    return this.counts.get(host) ?? 0;
+  }
+
   get size(): number {
     return this.total;
+  }
+
+  /** Hosts with queued URLs. */
+  get hostCount(): number {
+    return this.counts.size;
   }
 
   get inFlight(): number {
@@ -225,29 +257,31 @@ export class Frontier {
   async next(options: NextOptions, drop: (blocks: string[]) => Promise<void>): Promise<FrontierEntry[]> {
     const limit = options.limit ?? 1;
     const perHost = options.perHost ?? 1;
-    if (!Number.isInteger(limit) || limit < 1 || !Number.isInteger(perHost) || perHost < 1) {
-      throw new TypeError('next: limit and perHost must be integers >= 1');
+    if (!Number.isInteger(limit) || limit < 1 || (typeof perHost !== 'function' && (!Number.isInteger(perHost) || perHost < 1))) {
+      throw new TypeError('next: limit and perHost must be integers >= 1 (or perHost a function of the host)');
     }
     const out: FrontierEntry[] = [];
     const dead: string[] = [];
     if (options.host !== undefined) {
       await this.take(options.host, limit, out, dead);
     } else {
-      // one entry per host per turn, until `limit`, or every host is spent or at `perHost`
+      // one entry per host per turn, until `limit`, or every host is spent or at its `perHost`
+      // (a function is asked once per host and call)
       const given = new Map<string, number>();
+      const room = new Map<string, number>();
       let idle = 0;
       while (out.length < limit && this.ring.length > 0 && idle < this.ring.length) {
         if (this.turn >= this.ring.length) this.turn = 0;
-        const host = this.ring[this.turn]!;
+        const host = this.ring[this.turn++]!;
         if (!this.counts.has(host)) {
-          this.ring.splice(this.turn, 1); // the walk stays in place
-          this.inRing.delete(host);
+          idle++;
           continue;
         }
-        this.turn++;
+        let allowed = room.get(host);
+        if (allowed === undefined) room.set(host, (allowed = typeof perHost === 'function' ? perHost(host) : perHost));
         const had = given.get(host) ?? 0;
         const before = out.length;
-        if (had < perHost) await this.take(host, 1, out, dead);
+        if (had < allowed) await this.take(host, 1, out, dead);
         const got = out.length - before;
         if (got > 0) given.set(host, had + got);
         idle = got > 0 ? 0 : idle + 1;

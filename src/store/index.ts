@@ -24,6 +24,7 @@ export {
   type FrontierEntry,
   type NextOptions,
   type PruneEntry,
+  type StatsOptions,
   type StoreStats,
   type AliasRecord,
   type CanonicalUrlRecord,

@@ -299,10 +299,23 @@ export interface FrontierEntry {
 export interface NextOptions {
   /** Most entries returned. @default 1 */
   readonly limit?: number;
-  /** Most entries from one host per call (round-robin over hosts). @default 1 */
-  readonly perHost?: number;
+  /**
+   * Most entries from one host per call (round-robin over hosts). A function gives each host its
+   * own: a crawler passes how many more it can run there (0 skips the host, a paused one), so it
+   * never lists the hosts itself. @default 1
+   */
+  readonly perHost?: number | ((host: string) => number);
   /** Take only from this host (`host[:port]`). */
   readonly host?: string;
+}
+
+export interface StatsOptions {
+  /**
+   * List every host's queued URLs in `frontier.hosts`: as long as the hosts with queued URLs, a
+   * million in a broad crawl. `false` leaves it empty (`frontier.hostCount` still counts them):
+   * what a progress line or a metrics scrape, asked every second, should pass. @default true
+   */
+  readonly hosts?: boolean;
 }
 
 export interface StoreStats {
@@ -313,7 +326,11 @@ export interface StoreStats {
   readonly rules: Readonly<Record<RuleState, number>>;
   /** URLs pruned, by reason (`rule:<id>`, `preset:<name>`, `trap:<name>`). */
   readonly pruned: Readonly<Record<string, number>>;
-  readonly frontier: { readonly size: number; readonly inFlight: number; readonly hosts: Readonly<Record<string, number>> };
+  /**
+   * Queued URLs (in flight included), those handed out, the hosts with queued URLs, and each such
+   * host's count (`hosts`, by `host[:port]`; empty when `stats({ hosts: false })`).
+   */
+  readonly frontier: { readonly size: number; readonly inFlight: number; readonly hostCount: number; readonly hosts: Readonly<Record<string, number>> };
   /**
    * The in-memory Bloom fronts of the seen set and the alias table: where they came from at open
    * (`snapshot`: written down at the last clean close; `database`: built from every key), the keys
@@ -415,7 +432,7 @@ export interface SeenStore {
    * a store error rejects the call.
    */
   canonicalMany(urls: readonly string[]): Promise<(CanonicalResult | CanonicalFailure)[]>;
-  stats(): Promise<StoreStats>;
+  stats(options?: StatsOptions): Promise<StoreStats>;
   /**
    * Record URLs the crawler refused (a trap rule, the depth limit) as pruned with their reason,
    * `trap:<name>` (any other reason is a TypeError), in one batch. A URL is recorded under its

@@ -66,7 +66,7 @@ function hostileReport(withTimeline: boolean): ReportWithTimeline {
       temporaryRedirects: 0,
       rules: { candidate: 2, active: 1, withdrawn: 1 },
       pruned: {},
-      frontier: { size: 0, inFlight: 0, hosts: {} },
+      frontier: { size: 0, inFlight: 0, hostCount: 0, hosts: {} },
       front: { source: 'database', keys: 200, aliasKeys: 9, bytes: 4096 },
     },
     rules: [{ id: `${host}/slash-add`, for: 3 }],

@@ -65,7 +65,7 @@ describe('the exposition (prom-client)', () => {
     m.admitted('a "quoted" \\ back\nslash');
     m.request('/v1/admit', 'POST', '200', 60);
     new Counter({ name: 'x_total', help: 'a \\ help\nline', registers: [m.registry] }).inc();
-    const stats = { urls: { admitted: 0, queued: 0, fetched: 0, redirected: 0, pruned: 0, failed: 0 }, aliases: 0, loops: 0, temporaryRedirects: 0, rules: { candidate: 0, active: 0, withdrawn: 0 }, pruned: {}, frontier: { size: 0, inFlight: 0, hosts: {} }, front: { source: 'database' as const, keys: 0, aliasKeys: 0, bytes: 0 } };
+    const stats = { urls: { admitted: 0, queued: 0, fetched: 0, redirected: 0, pruned: 0, failed: 0 }, aliases: 0, loops: 0, temporaryRedirects: 0, rules: { candidate: 0, active: 0, withdrawn: 0 }, pruned: {}, frontier: { size: 0, inFlight: 0, hostCount: 0, hosts: {} }, front: { source: 'database' as const, keys: 0, aliasKeys: 0, bytes: 0 } };
     const text = await m.render({ store: stats, storeBytes: undefined, inFlight: 0, pendingUrls: 0, bufferedBytes: 0 });
     expect(text).toContain('# HELP x_total a \\\\ help\\nline');
     const { samples } = parsePrometheus(text);

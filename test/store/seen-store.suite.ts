@@ -897,12 +897,56 @@ export function seenStoreSuite(name: string, factory: Factory): void {
         expect((await store.next({ limit: 10 })).map((e) => e.url)).toEqual(['http://a.example/3']);
         expect(await store.next({ limit: 10, perHost: 10 })).toEqual([]);
         const s = await store.stats();
-        expect(s.frontier).toEqual({ size: 5, inFlight: 5, hosts: { 'a.example': 3, 'b.example': 2 } });
+        expect(s.frontier).toEqual({ size: 5, inFlight: 5, hostCount: 2, hosts: { 'a.example': 3, 'b.example': 2 } });
+        // a progress line asks without the per-host list
+        expect((await store.stats({ hosts: false })).frontier).toEqual({ size: 5, inFlight: 5, hostCount: 2, hosts: {} });
         await store.recordFetch('http://a.example/1', { status: 200 });
         await store.release(['http://b.example/1']);
         expect((await store.next({ limit: 10, perHost: 5 })).map((e) => e.url)).toEqual(['http://b.example/1']);
         expect((await store.stats()).frontier.size).toBe(4);
         expect((await store.next({ host: 'a.example', limit: 5 }))).toEqual([]);
+        await verified(store);
+      });
+
+      it('takes a per-host allowance from a function: 0 skips a host, others get their own', async () => {
+        const { store } = await make();
+        await store.admit(['http://a.example/1', 'http://a.example/2', 'http://a.example/3', 'http://b.example/1', 'http://b.example/2', 'http://c.example/1']);
+        const asked: string[] = [];
+        const room: Record<string, number> = { 'a.example': 2, 'b.example': 0, 'c.example': 5 };
+        const got = await store.next({ limit: 10, perHost: (h) => (asked.push(h), room[h] ?? 0) });
+        expect(got.map((e) => e.url).sort()).toEqual(['http://a.example/1', 'http://a.example/2', 'http://c.example/1']);
+        // asked once per host and call, whatever the turns
+        expect(asked.sort()).toEqual(['a.example', 'b.example', 'c.example']);
+        expect((await store.next({ limit: 10, perHost: () => 3 })).map((e) => e.url).sort()).toEqual(['http://a.example/3', 'http://b.example/1', 'http://b.example/2']);
+        await expect(store.next({ limit: 1, perHost: 0 })).rejects.toThrow(TypeError);
+        await verified(store);
+      });
+
+      it('serves every host after thousands of hosts drained and new ones queued (the ring compacts)', async () => {
+        const { store } = await make({ learnRules: false });
+        const hosts = 2600;
+        await store.admit(Array.from({ length: hosts }, (_, i) => `http://h${i}.example/p`));
+        let taken = 0;
+        for (;;) {
+          const batch = await store.next({ limit: 500 });
+          if (batch.length === 0) break;
+          taken += batch.length;
+          // two hosts in three drained: their ring places are left for the compaction
+          const drained = (e: { host: string }): boolean => Number(/h(\d+)/.exec(e.host)![1]) % 3 !== 0;
+          for (const e of batch) if (drained(e)) await store.recordFetch(e.url, { status: 200 });
+          await store.release(batch.filter((e) => !drained(e)).map((e) => e.url));
+          if (taken >= hosts) break;
+        }
+        const kept = Math.ceil(hosts / 3);
+        expect((await store.stats({ hosts: false })).frontier).toMatchObject({ size: kept, hostCount: kept });
+        // drained hosts queue again, and new hosts come; all are served, each once
+        await store.admit([...Array.from({ length: 40 }, (_, i) => `http://h${3 * i + 1}.example/q`), 'http://new.example/1']);
+        const all: string[] = [];
+        for (let batch = await store.next({ limit: 300 }); batch.length > 0; batch = await store.next({ limit: 300 })) all.push(...batch.map((e) => e.url));
+        expect(all).toHaveLength(kept + 41);
+        expect(new Set(all).size).toBe(all.length);
+        expect(all).toContain('http://new.example/1');
+        expect(all).toContain('http://h79.example/q');
         await verified(store);
       });
 
@@ -977,7 +1021,7 @@ export function seenStoreSuite(name: string, factory: Factory): void {
           temporaryRedirects: 1,
           rules: { candidate: 0, active: 0, withdrawn: 0 },
           pruned: { 'preset:tracking': 1 },
-          frontier: { size: 4, inFlight: 0, hosts: { 's.example': 3, 't.example': 1 } },
+          frontier: { size: 4, inFlight: 0, hostCount: 2, hosts: { 's.example': 3, 't.example': 1 } },
           front: { source: 'database', keys: 7, aliasKeys: 1, bytes: expect.any(Number) },
         });
         expect(s.front.bytes).toBeGreaterThan(0);

@@ -32,6 +32,7 @@ import type {
   RequeueFailedOptions,
   SeenStore,
   StoreOptions,
+  StatsOptions,
   StoreStats,
   StoreSupports,
   VerifyReport,
@@ -180,6 +181,11 @@ export class StoreEngine implements SeenStore {
     return this.q.exclusive(() => requeueFailed(this.s, this.q, options));
   }
 
+  /** Queued URLs of `host` (`host[:port]`), in flight included: one lookup, where `stats()` lists every host. */
+  queuedOn(host: string): number {
+    return this.s.frontier.queuedOn(host);
+  }
+
   next(options: NextOptions = {}): Promise<FrontierEntry[]> {
     if (this.s.o.readOnly) return this.readOnlyRefusal();
     return this.q.exclusive(() =>
@@ -254,8 +260,8 @@ export class StoreEngine implements SeenStore {
     return lookup.depthOf(this.s, url);
   }
 
-  async stats(): Promise<StoreStats> {
-    return lookup.stats(this.s);
+  async stats(options: StatsOptions = {}): Promise<StoreStats> {
+    return lookup.stats(this.s, options);
   }
 
   canonicalUrls(): AsyncIterable<CanonicalUrlRecord> {

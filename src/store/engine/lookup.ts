@@ -5,7 +5,7 @@
 import { defaultLimits, fingerprintWords, normalizeAndKey, parseUri, urlFromKey, UrlError, type UriRecord, type UrlErrorCode } from '../../normalize/index.js';
 import { counterNames, decodeJson, decodeUrlEntry, URL_STATES, type AliasEntry, type Space, type UrlState } from '../keys.js';
 import { isDocumentStatus, type RuleRecord } from '../rules.js';
-import type { AliasRecord, CanonicalFailure, CanonicalResult, CanonicalUrlRecord, StoreStats } from '../seen-store.js';
+import type { AliasRecord, CanonicalFailure, CanonicalResult, CanonicalUrlRecord, StatsOptions, StoreStats } from '../seen-store.js';
 import { identity, isUrlError, transform } from './canonicalize.js';
 import type { EngineState } from './state.js';
 import { answeredNoDocument, entrySummary, lookupEntry } from './url-state.js';
@@ -253,10 +253,10 @@ function resolveCanonical(p: Lookup, look: Look): CanonicalResult | typeof NEED 
   return key !== k0 && via !== undefined ? { ...out, via } : out;
 }
 
-export function stats(s: EngineState): StoreStats {
+export function stats(s: EngineState, options: StatsOptions): StoreStats {
   return statsOf(
     s.committed,
-    { size: s.frontier.size, inFlight: s.frontier.inFlight, hosts: s.frontier.hosts() },
+    { size: s.frontier.size, inFlight: s.frontier.inFlight, hostCount: s.frontier.hostCount, hosts: options.hosts === false ? {} : s.frontier.hosts() },
     { source: s.frontSource, keys: s.front.count, aliasKeys: s.aliasFront.count, bytes: s.front.byteLength + s.aliasFront.byteLength },
   );
 }
@@ -266,7 +266,10 @@ export function statsOf(counters: ReadonlyMap<string, number>, frontier: StoreSt
   const c = (name: string): number => counters.get(name) ?? 0;
   const pruned: Record<string, number> = {};
   const prefix = counterNames.pruned('');
-  for (const [name, n] of [...counters].sort((a, b) => compare(a[0], b[0]))) if (name.startsWith(prefix) && n !== 0) pruned[name.slice(prefix.length)] = n;
+  // the pruned counters alone are sorted: the per-host frontier counters are as many as the hosts
+  const prunedCounters: [string, number][] = [];
+  for (const [name, n] of counters) if (n !== 0 && name.startsWith(prefix)) prunedCounters.push([name, n]);
+  for (const [name, n] of prunedCounters.sort((a, b) => compare(a[0], b[0]))) pruned[name.slice(prefix.length)] = n;
   const states = Object.fromEntries(URL_STATES.map((s) => [s, c(counterNames.state(s))])) as Record<UrlState, number>;
   return {
     urls: { admitted: c(counterNames.admitted), ...states },

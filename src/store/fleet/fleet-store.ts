@@ -38,6 +38,7 @@ import type {
   RequeueFailedOptions,
   SeenStore,
   StoreOptions,
+  StatsOptions,
   StoreStats,
   StoreSupports,
   VerifyReport,
@@ -328,7 +329,7 @@ export class FleetStore implements SeenStore, FleetMember {
   private async holderOf(host: string): Promise<HeldPartition | undefined> {
     const p = this.live(partitionTag(host));
     if (p !== undefined) return p;
-    for (const q of this.held.values()) if (this.live(q.tag) !== undefined && (await q.engine.stats()).frontier.hosts[host] !== undefined) return q;
+    for (const q of this.held.values()) if (this.live(q.tag) !== undefined && q.engine.queuedOn(host) > 0) return q;
     return undefined;
   }
 
@@ -524,23 +525,25 @@ export class FleetStore implements SeenStore, FleetMember {
    * The whole fleet's counters; the frontier part is this worker's: the queued URLs of the hosts
    * it holds (what it can take with `next`).
    */
-  async stats(): Promise<StoreStats> {
+  async stats(options: StatsOptions = {}): Promise<StoreStats> {
     const hosts: Record<string, number> = {};
+    let hostCount = 0;
     let size = 0;
     let inFlight = 0;
     let keys = 0;
     let aliasKeys = 0;
     let bytes = 0;
     for (const p of this.held.values()) {
-      const s = await p.engine.stats();
+      const s = await p.engine.stats(options);
       Object.assign(hosts, s.frontier.hosts);
+      hostCount += s.frontier.hostCount;
       size += s.frontier.size;
       inFlight += s.frontier.inFlight;
       keys += s.front.keys;
       aliasKeys += s.front.aliasKeys;
       bytes += s.front.bytes;
     }
-    return statsOf(await this.allCounters(), { size, inFlight, hosts }, { source: 'database', keys, aliasKeys, bytes });
+    return statsOf(await this.allCounters(), { size, inFlight, hostCount, hosts }, { source: 'database', keys, aliasKeys, bytes });
   }
 
   /** Each partition in turn, read-only (held ones through their engine). */
