@@ -29,7 +29,6 @@ export {
   type AdmitResult,
   type FetchRecord,
   type CanonicalResult,
-  type StatsOptions,
   type StoreStats,
 } from './store/seen-store.js';
 

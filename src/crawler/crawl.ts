@@ -3,8 +3,8 @@
  *
  *     store.next ─► still queued? ─► gates (fetch-gates.ts): scope, host budget, guard (scheme,
  *       literal address), robots.txt (per origin, cached), page cap ─► politeness slot ─► fetch
- *            └ each redirect hop: store.recordRedirect; followed at once only to the same origin
- *              and only when the target is a queued URL no other task holds
+ *            └ each redirect hop: store.recordRedirect; followed at once only when its target
+ *              passes the same gates and is a queued URL of the same origin no other task holds
  *       ─► extract links (HTML only, each parsed once) ─► scope, traps, depth ─► store.admit
  *          (link-intake.ts: dedup by the ladder, aliases, rules, presets; a tally per page)
  *       ─► store.recordFetch (status, content hash)
@@ -12,8 +12,9 @@
  * This module is the claim/fetch loop, and it only emits what happens (crawl-events.ts): the report
  * and the timeline subscribe (crawl-observers.ts). Its parts are built in crawl-parts.ts, the run
  * starts in crawl-start.ts (store, requeue, seeds), entries come from frontier-pump.ts, paused
- * hosts and retries wait in held-entries.ts, redirect hops go through follow-redirect.ts, a page's
- * links through link-intake.ts, and the options and page types live in crawl-options.ts.
+ * hosts and retries wait in held-entries.ts, redirect hops go through follow-redirect.ts, a fetch's
+ * answer becomes a record, links and a page in fetch-outcome.ts (a page's links through
+ * link-intake.ts), and the options and page types live in crawl-options.ts.
  *
  * The frontier lives in the store, so a stopped or killed crawl resumes where it was: entries are
  * removed in the batch that records their fetch, so nothing recorded as fetched is offered again.
@@ -31,21 +32,20 @@ import { CrawlRecord } from './crawl-observers.js';
 import { crawlParts } from './crawl-parts.js';
 import { openStoreOf, prepareRun, seedForms, type CrawlStart } from './crawl-start.js';
 import { checkCrawlOptions, defaultCrawlOptions, type CheckedCrawlOptions, type Crawl, type CrawledPage, type CrawlOptions, type CrawlProgress } from './crawl-options.js';
-import { hostOfUrl, seedStates } from './crawl-store.js';
-import type { CrawlErrorCode } from './errors.js';
+import { seedStates } from './crawl-store.js';
 import { LinkExtractor, type ExtractResult } from './extract.js';
 import type { Fetcher, FetchResult, ResponseHead } from './fetch.js';
 import { mayFollowRedirect, type RedirectContext } from './follow-redirect.js';
+import { FetchOutcome } from './fetch-outcome.js';
 import { FrontierPump } from './frontier-pump.js';
 import { HeldEntries } from './held-entries.js';
 import { watchLease } from './lease-watch.js';
 import { fetchGates, passGates, redirectGates, type Gate, type GateContext, type GateDeps } from './fetch-gates.js';
 import { LinkIntake } from './link-intake.js';
 import { HTML_TYPES, SniffingSink } from './mime-sniff.js';
-import { crawledPage, fetchRecordOf, PageChannel } from './page-channel.js';
+import { crawledPage, PageChannel } from './page-channel.js';
 import type { Politeness } from './politeness.js';
-import { resolveContentLocation, type CrawlReport, type StopReason } from './report.js';
-import { transientCode } from './retry.js';
+import type { CrawlReport, StopReason } from './report.js';
 import type { RobotsCache } from './robots.js';
 import type { CrawlScope } from './scope.js';
 import type { HostBudget, PatternTraps } from './traps.js';
@@ -77,7 +77,8 @@ class Crawler implements Crawl {
   /** What the loop reports: the report and the timeline subscribe (crawl-observers.ts). */
   private readonly events = new CrawlEvents();
   private readonly record = new CrawlRecord(this.events);
-  private readonly intake: LinkIntake;
+  /** What a fetch's answer becomes (fetch-outcome.ts). */
+  private readonly outcome: FetchOutcome;
   private readonly aborter = new AbortController();
   /** Keys a task is fetching (its frontier entry, or a redirect target it follows). */
   private readonly claimed = new Set<string>();
@@ -163,7 +164,18 @@ class Crawler implements Crawl {
       taskEnded: () => this.channel.taskEnded(),
       checkIdle: () => this.checkIdle(),
     });
-    this.intake = new LinkIntake(o.traps, this.maxDepth, this.patterns);
+    this.outcome = new FetchOutcome({
+      store: () => this.store,
+      scope: () => this.scope,
+      events: this.events,
+      log: this.log,
+      held: this.held,
+      intake: new LinkIntake(o.traps, this.maxDepth, this.patterns),
+      patterns: this.patterns,
+      unstarted: this.unstarted,
+      stopping: () => this.stopping,
+      emitPage: (entry, res, x, admitted, contentLocation) => this.emitPage(entry, res, x, admitted, contentLocation),
+    });
     if (o.signal !== undefined) {
       if (o.signal.aborted) this.abort();
       else o.signal.addEventListener('abort', () => this.abort(), { once: true });
@@ -295,17 +307,6 @@ class Crawler implements Crawl {
 
   // ---- one entry -----------------------------------------------------------------------------------
 
-  /** `url` is not fetched (scope, guard, robots.txt): recorded failed with `code`. */
-  private async refuse(url: string, code: CrawlErrorCode, message: string): Promise<void> {
-    this.events.emit('refused', { url, host: hostOfUrl(url), code });
-    await this.recordFailure(url, 0, code, message);
-  }
-
-  private async recordFailure(url: string, status: number, code: CrawlErrorCode, message: string): Promise<void> {
-    this.log.info({ url, status, code }, message);
-    await this.store.recordFetch(url, { status, error: code });
-  }
-
   private async process(entry: FrontierEntry): Promise<void> {
     // a task following a redirect chain holds it, or recorded it after the store handed it out;
     // a URL the store queued again since (a recheck, a sampled rewrite, a give-back) is fetched
@@ -327,7 +328,7 @@ class Crawler implements Crawl {
     const v = await passGates(this.gates, c);
     switch (v.kind) {
       case 'refuse':
-        return this.refuse(entry.url, v.code, v.message);
+        return this.outcome.refuse(entry.url, v.code, v.message);
       case 'pause':
         return this.held.pause(entry, v.reason, v.retryAt);
       case 'later':
@@ -362,75 +363,12 @@ class Crawler implements Crawl {
       });
       // aborted because the lease lapsed: nothing is recorded (the host's next holder fetches it)
       if (lease?.lost === true) return void this.log.info({ host, url: entry.url }, 'lease lost: fetch aborted');
-      await this.afterFetch(entry, res, extractor);
+      await this.outcome.record(entry, res, extractor);
       this.events.emit('sample', { now: Date.now() });
     } finally {
       lease?.stop();
       for (const k of followed) this.claimed.delete(k);
     }
-  }
-
-  private async afterFetch(entry: FrontierEntry, res: FetchResult, extractor: LinkExtractor | undefined): Promise<void> {
-    const { host } = entry;
-    this.events.emit('transferred', { host, requests: res.requests, wireBytes: res.wireBytes, decodedBytes: res.decodedBytes });
-    const final = res.finalUrl;
-    const err = res.error;
-    if (err?.code === 'ERR_ABORTED' && this.stopping) return void this.unstarted.push(entry.url); // stays queued for a later run
-    const transient = err?.code === 'ERR_ABORTED' ? undefined : transientCode(res.status, err?.code);
-    if (transient !== undefined && this.held.retryLater(entry, res)) return;
-    if (res.unfollowed !== undefined && err === undefined) {
-      // a redirect recorded and left to the frontier (another origin, or a target already known)
-      this.log.debug({ url: final, to: res.unfollowed.location, status: res.status }, 'redirect');
-      return this.emitPage(entry, res, undefined, 0);
-    }
-    const hop = res.unfollowed;
-    if (transient !== undefined) {
-      // retries of this run used up: failed, and queued again by a run after the cool-down
-      const url = hop?.url ?? final;
-      this.events.emit('failed', { url, host: hostOfUrl(url), code: transient, status: res.status, pending: true });
-      await this.recordFailure(url, res.status, transient, err?.message ?? `status ${res.status}`);
-      return this.emitPage(entry, res, undefined, 0);
-    }
-    if (err !== undefined) {
-      // the hop that stopped the chain was not offered to onRedirect
-      if (hop !== undefined) this.events.emit('redirected', { from: hop.url, to: hop.location, status: hop.status });
-      if (hop !== undefined && err.code === 'ERR_REDIRECT_LOOP') {
-        // the loop is evidence like any redirect: the store records it as a loop
-        this.events.emit('failed', { url: hop.url, host, code: err.code, pending: false });
-        await this.store.recordRedirect(hop.url, hop.location, hop.status);
-      } else {
-        const url = hop?.url ?? final;
-        this.events.emit('failed', { url, host: hostOfUrl(url), code: err.code, status: res.status, pending: false });
-        await this.recordFailure(url, res.status, err.code, err.message);
-      }
-      return this.emitPage(entry, res, undefined, 0);
-    }
-    const x = extractor?.result();
-    // a not-found probe's page is the host's answer to a made-up URL: no link of it is followed
-    const page = entry.check === 'probe' ? undefined : x;
-    const contentLocation = resolveContentLocation(res.headers['content-location'], final);
-    const { status, contentHash } = res;
-    this.events.emit('fetched', { url: final, host, status, retried: this.held.retried(entry.key), contentHash, canonical: page?.canonical, contentLocation });
-    let admitted = 0;
-    if (page !== undefined) {
-      const admittedUrls: string[] = [];
-      const tally = await this.intake.admit(this.store, this.scope, entry, final, page, admittedUrls);
-      admitted = tally.admitted;
-      this.events.emit('links', { host, tally });
-      if (status >= 200 && status < 300) {
-        for (const pattern of this.patterns.observe({ url: final, requested: entry.url, host, textHash: page.textHash, admitted: admittedUrls, words: page.words, links: page.links.map((l) => l.url) })) {
-          this.events.emit('trap', { host, pattern });
-          this.log.info({ host, pattern }, 'trap: a URL pattern without new content, refused from now on');
-        }
-      }
-    }
-    // Promise 4 (nothing admitted is lost): the page's links are admitted before its fetch is
-    // recorded. These are two batches; a crash between them now leaves the page queued (fetched
-    // again on resume, its links then found seen) instead of recorded as fetched with its links
-    // never admitted, which no later run would repair.
-    await this.store.recordFetch(final, fetchRecordOf(res, x, final, contentLocation));
-    this.log.debug({ url: final, status, requests: res.requests }, 'fetched');
-    return this.emitPage(entry, res, x, admitted, contentLocation);
   }
 
   // ---- pages out ------------------------------------------------------------------------------------

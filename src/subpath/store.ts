@@ -20,6 +20,7 @@ export type {
   RebuildReport,
   FrontierEntry,
   NextOptions,
+  StatsOptions,
   PruneEntry,
   AliasRecord,
   CanonicalUrlRecord,
