@@ -34,7 +34,6 @@ export class FrontierPump {
   private pumpAgain = false;
   /** Tasks out, per host. */
   private readonly inHand = new Map<string, number>();
-  private hostCursor = 0;
 
   constructor(
     private readonly options: Required<Pick<PolitenessOptions, 'concurrency' | 'perHost'>>,
@@ -90,27 +89,18 @@ export class FrontierPump {
   }
 
   /**
-   * Up to `room` entries, host by host from a rotating start, each host topped up to `perHost + 1`
-   * entries in hand (those running and one waiting). Taking entries late, a few at a time, keeps
-   * them queued in the store as long as possible: a rule that becomes active prunes queued
-   * entries, not those already handed out. Paused hosts are skipped, so their frontier is not
-   * drained into memory.
+   * Up to `room` entries, round-robin over the store's hosts from a start that moves one host a
+   * call (frontier.ts), each host topped up to `perHost + 1` entries in hand (those running and
+   * one waiting). Taking entries late, a few at a time, keeps them queued in the store as long as
+   * possible: a rule that becomes active prunes queued entries, not those already handed out.
+   * Paused hosts are given no room, so their frontier is not drained into memory. The crawler
+   * never lists the hosts: with a million of them, a list per call cost more than the fetches.
    */
   private async nextEntries(room: number): Promise<FrontierEntry[]> {
     const window = this.options.perHost + 1;
-    const out: FrontierEntry[] = [];
     const store = this.loop.store();
     if (isFleetMember(store)) await store.refill();
-    const hosts = Object.keys((await store.stats()).frontier.hosts);
-    if (hosts.length === 0) return out;
-    const start = this.hostCursor++ % hosts.length;
-    for (let i = 0; i < hosts.length && out.length < room; i++) {
-      const host = hosts[(start + i) % hosts.length]!;
-      if (this.loop.isPaused(host)) continue;
-      const want = Math.min(window - (this.inHand.get(host) ?? 0), room - out.length);
-      if (want <= 0) continue;
-      out.push(...(await store.next({ host, limit: want })));
-    }
-    return out;
+    const perHost = (host: string): number => (this.loop.isPaused(host) ? 0 : Math.max(0, window - (this.inHand.get(host) ?? 0)));
+    return store.next({ limit: room, perHost });
   }
 }

