@@ -5,27 +5,10 @@
  * (robots.txt over real HTTP is test/crawler/robots.test.ts's; here there is none.)
  */
 import { describe, expect, it } from 'vitest';
-import { fetchGates, passGates, type GateContext, type GateDeps } from '../../src/crawler/fetch-gates.js';
-import { NetworkGuard } from '../../src/crawler/guard.js';
-import { Politeness } from '../../src/crawler/politeness.js';
+import { fetchGates, passGates, type GateContext } from '../../src/crawler/fetch-gates.js';
 import { CrawlScope } from '../../src/crawler/scope.js';
-import { HostBudget } from '../../src/crawler/traps.js';
+import { gateDeps as deps } from './support.js';
 
-function deps(over: Partial<GateDeps> = {}): GateDeps {
-  return {
-    scope: () => new CrawlScope({ seeds: ['http://a.example/'] }),
-    seedForms: new Set(['http://seed.example/']),
-    budget: new HostBudget(2),
-    guard: new NetworkGuard(),
-    robots: undefined,
-    politeness: new Politeness(),
-    robotsAttempts: 3,
-    stopping: () => false,
-    aborted: () => false,
-    pages: { started: 0, max: 10 },
-    ...over,
-  };
-}
 
 function ctx(url: string, retry = false): GateContext {
   const u = new URL(url);

@@ -6,7 +6,11 @@ import { createServer as createNetServer, type AddressInfo, type Server as NetSe
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCrawl } from '../../src/crawler/crawl.js';
-import type { AllowedEndpoint } from '../../src/crawler/guard.js';
+import type { GateDeps } from '../../src/crawler/fetch-gates.js';
+import { NetworkGuard, type AllowedEndpoint } from '../../src/crawler/guard.js';
+import { Politeness } from '../../src/crawler/politeness.js';
+import { CrawlScope } from '../../src/crawler/scope.js';
+import { HostBudget } from '../../src/crawler/traps.js';
 import { collectGarbage } from '../support/rss-sampler.js';
 
 export interface TestServer {
@@ -144,3 +148,22 @@ export function expectOnlyRechecksRepeated(requests: readonly { readonly host: s
   for (const t of repeated) expect(requests.filter((r) => `${r.host} ${r.target}` === t)).toHaveLength(2);
 }
 
+/**
+ * What the fetch gates read of a crawl (src/crawler/fetch-gates.ts), built from real parts: a scope
+ * of `http://a.example/`, `http://seed.example/` as a seed form, two pages a host, no robots.txt.
+ */
+export function gateDeps(over: Partial<GateDeps> = {}): GateDeps {
+  return {
+    scope: () => new CrawlScope({ seeds: ['http://a.example/'] }),
+    seedForms: new Set(['http://seed.example/']),
+    budget: new HostBudget(2),
+    guard: new NetworkGuard(),
+    robots: undefined,
+    politeness: new Politeness(),
+    robotsAttempts: 3,
+    stopping: () => false,
+    aborted: () => false,
+    pages: { started: 0, max: 10 },
+    ...over,
+  };
+}
