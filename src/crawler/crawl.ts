@@ -209,7 +209,7 @@ class Crawler implements Crawl {
       const { store, politeness, events, log, aborter, claimed, followed } = this;
       const traps = this.o.traps;
       const canonical = (url: string) => store.canonical(url);
-      const gates = (from: URL | undefined) => redirectGates(this.gateDeps, { from, traps, canonical, claimed });
+      const gates = redirectGates(this.gateDeps, { traps, canonical, claimed });
       this.redirects = { store, gates, politeness, events, log, signal: aborter.signal, stopping: () => this.stopping, claimed, followed };
       this.phase = this.stopReason === undefined ? 'running' : 'stopping';
       if (this.phase === 'stopping') this.checkIdle();

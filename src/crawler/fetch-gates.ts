@@ -39,6 +39,8 @@ export interface GateContext {
   readonly parsed: URL | undefined;
   /** Fetched again after a transient failure: the page cap and the host budget counted it already. */
   readonly retry: boolean;
+  /** A redirect target's hop URL, parsed: the target must share its origin (`redirectGates`). */
+  readonly from?: URL | undefined;
   checked?: URL;
 }
 
@@ -63,8 +65,6 @@ export interface GateDeps {
 
 /** What the redirect gates read besides `GateDeps`. */
 export interface RedirectGateDeps {
-  /** The URL of the hop whose target is judged: the target must share its origin. */
-  readonly from: URL | undefined;
   readonly traps: TrapOptions | undefined;
   /** The target's state and key in the store. */
   canonical(url: string): Promise<{ readonly state: string; readonly key: string }>;
@@ -129,7 +129,7 @@ export function fetchGates(d: GateDeps): Gate[] {
  * so `maxPages` does not count it).
  */
 export function redirectGates(d: GateDeps, r: RedirectGateDeps): Gate[] {
-  const sameOrigin: Gate = (c) => (c.parsed !== undefined && c.parsed.origin === r.from?.origin ? GO : LATER);
+  const sameOrigin: Gate = (c) => (c.parsed !== undefined && c.parsed.origin === c.from?.origin ? GO : LATER);
   const noTrap: Gate = (c) => (pathTrap(c.parsed?.pathname ?? '/', r.traps) === undefined ? GO : LATER);
   const claim: Gate = async (c) => {
     const k = await r.canonical(c.entry.url);

@@ -17,8 +17,8 @@ import { tryNodeUrl } from '../normalize/parse-count.js';
 /** What the redirect gate reads and holds of the crawl: given once the store is open and the scope known. */
 export interface RedirectContext {
   readonly store: SeenStore;
-  /** The gates of a target, given the hop's own URL (fetch-gates.ts `redirectGates`). */
-  gates(from: URL | undefined): readonly Gate[];
+  /** The gates of a target (fetch-gates.ts `redirectGates`). */
+  readonly gates: readonly Gate[];
   readonly politeness: Politeness;
   /** Each hop is a `redirected` event. */
   readonly events: CrawlEvents;
@@ -48,8 +48,8 @@ export async function mayFollowRedirect(c: RedirectContext, hop: RedirectHop, ho
     throw error;
   }
   if (c.stopping()) return false;
-  const g: GateContext = { entry: { url: hop.location, host }, parsed: tryNodeUrl(hop.location), retry: false };
-  if ((await passGates(c.gates(tryNodeUrl(hop.url)), g)).kind !== 'go') return false;
+  const g: GateContext = { entry: { url: hop.location, host }, parsed: tryNodeUrl(hop.location), from: tryNodeUrl(hop.url), retry: false };
+  if ((await passGates(c.gates, g)).kind !== 'go') return false;
   const key = g.entry.key!;
   c.claimed.add(key);
   c.followed.add(key);

@@ -115,7 +115,7 @@ export class Frontier {
   private readonly live = new Map<string, number>();
   /**
    * Hosts with entries, in the order they got their first one; `turn` walks it round-robin. A host
-   * whose count went to 0 stays until the walk meets it or the ring is compacted (`adjust`): taking
+   * whose count went to 0 stays (the walk skips it) until the ring is compacted (`adjust`): taking
    * one out of the middle of an array is O(hosts), and a broad crawl drains hosts by the million.
    */
   private ring: string[] = [];

@@ -8,54 +8,41 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redirectGates, passGates, type GateContext, type GateDeps } from '../../src/crawler/fetch-gates.js';
 import { runCrawl } from '../../src/crawler/crawl.js';
-import { NetworkGuard } from '../../src/crawler/guard.js';
-import { Politeness } from '../../src/crawler/politeness.js';
 import { CrawlScope } from '../../src/crawler/scope.js';
 import { HostBudget } from '../../src/crawler/traps.js';
 import { auditStore } from '../support/store-audit.js';
-import { html, httpServer, tempDir, type TestServer } from './support.js';
+import { gateDeps, html, httpServer, tempDir, type TestServer } from './support.js';
 
+/** The gates' view of a crawl scoped to `http://a.example/` with `/excluded/` left out, and no seed forms. */
 function deps(over: Partial<GateDeps> = {}): GateDeps {
-  return {
-    scope: () => new CrawlScope({ seeds: ['http://a.example/'], exclude: [/\/excluded\//] }),
-    seedForms: new Set(),
-    budget: new HostBudget(2),
-    guard: new NetworkGuard(),
-    robots: undefined,
-    politeness: new Politeness(),
-    robotsAttempts: 3,
-    stopping: () => false,
-    aborted: () => false,
-    pages: { started: 0, max: 10 },
-    ...over,
-  };
+  return gateDeps({ scope: () => new CrawlScope({ seeds: ['http://a.example/'], exclude: [/\/excluded\//] }), seedForms: new Set(), ...over });
 }
 
+/** A target of a hop from `http://a.example/from`. */
 function target(url: string): GateContext {
-  return { entry: { url, host: new URL(url).host }, parsed: new URL(url), retry: false };
+  return { entry: { url, host: new URL(url).host }, parsed: new URL(url), from: new URL('http://a.example/from'), retry: false };
 }
 
 describe('redirect gates', () => {
-  const from = new URL('http://a.example/from');
   const states = new Map<string, string>([['http://a.example/queued', 'queued'], ['http://a.example/held', 'queued'], ['http://a.example/done', 'fetched']]);
   const canonical = async (url: string) => ({ state: states.get(url) ?? 'queued', key: url });
 
   it('follows a queued, unclaimed target of the same origin, claiming it and taking a page of the host budget', async () => {
     const d = deps();
     const c = target('http://a.example/queued');
-    expect(await passGates(redirectGates(d, { from, traps: undefined, canonical, claimed: new Set() }), c)).toEqual({ kind: 'go' });
+    expect(await passGates(redirectGates(d, { traps: undefined, canonical, claimed: new Set() }), c)).toEqual({ kind: 'go' });
     expect(c.entry.key).toBe('http://a.example/queued');
     expect(c.checked?.href).toBe('http://a.example/queued');
     // a followed target is no frontier entry: the crawl's page cap does not count it, the host budget does
     expect(d.pages.started).toBe(0);
     expect(d.budget.spent('a.example')).toBe(false);
-    await passGates(redirectGates(d, { from, traps: undefined, canonical, claimed: new Set() }), target('http://a.example/queued'));
+    await passGates(redirectGates(d, { traps: undefined, canonical, claimed: new Set() }), target('http://a.example/queued'));
     expect(d.budget.spent('a.example')).toBe(true);
   });
 
   it('leaves to the frontier a target of another origin, out of scope, in a path trap, not queued, claimed, or past the budget', async () => {
     const gates = (over: Partial<GateDeps> = {}, claimed = new Set<string>()) =>
-      redirectGates(deps(over), { from, traps: { maxPathDepth: 3 }, canonical, claimed });
+      redirectGates(deps(over), { traps: { maxPathDepth: 3 }, canonical, claimed });
     expect((await passGates(gates(), target('https://a.example/queued'))).kind).not.toBe('go');
     expect((await passGates(gates(), target('http://b.example/queued'))).kind).not.toBe('go');
     expect((await passGates(gates(), target('http://a.example/excluded/x'))).kind).not.toBe('go');
