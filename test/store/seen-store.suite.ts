@@ -589,6 +589,59 @@ export function seenStoreSuite(name: string, factory: Factory): void {
         await verified(store);
       });
 
+      for (const order of [['jsessionid', 'ref'], ['ref', 'jsessionid']] as const) {
+        it(`a name a chain of two rules sends a document to is a duplicate, and comes back when either goes (${order.join(' then ')})`, async () => {
+          const { store } = await make();
+          // documents fetched first under a session segment and a tracking parameter together
+          const docs = [1, 2, 3, 4, 5, 6, 7, 8];
+          for (const n of docs) await store.recordFetch(`http://ch.example/p${n};jsessionid=${n}?ref=x${n}`, { status: 200, contentHash: `P${n}` });
+          const teach = {
+            jsessionid: (d: string) => [`http://ch.example/${d}`, `http://ch.example/${d};jsessionid=7${d}`],
+            ref: (d: string) => [`http://ch.example/r${d}`, `http://ch.example/r${d}?ref=feed${d}`],
+          };
+          for (const which of order) {
+            for (const d of ['a', 'b', 'c']) for (const u of teach[which](d)) await store.recordFetch(u, { status: 200, contentHash: `${which}-${d}` });
+          }
+          const rules = await collect(store.rules());
+          expect(rules.find((r) => r.id === 'ch.example/path-parameter:jsessionid')).toMatchObject({ state: 'active' });
+          expect(rules.find((r) => r.id === 'ch.example/query-parameter:ref')).toMatchObject({ state: 'active' });
+          // the plain name is where both rules together send each document
+          const images: number[] = [];
+          for (const n of docs) {
+            const c = await store.canonical(`http://ch.example/p${n}`);
+            if (c.state !== 'pruned') continue;
+            expect(c.canonicalKey).toBe(key(`http://ch.example/p${n};jsessionid=${n}?ref=x${n}`));
+            images.push(n);
+          }
+          expect(images.length).toBeGreaterThanOrEqual(4);
+          // links name two of them: duplicates while both rules hold
+          const linked = images.slice(0, 2);
+          expect((await store.admit(linked.map((n) => `http://ch.example/p${n}`))).map((r) => r.admitted)).toEqual([false, false]);
+          // links that carry both, admitted now, are sent by the chain to their plain name
+          const both = docs.map((n) => `http://ch.example/q${n};jsessionid=${n}?ref=y${n}`);
+          await store.admit(both);
+          const chained: string[] = [];
+          for (const u of both) {
+            const c = await store.canonical(u);
+            if (c.state === 'pruned') chained.push(u);
+          }
+          expect(chained.length).toBeGreaterThanOrEqual(2);
+          // the rule the chain applies last goes (then, in the other test, the first): what both
+          // claimed no longer holds, and the linked names come back to be fetched
+          await store.withdrawRule(`ch.example/${order[1] === 'ref' ? 'query-parameter:ref' : 'path-parameter:jsessionid'}`);
+          for (const n of linked) expect((await store.canonical(`http://ch.example/p${n}`)).state).toBe('queued');
+          // a chained URL is queued as itself, or pruned by the rule left onto a queued name
+          for (const u of chained) {
+            const c = await store.canonical(u);
+            if (c.state === 'pruned') expect((await store.canonical(c.canonicalUrl)).state).toBe('queued');
+            else expect(c.state).toBe('queued');
+          }
+          const offered = (await store.next({ limit: 100, perHost: 100 })).map((e) => e.key);
+          for (const n of linked) expect(offered).toContain(key(`http://ch.example/p${n}`));
+          await verified(store);
+        });
+      }
+
       it('a rule whose scope grows to subdirectories prunes the images that lie there', async () => {
         const { store } = await make();
         // documents under /s/ fetched under their session form first, their plain names unseen

@@ -36,7 +36,10 @@ export function inForce(s: EngineState, reason: string, host?: string): boolean 
  * stays pruned), and one that gained scopes prunes the frontier of its host.
  */
 export async function afterRuleChanges(s: EngineState, q: WriteQueue, changes: RuleChanges): Promise<void> {
-  for (const id of changes.givesBack) await restoreReason(s, q, `rule:${id}`, s.rules.get(id)?.state === 'active' ? undefined : `rule:${id}`);
+  for (const id of changes.givesBack) {
+    await restoreReason(s, q, `rule:${id}`, s.rules.get(id)?.state === 'active' ? undefined : `rule:${id}`);
+    await restoreChained(s, q, id);
+  }
   await reconsider(s, q, changes.reconsider);
   for (const id of changes.activated) if (s.rules.get(id)?.state === 'active') await pruneFrontier(s, q, id);
 }
@@ -129,7 +132,11 @@ async function pruneImagesIn(s: EngineState, q: WriteQueue, id: string, range: {
     for (const doc of docs) {
       const rec = recordOfKey(doc);
       const t = transform(s, rec, doc);
-      if (t.via === reason && t.key !== doc) images.push({ doc, rec });
+      if (t.via === undefined || t.key === doc) continue;
+      // the rule acts on the document's name, first or further down a chain of rules
+      // (`/a;jsessionid=1?ref=x` sent by a session rule and a tracking rule to `/a`): the image is
+      // where the whole chain sends it, whichever rule of the chain came last
+      if (t.via === reason || (t.via.startsWith('rule:') && transform(s, rec, doc, reason).key !== t.key)) images.push({ doc, rec });
     }
     if (images.length > 0) {
       await prefetchUrls(s.kv, txn, images.map((x) => x.doc));
@@ -137,15 +144,17 @@ async function pruneImagesIn(s: EngineState, q: WriteQueue, id: string, range: {
         const de = await getUrl(s.kv, txn, doc);
         if (de === undefined || !answeredDocument(de) || de.c === undefined) continue;
         const { key, via } = await canonicalize(s, txn, rec, doc);
-        if (via !== reason || key === doc) continue;
+        // recorded under the chain's first rule, as a URL the chain prunes is (admit.ts): its
+        // give-back reaches the image, and a later rule's reaches it through `restoreChained`
+        if (via === undefined || !via.startsWith('rule:') || key === doc) continue;
         const prev = await getUrl(s.kv, txn, key);
         if (prev === undefined) {
           // one the learner checks is queued as a check: fetched, it answers the document (support)
           // or not (a contradiction where the document lies), as a rewrite checked at admit does
-          if (!checksRewrite(s, reason, doc)) setUrl(s, txn, key, undefined, { s: 'pruned', d: de.d, t: now, by: reason, to: doc, i: true });
-          else setUrl(s, txn, key, undefined, { s: 'queued', d: de.d, t: now, k: 'v', by: reason, to: doc }, recordOfKey(key));
+          if (!checksRewrite(s, via, doc)) setUrl(s, txn, key, undefined, { s: 'pruned', d: de.d, t: now, by: via, to: doc, i: true });
+          else setUrl(s, txn, key, undefined, { s: 'queued', d: de.d, t: now, k: 'v', by: via, to: doc }, recordOfKey(key));
         } else if (prev.s === 'queued' && prev.k === undefined && !s.frontier.isInFlight(key)) {
-          if (!checksRewrite(s, reason, doc)) setUrl(s, txn, key, prev, { ...carried(prev, prev.d, now), s: 'pruned', by: reason, to: doc });
+          if (!checksRewrite(s, via, doc)) setUrl(s, txn, key, prev, { ...carried(prev, prev.d, now), s: 'pruned', by: via, to: doc });
         }
       }
     }
@@ -342,6 +351,45 @@ export async function restoreReason(s: EngineState, q: WriteQueue, reason: strin
       if (await restoreEntry(s, txn, key, prev, reason, exclude, now)) total++;
     }
     await q.commit(txn);
+  }
+}
+
+/**
+ * Rule `id` gave back: URLs pruned under another rule of its host, through a chain in which `id`
+ * came later (`/a;jsessionid=1?ref=x`, recorded under the session rule, sent to `/a` by the
+ * tracking rule after it; an image made by such a chain), are out of reach of `id`'s own
+ * give-back. Each is evaluated again where the rules of now no longer send it where it was sent;
+ * the others stay pruned. Read only while another rule of the host is active, as their pruned
+ * entries are all that may hold such a chain.
+ */
+async function restoreChained(s: EngineState, q: WriteQueue, id: string): Promise<void> {
+  const host = parseRuleId(id)?.host;
+  if (host === undefined) return;
+  const others = [...s.rules.idsOf(host)].filter((o) => o !== id && s.rules.get(o)?.state === 'active');
+  for (const other of others) {
+    const reason = `rule:${other}`;
+    const range = prefixRange(reason + SEP);
+    let after: string | undefined;
+    for (;;) {
+      const chunk: string[] = [];
+      const from = after === undefined ? { gte: range.gte } : { gt: after };
+      for await (const [pk] of s.kv.entries('pruned', { ...from, lt: range.lt, limit: s.o.restoreBatchSize })) chunk.push(pk);
+      if (chunk.length === 0) break;
+      after = chunk[chunk.length - 1]!;
+      const txn = q.newTxn();
+      const now = Date.now();
+      const keys = chunk.map((pk) => pk.slice(reason.length + 1));
+      await prefetchUrls(s.kv, txn, keys);
+      for (const key of keys) {
+        const prev = await getUrl(s.kv, txn, key);
+        if (prev?.s !== 'pruned' || prev.by !== reason || prev.to === undefined || prev.to === key) continue;
+        if (stillImage(s, key, prev.to, reason)) continue;
+        const now2 = await canonicalize(s, txn, recordOfKey(key), key);
+        if (now2.via === reason && now2.key === prev.to) continue;
+        await restoreEntry(s, txn, key, prev, reason, undefined, now);
+      }
+      if (txn.ops.length > 0) await q.commit(txn);
+    }
   }
 }
 
