@@ -12,7 +12,7 @@ import { summaryOf } from '../../src/store/engine/url-state.js';
 import { counterNames, decodeJson, decodeUrlEntry, encodeUrlEntry, evidenceKeys, type UrlEntry } from '../../src/store/keys.js';
 import { MemoryKv } from '../../src/store/memory-store.js';
 import { wordSketch } from '../../src/crawler/page-shape.js';
-import { applyRules, defaultDocuments, ruleId, type RuleRecord, type RuleSpec } from '../../src/store/rules.js';
+import { applyRules, contradict, defaultDocuments, ruleId, type RuleRecord, type RuleSpec } from '../../src/store/rules.js';
 
 const url = (u: string): LearnedUrl => {
   const rec = normalizeRecord(u);
@@ -396,17 +396,49 @@ describe('unstable pages say nothing', () => {
 });
 
 describe('every rewrite is checked', () => {
-  it('a rewrite that answers 404 contradicts the rule where the original URL lies', async () => {
+  it('a rewrite that answers 404 waits for its original: answering a document, it contradicts the rule where it lies', async () => {
     const h = new Harness(2);
     for (const d of ['a', 'b', 'c']) await h.redirect(`http://a.example/api/${d}`, `http://a.example/api/${d}/`);
     expect(h.rules.get(slashId)?.state).toBe('active');
     const original = url('http://a.example/api/users');
     const rewrite = url('http://a.example/api/users/');
     await h.kv.write([{ space: 'evidence', key: evidenceKeys.rewrite(rewrite.key, original.key), value: `rule:${slashId}` }]);
+    // the original's answer is not known: it is asked for, and nothing is counted yet
     const failed = await h.fetch('http://a.example/api/users/', 'NOTFOUND', 404);
-    expect(failed.changes.givesBack).toEqual([slashId]);
-    expect(await h.rule('a.example', SLASH)).toMatchObject({ against: 1, contradiction: { how: 'rewrite', status: 404 } });
+    expect(failed.changes.givesBack).toEqual([]);
+    expect(failed.changes.checks).toEqual([{ kind: 'original', key: original.key, rec: original.rec }]);
+    expect(await h.rule('a.example', SLASH)).toMatchObject({ against: 0, state: 'active' });
+    // it answers a page: the two names differ, there
+    const answered = await h.fetch('http://a.example/api/users', 'users-page');
+    expect(answered.changes.givesBack).toEqual([slashId]);
+    expect(await h.rule('a.example', SLASH)).toMatchObject({ against: 1, contradiction: { how: 'rewrite', status: 404, source: original.key, to: rewrite.key } });
     expect(h.rewrite('http://a.example/api/orders')).toBe(url('http://a.example/api/orders').key);
+  });
+
+  it('a rewrite that fails where its original answered before is judged at once', async () => {
+    const h = new Harness(2);
+    for (const d of ['a', 'b', 'c']) await h.redirect(`http://a.example/api/${d}`, `http://a.example/api/${d}/`);
+    // the originals answered first: a page, and a dead link
+    await h.fetch('http://a.example/api/page', 'a-page');
+    await h.fetch('http://a.example/api/dead', 'NOTFOUND', 404);
+    for (const n of ['page', 'dead']) await h.kv.write([{ space: 'evidence', key: evidenceKeys.rewrite(url(`http://a.example/api/${n}/`).key, url(`http://a.example/api/${n}`).key), value: `rule:${slashId}` }]);
+    // dead under both names: agreement, nothing asked for
+    const dead = await h.fetch('http://a.example/api/dead/', 'NOTFOUND', 404);
+    expect(dead.changes.checks).toEqual([]);
+    expect(await h.rule('a.example', SLASH)).toMatchObject({ against: 0, state: 'active' });
+    // a page under one name, a 404 under the other: a contradiction now
+    const page = await h.fetch('http://a.example/api/page/', 'NOTFOUND', 404);
+    expect(page.changes.givesBack).toEqual([slashId]);
+    expect(await h.rule('a.example', SLASH)).toMatchObject({ against: 1 });
+  });
+
+  it('a rewrite that fails with a server error is judged at once: it agrees with nothing', async () => {
+    const h = new Harness(2);
+    for (const d of ['a', 'b', 'c']) await h.redirect(`http://a.example/api/${d}`, `http://a.example/api/${d}/`);
+    await h.kv.write([{ space: 'evidence', key: evidenceKeys.rewrite(url('http://a.example/api/x/').key, url('http://a.example/api/x').key), value: `rule:${slashId}` }]);
+    const failed = await h.fetch('http://a.example/api/x/', undefined, 503);
+    expect(failed.changes.checks).toEqual([]);
+    expect(await h.rule('a.example', SLASH)).toMatchObject({ against: 1 });
   });
 
   it('a chain of rules that failed contradicts its last step, not the rule the pruned URL records', async () => {
@@ -419,34 +451,52 @@ describe('every rewrite is checked', () => {
     const end = url('https://a.example/api/users/');
     await h.kv.write([{ space: 'evidence', key: evidenceKeys.rewrite(end.key, original.key), value: `rule:${httpsId}` }]);
     const failed = await h.fetch('https://a.example/api/users/', 'NOTFOUND', 404);
-    expect(failed.changes.givesBack).toEqual([slashId]);
     // pruned under https, whose give-back it is not: evaluated again after the commit
     expect(failed.changes.reconsider).toEqual([original.key]);
+    expect(failed.changes.checks.map((c) => c.key)).toEqual([original.key]);
+    const answered = await h.fetch('http://a.example/api/users', 'users-page');
+    expect(answered.changes.givesBack).toEqual([slashId]);
     expect(await h.rule('a.example', SLASH)).toMatchObject({ against: 1, contradiction: { how: 'rewrite', source: original.key } });
     expect(await h.rule('a.example', HTTPS)).toMatchObject({ against: 0, state: 'active' });
     // the https step stands; the slash rule no longer adds a slash where it was contradicted
     expect(h.rewrite('http://a.example/api/users')).toBe(url('https://a.example/api/users').key);
   });
 
-  it('an original that fails as its rewrite failed agrees: the contradiction is taken back', async () => {
+  it('an original that fails as its rewrite failed agrees: no contradiction is counted', async () => {
     const h = new Harness(2);
     for (const d of ['a', 'b', 'c']) await h.redirect(`http://a.example/${d}`, `http://a.example/${d}/`);
     const original = url('http://a.example/gone');
     const rewrite = url('http://a.example/gone/');
     await h.kv.write([{ space: 'evidence', key: evidenceKeys.rewrite(rewrite.key, original.key), value: `rule:${slashId}` }]);
-    const failed = await h.fetch('http://a.example/gone/', 'NOTFOUND', 404);
-    expect(failed.changes.givesBack).toEqual([slashId]);
-    expect(await h.rule('a.example', SLASH)).toMatchObject({ against: 1, state: 'withdrawn' });
-    // the original, given back and fetched: a dead link under both names
+    await h.fetch('http://a.example/gone/', 'NOTFOUND', 404);
+    // the original, asked for and fetched: a dead link under both names
     const alike = await h.fetch('http://a.example/gone', 'NOTFOUND', 404);
-    expect(alike.changes.activated).toEqual([slashId]);
+    expect(alike.changes.givesBack).toEqual([]);
     expect(await h.rule('a.example', SLASH)).toMatchObject({ against: 0, state: 'active' });
-    // an original that answers a document keeps the contradiction
+    // an original that answers a document contradicts
     const other = url('http://a.example/live');
     await h.kv.write([{ space: 'evidence', key: evidenceKeys.rewrite(url('http://a.example/live/').key, other.key), value: `rule:${slashId}` }]);
     await h.fetch('http://a.example/live/', 'NOTFOUND', 404);
     await h.fetch('http://a.example/live', 'a-live-page');
     expect(await h.rule('a.example', SLASH)).toMatchObject({ against: 1, state: 'withdrawn' });
+  });
+
+  it('a contradiction counted before its original was asked is taken back when the original fails alike', async () => {
+    const h = new Harness(2);
+    for (const d of ['a', 'b', 'c']) await h.redirect(`http://a.example/${d}`, `http://a.example/${d}/`);
+    const original = url('http://a.example/gone');
+    // a store written before failures waited for their original: counted, and kept as such
+    const rule = (await h.rule('a.example', SLASH))!;
+    const tr = contradict(rule, { p: '/gone', s: original.key }, { v: 'against', how: 'rewrite', source: original.key, status: 404, t: h.now }, { threshold: 2, maxSupport: 64 });
+    await h.kv.write([
+      { space: 'rule', key: rule.id, value: JSON.stringify(tr.rule) },
+      { space: 'evidence', key: evidenceKeys.rewriteFailure(original.key, slashId), value: JSON.stringify({ st: 404 }) },
+    ]);
+    h.rules.remember(tr.rule);
+    expect(await h.rule('a.example', SLASH)).toMatchObject({ against: 1, state: 'withdrawn' });
+    const alike = await h.fetch('http://a.example/gone', 'NOTFOUND', 404);
+    expect(alike.changes.activated).toEqual([slashId]);
+    expect(await h.rule('a.example', SLASH)).toMatchObject({ against: 0, state: 'active' });
   });
 
   it('both hops of a redirect loop are evidence: the return hop takes back what the first supported', async () => {
@@ -492,9 +542,10 @@ describe('every rewrite is checked', () => {
     expect((await h.rule('a.example', utm))?.state).toBe('active');
     const original = url('http://a.example/d?utm=x');
     await h.kv.write([{ space: 'evidence', key: evidenceKeys.rewrite(url('http://a.example/d').key, original.key), value: `rule:${ruleId('a.example', utm)}` }]);
-    await h.redirect('http://a.example/d', 'http://a.example/gate/d', 302, false);
-    expect(await h.rule('a.example', utm)).toMatchObject({ against: 1 });
-    // given back: the server sends it to the same place, with the parameter the rule removes
+    const failed = await h.redirect('http://a.example/d', 'http://a.example/gate/d', 302, false);
+    expect(failed.changes.checks.map((c) => c.key)).toEqual([original.key]);
+    expect(await h.rule('a.example', utm)).toMatchObject({ against: 0 });
+    // asked for: the server sends it to the same place, with the parameter the rule removes
     await h.redirect('http://a.example/d?utm=x', 'http://a.example/gate/d?utm=x', 302, false);
     expect(await h.rule('a.example', utm)).toMatchObject({ against: 0, state: 'active' });
     // a rewrite the server sends to itself with a session id added: the chain's document is its own

@@ -367,12 +367,19 @@ export function seenStoreSuite(name: string, factory: Factory): void {
         // a 200 on a URL the rule maps elsewhere is not against it (the two may be one document)
         await store.recordFetch('http://w.example/other/', { status: 200 });
         expect((await collect(store.rules()))[0]).toMatchObject({ state: 'active', against: 0 });
-        // the rewrite of a pruned URL answers 404: the rule was wrong there
+        // the rewrite of a pruned URL answers 404: what does the URL itself answer? It is asked
+        // for first, before anything is counted
         await store.recordFetch('http://w.example/shop', { status: 404 });
+        expect((await collect(store.rules()))[0]).toMatchObject({ state: 'active', against: 0 });
+        expect((await store.canonical('http://w.example/shop/')).state).toBe('queued');
+        // a check: offered before the host's other URLs, beside the rule's other checks
+        const first = (await store.next({ host: 'w.example', limit: 8 })).map((e) => e.url);
+        expect(first).toContain('http://w.example/shop/');
+        // a page: the rule was wrong there
+        await store.recordFetch('http://w.example/shop/', { status: 200, contentHash: 'shop' });
         const rule = (await collect(store.rules()))[0]!;
         expect(rule).toMatchObject({ state: 'withdrawn', for: 3, against: 1 });
         expect(rule.contradiction).toMatchObject({ v: 'against', how: 'rewrite', status: 404, source: key('http://w.example/shop/') });
-        expect((await store.canonical('http://w.example/shop/')).state).toBe('queued');
         expect((await store.canonical('http://w.example/help/')).state).toBe('queued');
         const s = await store.stats();
         expect(s.urls.pruned).toBe(0);
@@ -760,13 +767,16 @@ export function seenStoreSuite(name: string, factory: Factory): void {
         for (const p of ['g', 'h', 'i', 'j']) await store.admit([`http://cf.example/docs/${p}`]);
         await store.admit(['http://cf.example/docs/x']);
         expect((await store.canonical('http://cf.example/docs/x')).state).toBe('pruned');
-        // the chain's end is no document: the slash step is to blame, the https step stands
+        // the chain's end is no document: the link is asked for as itself first
         await store.recordFetch('https://cf.example/docs/x/', { status: 404, contentHash: 'NF' });
+        expect((await store.canonical('http://cf.example/docs/x')).state).toBe('queued');
+        // it redirects to its https form, no 404: the slash step is to blame, the https step stands
+        await store.recordRedirect('http://cf.example/docs/x', 'https://cf.example/docs/x', 301);
         const rules = await collect(store.rules());
         expect(rules.find((r) => r.id === 'cf.example/https')).toMatchObject({ state: 'active', against: 0 });
         expect(rules.find((r) => r.id === 'cf.example/slash-add')).toMatchObject({ against: 1 });
-        // and the link is sent where the rules of now send it, queued to be fetched there
-        expect(await store.canonical('http://cf.example/docs/x')).toMatchObject({ canonicalKey: key('https://cf.example/docs/x') });
+        // and the redirect's target, where the rules of now send the link, is queued
+        expect((await store.canonical('http://cf.example/docs/x')).state).toBe('redirected');
         expect((await store.canonical('https://cf.example/docs/x')).state).toBe('queued');
         await verified(store);
       });

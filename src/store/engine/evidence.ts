@@ -170,6 +170,9 @@ async function queueChecks(s: EngineState, txn: Txn, checks: readonly CheckReque
     const prev = await getUrl(s.kv, txn, c.key);
     if (c.kind === 'probe') {
       if (prev === undefined) setUrl(s, txn, c.key, undefined, { s: 'queued', d: depth, t: now, k: 'p' }, c.rec);
+    } else if (c.kind === 'original') {
+      // queued as itself, a check (offered first), its rewrite kept beside it
+      if (prev?.s === 'pruned' && prev.to !== undefined && prev.by?.startsWith('rule:') === true && prev.i !== true) setUrl(s, txn, c.key, prev, { ...carried(prev, prev.d, now), s: 'queued', k: 'v', by: prev.by, to: prev.to }, c.rec);
     } else if (prev?.s === 'fetched') {
       const again: UrlEntry = { ...carried(prev, prev.d, now), s: 'queued', k: 'r' };
       if (prev.c !== undefined) again.c = prev.c;

@@ -37,6 +37,9 @@ export function inForce(s: EngineState, reason: string, host?: string): boolean 
  */
 export async function afterRuleChanges(s: EngineState, q: WriteQueue, changes: RuleChanges): Promise<void> {
   for (const id of changes.givesBack) {
+    // what the rule's images were read for no longer holds (they come back below): when it gains
+    // scope again, every document is read again, those fetched while it held less among them
+    s.imageScans.delete(id);
     await restoreReason(s, q, `rule:${id}`, s.rules.get(id)?.state === 'active' ? undefined : `rule:${id}`);
     await restoreChained(s, q, id);
   }

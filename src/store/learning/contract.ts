@@ -42,8 +42,12 @@ export interface LearningPolicy {
 
 /** A URL the learner asks the crawler to fetch. */
 export interface CheckRequest {
-  /** `probe`: a URL that cannot exist (not-found.ts); `recheck`: a fetched URL, fetched again. */
-  readonly kind: 'probe' | 'recheck';
+  /**
+   * `probe`: a URL that cannot exist (not-found.ts); `recheck`: a fetched URL, fetched again;
+   * `original`: a URL a rule pruned onto a rewrite that failed, fetched as itself, whose answer
+   * settles the failure (failure-agreement.ts).
+   */
+  readonly kind: 'probe' | 'recheck' | 'original';
   readonly key: string;
   readonly rec: UriRecord;
 }

@@ -56,12 +56,13 @@ import {
   withdrawByHand,
 } from '../rules.js';
 import { getEvidence, getUrl, putEvidence, type Txn } from '../engine/batch.js';
-import { contentPairs, imageKey, mirrorPairs, prefixPairs, preimages, representationPairs, sameRedirect, tailsAlike, type ContentPair, type RepresentationClaim } from './content-pairs.js';
+import { contentPairs, imageKey, mirrorPairs, prefixPairs, preimages, representationPairs, tailsAlike, type ContentPair, type RepresentationClaim } from './content-pairs.js';
 import { NotFoundSignatures } from './not-found.js';
 import { PathDocuments } from './path-documents.js';
 import { awaitRecheck, LARGE_DIFFERENCE, PENDING, settleRecheck, sketchSimilarity, STABLE, TEXT_STABLE, UNSTABLE } from './stability.js';
 import { recordOfKey } from '../engine/url-state.js';
 import { failedStep } from './rewrite-chain.js';
+import { answerOf, failuresAlike, mayAgree, type FailedAnswer, type RewriteFailure } from './failure-agreement.js';
 import { servedAsShell } from './shells.js';
 import { noRuleChanges, type LearnedUrl, type LearnerReads, type LearningPolicy, type RuleChanges } from './contract.js';
 
@@ -218,10 +219,11 @@ export class RuleLearner {
     // hop's redirect explains (`/a.html/` → `/a.html` is a slash rule, and no document). A URL
     // sent to itself with parameters added (a servlet container's `;jsessionid=`, a cookie check)
     // is not elsewhere: the document at the end of that chain is its own.
-    if (!loop) await this.failedAlike(txn, from, status, undefined, changes, to);
+    await this.originalAnswered(txn, from, { st: status, to: to.key }, changes, now, loop);
     const toItself = parameterDifference(to.rec, from.rec) !== undefined;
-    if ((explained === undefined && explainedBase === undefined && !toItself) || loop) await this.rewriteFailed(txn, from, status, undefined, changes, now, loop ? undefined : to.key);
-    if (loop) await this.rewriteFailed(txn, to, status, undefined, changes, now);
+    // (a loop's hop agrees with nothing: judged at once)
+    if ((explained === undefined && explainedBase === undefined && !toItself) || loop) await this.rewriteFailed(txn, from, status, undefined, changes, now, loop ? undefined : to.key, loop);
+    if (loop) await this.rewriteFailed(txn, to, status, undefined, changes, now, undefined, true);
     // `from` answered (with a redirect): its image under a live rule that answered no document
     // names something else
     if (!loop) await this.imageFailed(txn, from, status, changes, now, true);
@@ -269,12 +271,13 @@ export class RuleLearner {
       // a 2xx with the host's not-found page: written as no document, so that lookups and rules
       // never take it for one (a chain of rules is not followed onto it)
       if (isDocumentStatus(status) && hash !== undefined) await this.notFound.mark(txn, u.key);
-      await this.failedAlike(txn, u, status, hash, changes);
+      await this.originalAnswered(txn, u, { st: status, ...(hash === undefined ? {} : { c: hash }) }, changes, now);
       await this.rewriteFailed(txn, u, status, hash, changes, now);
       await this.imageFailed(txn, u, status, changes, now);
       await this.redirectTargetFailed(txn, u, changes);
       return changes;
     }
+    await this.originalAnswered(txn, u, undefined, changes, now);
     putEvidence(txn, evidenceKeys.document(host, hash, u.key), '');
     putEvidence(txn, evidenceKeys.pathDocument(host, bareParameterPath(u.rec.path), u.key), hash);
     await this.shellAfterFetch(txn, host, hash, u, changes);
@@ -560,10 +563,13 @@ export class RuleLearner {
 
   /**
    * `u` answered something other than a document (an error, a redirect elsewhere, the not-found
-   * signature). Every rule that rewrote a URL onto `u` is contradicted where that URL lies: it is
-   * narrowed or withdrawn, and the URL comes back to be fetched as itself.
+   * signature). Every rule that rewrote a URL onto `u` is judged against what that URL answers
+   * (failure-agreement.ts): answering otherwise, it contradicts the rule where it lies (narrowed or
+   * withdrawn, and the URL comes back to be fetched as itself); alike, nothing; not known yet, the
+   * URL is queued as itself, a check, and its answer settles the failure (`originalAnswered`).
    */
-  private async rewriteFailed(txn: Txn, u: LearnedUrl, status: number, hash: string | undefined, changes: RuleChanges, now: number, to?: string): Promise<void> {
+  private async rewriteFailed(txn: Txn, u: LearnedUrl, status: number, hash: string | undefined, changes: RuleChanges, now: number, to?: string, loop = false): Promise<void> {
+    const failure: RewriteFailure = { st: status, ...(hash === undefined ? {} : { c: hash }), ...(to === undefined ? {} : { to }), r: u.key };
     for await (const [k, reason] of this.reads.kv.entries('evidence', { ...prefixRange(evidenceKeys.rewritePrefix(u.key)), limit: 256 })) {
       if (!reason.startsWith('rule:')) continue;
       const original = k.slice(k.lastIndexOf(SEP) + 1);
@@ -574,29 +580,48 @@ export class RuleLearner {
       const { id, at } = step;
       const parsed = parseRuleId(id);
       if (parsed === undefined) continue;
+      if (!loop && mayAgree(status)) {
+        const answer = answerOf(await getUrl(this.reads.kv, txn, original));
+        if (answer === undefined) {
+          putEvidence(txn, evidenceKeys.rewriteFailure(original, id), encodeJson({ ...failure, p: placeOf(at), w: 1 }));
+          changes.checks.push({ kind: 'original', key: original, rec: recordOfKey(original) });
+          continue;
+        }
+        if (failuresAlike(id, answer, failure)) continue;
+      }
       const obs: Observation = { v: 'against', how: 'rewrite', source: original, to: u.key, status, ...(hash === undefined ? {} : { hash }), t: now };
       await this.observe(txn, parsed.host, parsed.spec, obs, { p: placeOf(at), s: original }, changes);
-      putEvidence(txn, evidenceKeys.rewriteFailure(original, id), encodeJson({ st: status, ...(hash === undefined ? {} : { c: hash }), ...(to === undefined ? {} : { to }) }));
+      putEvidence(txn, evidenceKeys.rewriteFailure(original, id), encodeJson(failure));
     }
   }
 
   /**
-   * `u`, given back after its rewrite answered no document, answered none either, alike: the
-   * same client-error status, or the same body. The two failures agree (a dead link is dead under
-   * both names), so the contradiction the rewrite made is taken back. A server error (5xx, no
-   * answer) may pass: it agrees with nothing.
+   * `u`, whose rewrite answered no document, answered now (`document`: a document; otherwise its
+   * failure, `answer`). A failure waiting for this answer is settled: alike, it shows no
+   * difference between the names; otherwise it contradicts the rule where `u` lies. One counted
+   * already (the original was not asked first) is taken back when the two failures agree. A
+   * loop's hop (`loop`) agrees with nothing.
    */
-  private async failedAlike(txn: Txn, u: LearnedUrl, status: number, hash: string | undefined, changes: RuleChanges, to?: LearnedUrl): Promise<void> {
+  private async originalAnswered(txn: Txn, u: LearnedUrl, answer: FailedAnswer | undefined, changes: RuleChanges, now: number, loop = false): Promise<void> {
     const prefix = evidenceKeys.rewriteFailurePrefix(u.key);
     for await (const [k, v] of this.reads.kv.entries('evidence', { ...prefixRange(prefix), limit: 16 })) {
       const id = k.slice(prefix.length);
-      const f = decodeJson<{ st: number; c?: string; to?: string }>(v);
-      const alike = (status >= 400 && status < 500 && f.st === status) || (hash !== undefined && f.c === hash) || (to !== undefined && f.to !== undefined && f.st === status && sameRedirect(id, to, f.to));
+      const f = decodeJson<RewriteFailure>(v);
+      const alike = answer !== undefined && !loop && failuresAlike(id, answer, f);
+      if (f.w !== 1 && loop) continue;
       txn.del('evidence', k);
       txn.evidence.set(k, null);
-      if (!alike) continue;
       const rule = await this.ruleOf(txn, id);
       if (rule === undefined || rule.manual === true) continue;
+      if (f.w === 1) {
+        if (alike) continue;
+        const parsed = parseRuleId(id);
+        if (parsed === undefined) continue;
+        const obs: Observation = { v: 'against', how: 'rewrite', source: u.key, to: f.r ?? u.key, status: f.st, ...(f.c === undefined ? {} : { hash: f.c }), t: now };
+        await this.observe(txn, parsed.host, parsed.spec, obs, { p: f.p ?? placeOf(u.rec), s: u.key }, changes);
+        continue;
+      }
+      if (!alike) continue;
       const tr = retract(rule, u.key, this.limits);
       if (tr.rule !== rule) this.write(txn, rule, tr, changes);
     }

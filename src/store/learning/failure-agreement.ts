@@ -1,0 +1,58 @@
+/**
+ * A failed rewrite judged against what its original answers (docs/rules.md, "A rule is checked
+ * after it acts"). A rule sent `/a` to `/b`, and `/b` answered no document: that contradicts the
+ * rule only if `/a` answers otherwise. A dead link is dead under both names; a page that redirects
+ * to its own directory form (`/p.html` → 301 → `/p.html/`) does so on a mirror as on its origin.
+ * The same failure under both names is agreement, not contradiction.
+ *
+ * Where the original's answer is not known yet, the failure waits for it (`pending`): the
+ * original is queued as itself, a check offered before its host's other URLs, and its answer
+ * settles the failure. Until then the rule keeps its scope; what it prunes meanwhile comes back
+ * if the answer contradicts it, as anything a rule prunes does. A server error (5xx, no answer)
+ * agrees with nothing and is judged at once.
+ */
+import type { UrlEntry } from '../keys.js';
+import { recordOfKey } from '../engine/url-state.js';
+import { sameRedirect } from './content-pairs.js';
+import type { LearnedUrl } from './contract.js';
+
+/** How a URL answered without a document: its status, its body's hash, the target of its redirect. */
+export interface FailedAnswer {
+  readonly st: number;
+  readonly c?: string;
+  readonly to?: string;
+}
+
+/** A rewrite's failure as kept for its original (`evidenceKeys.rewriteFailure`). */
+export interface RewriteFailure extends FailedAnswer {
+  /** The rewrite that failed. */
+  readonly r?: string;
+  /** Where the step blamed rewrote (a chain's last step may rewrite another path than the original's). */
+  readonly p?: string;
+  /** Waiting for the original's answer: no contradiction was counted yet. */
+  readonly w?: 1;
+}
+
+/** True when a failure with this status can agree with another (a client error, a redirect, a soft 404). */
+export function mayAgree(status: number): boolean {
+  return status >= 200 && status < 500;
+}
+
+/** An entry's answer, when its URL answered (fetched, failed or redirected); undefined while it has not. */
+export function answerOf(e: Readonly<UrlEntry> | undefined): FailedAnswer | undefined {
+  if (e === undefined || e.st === undefined || (e.s !== 'fetched' && e.s !== 'failed' && e.s !== 'redirected')) return undefined;
+  return { st: e.st, ...(e.c === undefined ? {} : { c: e.c }), ...(e.s === 'redirected' && e.to !== undefined ? { to: e.to } : {}) };
+}
+
+/**
+ * True when the original answered as its rewrite did, under rule `id`: the same client-error
+ * status, the same body, or a redirect of the same status to the same place (or to the place the
+ * rule sends there: `sameRedirect`).
+ */
+export function failuresAlike(id: string, original: FailedAnswer, rewrite: FailedAnswer): boolean {
+  if (original.st >= 400 && original.st < 500 && original.st === rewrite.st) return true;
+  if (original.c !== undefined && original.c === rewrite.c) return true;
+  if (original.to === undefined || rewrite.to === undefined || original.st !== rewrite.st) return false;
+  const to: LearnedUrl = { key: original.to, rec: recordOfKey(original.to) };
+  return sameRedirect(id, to, rewrite.to);
+}
