@@ -3,7 +3,7 @@
  * what happened, these turn it into the report's counters (report.ts) and the timeline's rows and
  * samples (timeline.ts).
  */
-import type { RuleRecord, StoreStats } from '../store/index.js';
+import type { RuleRecord, SeenStore, StoreStats } from '../store/index.js';
 import type { CrawlEvents, CrawlObserver } from './crawl-events.js';
 import type { CrawlProgress } from './crawl-options.js';
 import { duplicateLinks } from './link-intake.js';
@@ -105,9 +105,37 @@ export class CrawlRecord {
     return { ...this.report.build(seeds, reason, stats, rules, seedStates), timeline: this.timeline.toJSON() };
   }
 
+  /** The store's frontier and pruned counts as last read for progress. */
+  private lastStore = { queued: 0, pruned: 0 };
+  private progressTimer: NodeJS.Timeout | undefined;
+
+  /**
+   * Give `onProgress` the figures every `intervalMs`, the store's counts read each time (without
+   * its per-host lists: a broad crawl has millions of hosts), until `stopProgress`.
+   */
+  startProgress(store: SeenStore, inFlight: () => number, intervalMs: number, onProgress: (p: CrawlProgress) => void): void {
+    const tick = async (): Promise<void> => {
+      try {
+        const s = await store.stats({ hosts: false });
+        this.lastStore = { queued: s.frontier.size, pruned: Object.values(s.pruned).reduce((a, b) => a + b, 0) };
+      } catch {
+        // the store is closing
+      }
+      if (this.progressTimer !== undefined) onProgress(this.progress(inFlight()));
+    };
+    this.progressTimer = setInterval(() => void tick(), intervalMs);
+    this.progressTimer.unref();
+  }
+
+  stopProgress(): void {
+    if (this.progressTimer !== undefined) clearInterval(this.progressTimer);
+    this.progressTimer = undefined;
+  }
+
   /** The figures `onProgress` gets: the report's, with the store's last frontier and pruned counts. */
-  progress(store: { readonly queued: number; readonly pruned: number }, inFlight: number): CrawlProgress {
+  progress(inFlight: number): CrawlProgress {
     const r = this.report;
+    const store = this.lastStore;
     const elapsedMs = Date.now() - r.started;
     return {
       pagesFetched: r.pagesFetched,

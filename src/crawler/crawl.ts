@@ -26,24 +26,23 @@
 import { setMaxListeners } from 'node:events';
 import { pino, type Logger } from 'pino';
 import { tryNodeUrl } from '../normalize/parse-count.js';
-import { isFleetMember, type FleetMember, type FrontierEntry, type RuleRecord, type SeenStore } from '../store/index.js';
+import { isFleetMember, type FleetMember, type FrontierEntry, type SeenStore } from '../store/index.js';
 import { CrawlEvents } from './crawl-events.js';
 import { CrawlRecord } from './crawl-observers.js';
 import { crawlParts } from './crawl-parts.js';
 import { openStoreOf, prepareRun, seedForms, type CrawlStart } from './crawl-start.js';
 import { checkCrawlOptions, defaultCrawlOptions, type CheckedCrawlOptions, type Crawl, type CrawledPage, type CrawlOptions, type CrawlProgress } from './crawl-options.js';
-import { seedStates } from './crawl-store.js';
-import { LinkExtractor, type ExtractResult } from './extract.js';
-import type { Fetcher, FetchResult, ResponseHead } from './fetch.js';
-import { mayFollowRedirect, type RedirectContext } from './follow-redirect.js';
+import { finishRun } from './crawl-finish.js';
+import type { ExtractResult } from './extract.js';
+import type { Fetcher, FetchResult } from './fetch.js';
+import type { RedirectContext } from './follow-redirect.js';
 import { FetchOutcome } from './fetch-outcome.js';
 import { FrontierPump } from './frontier-pump.js';
 import { HeldEntries } from './held-entries.js';
-import { watchLease } from './lease-watch.js';
 import { fetchGates, passGates, redirectGates, type Gate, type GateContext, type GateDeps } from './fetch-gates.js';
 import { LinkIntake } from './link-intake.js';
-import { HTML_TYPES, SniffingSink } from './mime-sniff.js';
 import { crawledPage, PageChannel } from './page-channel.js';
+import { fetchPage, type PageFetchDeps } from './page-fetch.js';
 import type { Politeness } from './politeness.js';
 import type { CrawlReport, StopReason } from './report.js';
 import type { RobotsCache } from './robots.js';
@@ -79,6 +78,8 @@ class Crawler implements Crawl {
   private readonly record = new CrawlRecord(this.events);
   /** What a fetch's answer becomes (fetch-outcome.ts). */
   private readonly outcome: FetchOutcome;
+  /** What one fetch reads of the crawl (page-fetch.ts). */
+  private readonly pageFetch: PageFetchDeps;
   private readonly aborter = new AbortController();
   /** Keys a task is fetching (its frontier entry, or a redirect target it follows). */
   private readonly claimed = new Set<string>();
@@ -107,8 +108,6 @@ class Crawler implements Crawl {
   private fatal: unknown;
   /** Idle in a fleet, waiting for hosts with work (`awaitFleet`). */
   private waiting = false;
-  private lastStats = { queued: 0, pruned: 0 };
-  private progressTimer: NodeJS.Timeout | undefined;
   // the page channel of the async iterator
   private readonly channel = new PageChannel({
     ended: () => this.phase === 'done' && this.frontier.outstanding === 0,
@@ -176,6 +175,9 @@ class Crawler implements Crawl {
       stopping: () => this.stopping,
       emitPage: (entry, res, x, admitted, contentLocation) => this.emitPage(entry, res, x, admitted, contentLocation),
     });
+    const { fetcher, outcome, events, log, claimed } = this;
+    const extract = o.extract ?? {};
+    this.pageFetch = { store: () => this.store, redirects: () => this.redirects, fetcher, outcome, events, log, claimed, signal: this.aborter.signal, extract, keepBodies: o.keepBodies === true };
     if (o.signal !== undefined) {
       if (o.signal.aborted) this.abort();
       else o.signal.addEventListener('abort', () => this.abort(), { once: true });
@@ -201,11 +203,7 @@ class Crawler implements Crawl {
       const start = this.startView();
       ({ store: this.store, owned: this.ownsStore } = await openStoreOf(this.o, start));
       this.scope = (await prepareRun(this.store, this.o, start)) ?? this.scope;
-      const interval = this.o.progressIntervalMs ?? 1000;
-      if (this.o.onProgress !== undefined) {
-        this.progressTimer = setInterval(() => void this.tick(), interval);
-        this.progressTimer.unref();
-      }
+      if (this.o.onProgress !== undefined) this.record.startProgress(this.store, () => this.frontier.outstanding, this.o.progressIntervalMs ?? 1000, this.o.onProgress);
       const { store, politeness, events, log, aborter, claimed, followed } = this;
       const traps = this.o.traps;
       const canonical = (url: string) => store.canonical(url);
@@ -244,64 +242,34 @@ class Crawler implements Crawl {
   private checkIdle(): void {
     if (this.phase === 'starting' || this.phase === 'done' || this.frontier.pumping || this.frontier.outstanding > 0 || this.waiting) return;
     if (this.phase === 'running' && this.held.timing) return;
-    if (this.phase === 'running' && isFleetMember(this.store) && this.pages.started < this.pages.max) return this.awaitFleet(this.store);
+    if (this.phase === 'running' && isFleetMember(this.store) && this.pages.started < this.pages.max) return void this.awaitFleet(this.store);
     this.phase = 'done';
     void this.finish();
   }
 
   /** Idle in a fleet: other workers may still hand this one hosts; finish once the fleet is done. */
-  private awaitFleet(fleet: FleetMember): void {
+  private async awaitFleet(fleet: FleetMember): Promise<void> {
     this.waiting = true;
-    fleet
-      .waitForWork(this.aborter.signal)
-      .then(
-        (more) => {
-          this.waiting = false;
-          if (more && !this.stopping) this.frontier.pump();
-          else {
-            this.phase = 'stopping';
-            this.checkIdle();
-          }
-        },
-        (error: unknown) => {
-          this.waiting = false;
-          this.fail(error);
-        },
-      );
+    const more = await fleet.waitForWork(this.aborter.signal).catch((error: unknown) => void this.fail(error));
+    this.waiting = false;
+    if (more === undefined) return this.checkIdle();
+    if (more && !this.stopping) return this.frontier.pump();
+    this.phase = 'stopping';
+    this.checkIdle();
   }
 
   private async finish(): Promise<void> {
-    if (this.progressTimer !== undefined) clearInterval(this.progressTimer);
+    this.record.stopProgress();
+    const { fetcher, store, ownsStore, seeds, unstarted, stopReason, fatal, events, record } = this;
     const paused = this.held.pausedHosts();
-    const held = paused.flatMap((p) => p.entries);
-    const reason: StopReason = this.stopReason ?? (this.pages.started >= this.pages.max ? 'max-pages' : held.length > 0 ? 'deferred' : 'done');
-    for (const p of paused) this.events.emit('deferred', { reason: p.reason, urls: p.entries.length });
-    let report: CrawlReport | undefined;
-    try {
-      await this.fetcher.close().catch(() => undefined);
-      if (this.store !== undefined) {
-        const back = [...held.map((e) => e.url), ...this.unstarted];
-        if (back.length > 0) await this.store.release(back).catch(() => undefined);
-        if (this.fatal === undefined) {
-          const stats = await this.store.stats();
-          const rules: RuleRecord[] = [];
-          for await (const r of this.store.rules()) {
-            this.events.emit('rule', { rule: r });
-            if (r.state === 'active' && rules.length < 1000) rules.push(r);
-          }
-          this.events.emit('sample', { now: Date.now() });
-          report = this.record.build(this.seeds, reason, stats, rules, await seedStates(this.store, this.seeds));
-        }
-        if (this.ownsStore) await this.store.close();
-      }
-    } catch (error) {
-      this.fatal ??= error;
-    }
+    const maxPagesReached = this.pages.started >= this.pages.max;
+    const end = await finishRun({ fetcher, store, ownsStore, seeds, paused, unstarted, stopReason, maxPagesReached, fatal, events, record });
+    this.fatal = end.error;
     this.channel.end();
-    if (this.fatal !== undefined || report === undefined) this.rejectDone(this.fatal);
+    if (end.error !== undefined || end.report === undefined) this.rejectDone(end.error);
     else {
-      this.log.info({ pages: report.pagesFetched, requests: report.requests, reason }, 'crawl ended');
-      this.resolveDone(report);
+      this.log.info({ pages: end.report.pagesFetched, requests: end.report.requests, reason: end.reason }, 'crawl ended');
+      this.resolveDone(end.report);
     }
   }
 
@@ -335,40 +303,7 @@ class Crawler implements Crawl {
         return void this.unstarted.push(entry.url);
     }
     if (c.retry) this.events.emit('retried', { url: entry.url, host: entry.host });
-    await this.politeness.run(entry.host, () => this.fetchEntry(entry, entry.host, c.checked!), this.aborter.signal);
-  }
-
-  private async fetchEntry(entry: FrontierEntry, host: string, checked: URL): Promise<void> {
-    // a fleet worker fetches only while it surely holds the host's lease (its next holder
-    // queues this in-flight entry again)
-    if (isFleetMember(this.store) && !this.store.holds(host)) return void this.log.info({ host, url: entry.url }, 'lease lost: not fetched');
-    const lease = isFleetMember(this.store) ? watchLease(this.store, host, this.aborter.signal) : undefined;
-    const followed: string[] = [];
-    let extractor: LinkExtractor | undefined;
-    const extractOptions = this.o.extract ?? {};
-    const makeExtractor = (head: ResponseHead): LinkExtractor =>
-      (extractor = new LinkExtractor(head.url, { ...extractOptions, ...(head.charset === undefined ? {} : { charset: head.charset }) }));
-    let res: FetchResult;
-    try {
-      res = await this.fetcher.fetch(entry.url, {
-        checked,
-        signal: lease?.signal ?? this.aborter.signal,
-        ...(this.o.keepBodies === true ? { keepBody: true } : {}),
-        onRedirect: (hop) => mayFollowRedirect(this.redirects, hop, host, followed),
-        onHead: (head) => {
-          if (head.status < 200 || head.status >= 300 || !head.decodable) return undefined;
-          if (head.mediaType === undefined) return new SniffingSink(() => makeExtractor(head));
-          return HTML_TYPES.has(head.mediaType) ? makeExtractor(head) : undefined;
-        },
-      });
-      // aborted because the lease lapsed: nothing is recorded (the host's next holder fetches it)
-      if (lease?.lost === true) return void this.log.info({ host, url: entry.url }, 'lease lost: fetch aborted');
-      await this.outcome.record(entry, res, extractor);
-      this.events.emit('sample', { now: Date.now() });
-    } finally {
-      lease?.stop();
-      for (const k of followed) this.claimed.delete(k);
-    }
+    await this.politeness.run(entry.host, () => fetchPage(this.pageFetch, entry, entry.host, c.checked!), this.aborter.signal);
   }
 
   // ---- pages out ------------------------------------------------------------------------------------
@@ -384,21 +319,8 @@ class Crawler implements Crawl {
     return this.channel.iterator();
   }
 
-  // ---- progress -------------------------------------------------------------------------------------
-
-  private async tick(): Promise<void> {
-    if (this.phase === 'done' || this.store === undefined) return;
-    try {
-      const s = await this.store.stats({ hosts: false });
-      this.lastStats = { queued: s.frontier.size, pruned: Object.values(s.pruned).reduce((a, b) => a + b, 0) };
-    } catch {
-      // the store is closing
-    }
-    this.o.onProgress?.(this.progress());
-  }
-
   progress(): CrawlProgress {
-    return this.record.progress(this.lastStats, this.frontier.outstanding);
+    return this.record.progress(this.frontier.outstanding);
   }
 }
 
