@@ -7,7 +7,7 @@
 import { isPresetName, type PresetName, type UriRecord } from '../../normalize/index.js';
 import { evidenceKeys, parseFrontierKey, prefixRange, SEP, type UrlEntry } from '../keys.js';
 import { parseBlock } from '../frontier.js';
-import { applies, parseRuleId } from '../rules.js';
+import { applies, hostOf, parseRuleId, rewrites } from '../rules.js';
 import { dirOf } from '../learning/rule-scope.js';
 import type { PruneEntry } from '../seen-store.js';
 import { admitOne, checksRewrite } from './admit.js';
@@ -389,11 +389,23 @@ async function restoreChained(s: EngineState, q: WriteQueue, id: string): Promis
         if (stillImage(s, key, prev.to, reason)) continue;
         const now2 = await canonicalize(s, txn, recordOfKey(key), key);
         if (now2.via === reason && now2.key === prev.to) continue;
+        // mapped nowhere while the rule it was pruned under is active: the rules of now make a
+        // cycle of it (`/a.htm` → `/a.html` → `/a` → `/a.en.html` → `/a.html`), which applies none
+        // (rules.ts `applyRules`); its own rule still sends it where it was sent
+        if (now2.via === undefined && now2.key === key && stillRewrites(s, reason, key)) continue;
         await restoreEntry(s, txn, key, prev, reason, undefined, now);
       }
       if (txn.ops.length > 0) await q.commit(txn);
     }
   }
+}
+
+/** True when the active rule of `reason` rewrites `key` (a URL it pruned; not an image, which it rewrites the other way). */
+function stillRewrites(s: EngineState, reason: string, key: string): boolean {
+  const rec = recordOfKey(key);
+  const id = reason.slice(5);
+  const rule = s.rules.activeOf(hostOf(rec))?.find((r) => r.id === id);
+  return rule !== undefined && rewrites(rule, rec);
 }
 
 /**
