@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { normalize } from '../normalize/index.js';
-import { isFleetMember, type SeenStore } from '../store/index.js';
+import type { SeenStore } from '../store/index.js';
 import type { CrawlEvents } from './crawl-events.js';
 import { invalidSeedsOf, noValidSeed, type CheckedCrawlOptions } from './crawl-options.js';
 import { crawlScope } from './crawl-parts.js';
@@ -55,11 +55,11 @@ export async function openStoreOf(o: CheckedCrawlOptions, c: CrawlStart): Promis
     filter: storeScopeFilter(() => c.scope(), c.seedForms, o.traps ?? {}),
   });
   const store = opened.store;
-  if (isFleetMember(store)) {
-    store.onTakeover((host) => c.log.warn({ host }, 'fleet: took over a host whose worker stopped renewing its lease (its queued and in-flight URLs are fetched here)'));
-    const politeness = c.politeness;
-    store.pacing = { notBefore: (h) => politeness.nextStartOf(h), holdUntil: (h, t) => politeness.holdUntil(h, t) };
-  }
+  const politeness = c.politeness;
+  store.attachWorker({
+    pacing: { notBefore: (h) => politeness.nextStartOf(h), holdUntil: (h, t) => politeness.holdUntil(h, t) },
+    onTakeover: (host) => c.log.warn({ host }, 'fleet: took over a host whose worker stopped renewing its lease (its queued and in-flight URLs are fetched here)'),
+  });
   return opened;
 }
 

@@ -26,7 +26,7 @@
 import { setMaxListeners } from 'node:events';
 import { pino, type Logger } from 'pino';
 import { tryNodeUrl } from '../normalize/parse-count.js';
-import { isFleetMember, type FleetMember, type FrontierEntry, type SeenStore } from '../store/index.js';
+import type { FrontierEntry, SeenStore } from '../store/index.js';
 import { CrawlEvents } from './crawl-events.js';
 import { CrawlRecord } from './crawl-observers.js';
 import { crawlParts } from './crawl-parts.js';
@@ -106,7 +106,7 @@ class Crawler implements Crawl {
   private phase: CrawlPhase = 'starting';
   private stopReason: StopReason | undefined;
   private fatal: unknown;
-  /** Idle in a fleet, waiting for hosts with work (`awaitFleet`). */
+  /** Idle, waiting for the store to hand this worker work (`awaitWork`). */
   private waiting = false;
   // the page channel of the async iterator
   private readonly channel = new PageChannel({
@@ -242,15 +242,15 @@ class Crawler implements Crawl {
   private checkIdle(): void {
     if (this.phase === 'starting' || this.phase === 'done' || this.frontier.pumping || this.frontier.outstanding > 0 || this.waiting) return;
     if (this.phase === 'running' && this.held.timing) return;
-    if (this.phase === 'running' && isFleetMember(this.store) && this.pages.started < this.pages.max) return void this.awaitFleet(this.store);
+    if (this.phase === 'running' && this.pages.started < this.pages.max) return void this.awaitWork();
     this.phase = 'done';
     void this.finish();
   }
 
-  /** Idle in a fleet: other workers may still hand this one hosts; finish once the fleet is done. */
-  private async awaitFleet(fleet: FleetMember): Promise<void> {
+  /** Idle: the store may still hand this worker work (a fleet's other workers, hosts); finish once it says none comes. */
+  private async awaitWork(): Promise<void> {
     this.waiting = true;
-    const more = await fleet.waitForWork(this.aborter.signal).catch((error: unknown) => void this.fail(error));
+    const more = await this.store.waitForWork(this.aborter.signal).catch((error: unknown) => void this.fail(error));
     this.waiting = false;
     if (more === undefined) return this.checkIdle();
     if (more && !this.stopping) return this.frontier.pump();

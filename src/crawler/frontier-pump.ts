@@ -3,7 +3,7 @@
  * the crawl loop as a task, keeping at most `2 × concurrency` tasks out (the politeness slots and
  * as many waiting) and at most `perHost + 1` per host.
  */
-import { isFleetMember, type FrontierEntry, type SeenStore } from '../store/index.js';
+import type { FrontierEntry, SeenStore } from '../store/index.js';
 import type { PolitenessOptions } from './politeness.js';
 
 /** What the pump needs of the crawl loop. */
@@ -99,7 +99,6 @@ export class FrontierPump {
   private async nextEntries(room: number): Promise<FrontierEntry[]> {
     const window = this.options.perHost + 1;
     const store = this.loop.store();
-    if (isFleetMember(store)) await store.refill();
     const perHost = (host: string): number => (this.loop.isPaused(host) ? 0 : Math.max(0, window - (this.inHand.get(host) ?? 0)));
     return store.next({ limit: room, perHost });
   }

@@ -1,17 +1,17 @@
 /**
  * One frontier entry fetched: the request (redirect hops offered to follow-redirect.ts, an HTML
- * body streamed into the link extractor), then its answer handed to fetch-outcome.ts. A fleet
- * worker fetches only while it surely holds the host's lease (lease-watch.ts): a fetch its lease
- * ran out under is recorded by nobody here, and the host's next holder queues it again.
+ * body streamed into the link extractor), then its answer handed to fetch-outcome.ts. The fetch
+ * runs under the store's hold on its host (`SeenStore.holdHost`): a fleet worker starts it only
+ * while it holds the host's lease and aborts it when the lease lapses, and what it answered then
+ * is recorded by nobody here (the host's next holder queues it again).
  */
 import type { Logger } from 'pino';
-import { isFleetMember, type FrontierEntry, type SeenStore } from '../store/index.js';
+import type { FrontierEntry, SeenStore } from '../store/index.js';
 import type { CrawlEvents } from './crawl-events.js';
 import { LinkExtractor, type ExtractOptions } from './extract.js';
 import type { Fetcher, FetchResult, ResponseHead } from './fetch.js';
 import type { FetchOutcome } from './fetch-outcome.js';
 import { mayFollowRedirect, type RedirectContext } from './follow-redirect.js';
-import { watchLease } from './lease-watch.js';
 import { HTML_TYPES, SniffingSink } from './mime-sniff.js';
 
 /** What a page fetch reads of its crawl. */
@@ -31,10 +31,8 @@ export interface PageFetchDeps {
 
 /** Fetch `entry` of `host` (`checked`: its URL as the gates parsed it) and record what it answered. */
 export async function fetchPage(d: PageFetchDeps, entry: FrontierEntry, host: string, checked: URL): Promise<void> {
-  const store = d.store();
-  const fleet = isFleetMember(store) ? store : undefined;
-  if (fleet !== undefined && !fleet.holds(host)) return void d.log.info({ host, url: entry.url }, 'lease lost: not fetched');
-  const lease = fleet === undefined ? undefined : watchLease(fleet, host, d.signal);
+  const hold = d.store().holdHost(host, d.signal);
+  if (hold === undefined) return void d.log.info({ host, url: entry.url }, 'lease lost: not fetched');
   const followed: string[] = [];
   let extractor: LinkExtractor | undefined;
   const makeExtractor = (head: ResponseHead): LinkExtractor =>
@@ -43,7 +41,7 @@ export async function fetchPage(d: PageFetchDeps, entry: FrontierEntry, host: st
   try {
     res = await d.fetcher.fetch(entry.url, {
       checked,
-      signal: lease?.signal ?? d.signal,
+      signal: hold.signal,
       ...(d.keepBodies ? { keepBody: true } : {}),
       onRedirect: (hop) => mayFollowRedirect(d.redirects(), hop, host, followed),
       onHead: (head) => {
@@ -53,11 +51,11 @@ export async function fetchPage(d: PageFetchDeps, entry: FrontierEntry, host: st
       },
     });
     // aborted because the lease lapsed: nothing is recorded (the host's next holder fetches it)
-    if (lease?.lost === true) return void d.log.info({ host, url: entry.url }, 'lease lost: fetch aborted');
+    if (hold.lost) return void d.log.info({ host, url: entry.url }, 'lease lost: fetch aborted');
     await d.outcome.record(entry, res, extractor);
     d.events.emit('sample', { now: Date.now() });
   } finally {
-    lease?.stop();
+    hold.stop();
     for (const k of followed) d.claimed.delete(k);
   }
 }

@@ -387,6 +387,30 @@ export interface RequeueFailedOptions {
   readonly before?: number;
 }
 
+/** A crawl worker's per-host pacing, which a fleet carries from one holder of a host to the next. */
+export interface WorkerPacing {
+  /** When the next request to `host` may start (epoch ms). */
+  notBefore(host: string): number;
+  /** No request to `host` before `time`. */
+  holdUntil(host: string, time: number): void;
+}
+
+/** What a crawl worker tells the store it works for (`SeenStore.attachWorker`). */
+export interface WorkerHooks {
+  readonly pacing: WorkerPacing;
+  /** Told when the store hands this worker a host another worker held until its lease expired. */
+  readonly onTakeover: (host: string) => void;
+}
+
+/** One fetch's hold on its host (`SeenStore.holdHost`). */
+export interface HostHold {
+  /** Aborted when the crawl stops, or when this worker may no longer record for the host. */
+  readonly signal: AbortSignal;
+  /** True once the hold was lost during the fetch: its answer is for the host's next holder to fetch. */
+  readonly lost: boolean;
+  stop(): void;
+}
+
 export interface SeenStore {
   readonly supports: StoreSupports;
   readonly location: string;
@@ -412,6 +436,22 @@ export interface SeenStore {
   next(options?: NextOptions): Promise<FrontierEntry[]>;
   /** Give in-flight entries back without a fetch (they are offered again by `next`). */
   release(urls: readonly string[]): Promise<void>;
+  /**
+   * A crawl worker starts on this store: its pacing, and where it hears of hosts taken over. A
+   * fleet carries a host's pacing to its next holder; a store of one worker keeps nothing.
+   */
+  attachWorker(worker: WorkerHooks): void;
+  /**
+   * Hold `host` for one fetch, `signal` the crawl's. Undefined when this worker may not fetch it
+   * now (a fleet worker whose lease on the host lapsed); otherwise the hold's signal aborts the
+   * fetch as soon as the worker may no longer record it (docs/reliability.md 1f).
+   */
+  holdHost(host: string, signal: AbortSignal): HostHold | undefined;
+  /**
+   * An idle worker's wait: true when work came for it (a fleet hands it a host with queued URLs),
+   * false when the crawl is done. A store of one worker has nothing more to give: false at once.
+   */
+  waitForWork(signal: AbortSignal): Promise<boolean>;
   canonical(url: string): Promise<CanonicalResult>;
   /**
    * The chain that takes `url` to its canonical key: normal form, identity key, each preset, host

@@ -136,10 +136,21 @@ describeWith([REDIS], 'fleet', () => {
         expect(await a.waitForWork(never)).toBe(true);
         expect(a.holds('paused.example')).toBe(true);
         expect(a.holds('other.example')).toBe(false);
+        // what the crawler asks before a fetch: a hold on a held host, none on another
+        const crawl = new AbortController();
+        const hold = a.holdHost('paused.example', crawl.signal);
+        expect(hold?.lost).toBe(false);
+        expect(a.holdHost('other.example', crawl.signal)).toBeUndefined();
         // the process stops (its event loop blocked, as SIGSTOP would): no renewal runs, the lease
         // expires; on resume, before any timer has run, the host is no longer held
         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1300);
         expect(a.holds('paused.example')).toBe(false);
+        expect(a.holdHost('paused.example', crawl.signal)).toBeUndefined();
+        // the hold taken before aborts its fetch at the lease watch's next look (every 250 ms)
+        await new Promise((r) => setTimeout(r, 400));
+        expect(hold?.lost).toBe(true);
+        expect(hold?.signal.aborted).toBe(true);
+        hold?.stop();
       } finally {
         await a.close();
       }

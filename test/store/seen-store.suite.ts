@@ -950,6 +950,21 @@ export function seenStoreSuite(name: string, factory: Factory): void {
     });
 
     describe('frontier', () => {
+      it('a worker of one store holds every host for the crawl and waits for no other', async () => {
+        const { store } = await make();
+        const crawl = new AbortController();
+        const paced: string[] = [];
+        store.attachWorker({ pacing: { notBefore: () => 0, holdUntil: (h) => void paced.push(h) }, onTakeover: () => undefined });
+        const hold = store.holdHost('a.example', crawl.signal);
+        expect(hold).toBeDefined();
+        expect(hold!.lost).toBe(false);
+        crawl.abort();
+        expect(hold!.signal.aborted).toBe(true);
+        hold!.stop();
+        expect(await store.waitForWork(new AbortController().signal)).toBe(false);
+        expect(paced).toEqual([]);
+      });
+
       it('is FIFO per host, round-robin over hosts, and next() does not remove', async () => {
         const { store } = await make();
         await store.admit(['http://a.example/1', 'http://b.example/1', 'http://a.example/2', 'http://a.example/3', 'http://b.example/2']);

@@ -18,6 +18,8 @@ import type { Kv } from '../kv.js';
 import { parseRuleId, parseSpec, type RuleRecord } from '../rules.js';
 import type {
   AdmitOptions,
+  HostHold,
+  WorkerHooks,
   AdmitResult,
   AliasRecord,
   CanonicalFailure,
@@ -195,6 +197,19 @@ export class StoreEngine implements SeenStore {
         await this.q.commit(txn);
       }),
     );
+  }
+
+  /** One worker: nothing to carry from one holder of a host to the next. */
+  attachWorker(_worker: WorkerHooks): void {}
+
+  /** One worker holds every host: the hold is the crawl's own signal. */
+  holdHost(_host: string, signal: AbortSignal): HostHold {
+    return { signal, lost: false, stop: () => undefined };
+  }
+
+  /** One worker: no other hands it work once its frontier is empty. */
+  waitForWork(_signal: AbortSignal): Promise<boolean> {
+    return Promise.resolve(false);
   }
 
   release(urls: readonly string[]): Promise<void> {

@@ -3,7 +3,7 @@
  * its fleet, and what the crawler asks of a fleet store besides `SeenStore`.
  */
 import type { RedisSeeds, RedisStoreOptions } from '../redis/cluster.js';
-import type { SeenStore, StoreOptions } from '../seen-store.js';
+import type { SeenStore, StoreOptions, WorkerPacing } from '../seen-store.js';
 
 export interface FleetOptions {
   /** The store's name on the cluster (every key starts with it). @default 'ud' */
@@ -23,12 +23,7 @@ export interface OpenFleetStoreOptions extends StoreOptions {
 }
 
 /** The crawler's per-host pacing, which a host carries from one holder to the next. */
-export interface FleetPacing {
-  /** When the next request to `host` may start (epoch ms). */
-  notBefore(host: string): number;
-  /** No request to `host` before `time`. */
-  holdUntil(host: string, time: number): void;
-}
+export type FleetPacing = WorkerPacing;
 
 /** What the crawler asks of a fleet store besides `SeenStore` (crawl.ts). */
 export interface FleetMember {

@@ -32,6 +32,7 @@ import type {
   CanonicalUrlRecord,
   FetchRecord,
   FrontierEntry,
+  HostHold,
   NextOptions,
   PruneEntry,
   RebuildReport,
@@ -42,7 +43,9 @@ import type {
   StoreStats,
   StoreSupports,
   VerifyReport,
+  WorkerHooks,
 } from '../seen-store.js';
+import { watchLease } from './lease-watch.js';
 import { paceKey, peekPartition, takePartition, type HeldPartition } from './partition.js';
 import { FleetRegistry, type InboxEntry } from './registry.js';
 import type { FleetMember, FleetOptions, FleetPacing, OpenFleetStoreOptions } from './fleet-member.js';
@@ -84,6 +87,16 @@ export class FleetStore implements SeenStore, FleetMember {
   /** Be told when this worker takes a host whose previous holder's lease expired. */
   onTakeover(listener: (tag: string) => void): void {
     this.takeoverListener = listener;
+  }
+
+  attachWorker(worker: WorkerHooks): void {
+    this.pacing = worker.pacing;
+    this.onTakeover(worker.onTakeover);
+  }
+
+  /** A fetch starts only while this worker holds the host's lease, and stops when it lapses (lease-watch.ts). */
+  holdHost(host: string, signal: AbortSignal): HostHold | undefined {
+    return this.holds(host) ? watchLease(this, host, signal) : undefined;
   }
 
   /** When `refill` last looked for expired leases (`reap`). */
@@ -311,7 +324,13 @@ export class FleetStore implements SeenStore, FleetMember {
     if (p !== undefined) await this.onHeld(p, (e) => e.recordFetch(url, response));
   }
 
+  /**
+   * `host` given: that host's entries, if this worker holds it. Otherwise the held hosts' entries,
+   * after a `refill` (hosts with work taken, those left without any given up): the crawler's
+   * pump asks this way, and a fleet worker's hosts change under it.
+   */
   async next(options: NextOptions = {}): Promise<FrontierEntry[]> {
+    if (options.host === undefined) await this.refill();
     if (options.host !== undefined) {
       const p = await this.holderOf(options.host);
       return p === undefined ? [] : this.handOut(p, (await this.onHeld(p, (e) => e.next(options))) ?? []);

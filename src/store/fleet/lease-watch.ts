@@ -6,19 +6,11 @@
  * this worker's own clock: a worker resumed after SIGSTOP runs its timers before it reads any
  * response, and aborts first.
  */
-import type { FleetMember } from '../store/index.js';
+import type { HostHold } from '../seen-store.js';
 
 const EVERY_MS = 250;
 
-export interface LeaseWatch {
-  /** Aborted when the crawl stops or the lease lapses. */
-  readonly signal: AbortSignal;
-  /** True once the lease lapsed during the fetch. */
-  readonly lost: boolean;
-  stop(): void;
-}
-
-export function watchLease(store: FleetMember, host: string, crawl: AbortSignal): LeaseWatch {
+export function watchLease(store: { holds(host: string): boolean }, host: string, crawl: AbortSignal): HostHold {
   const controller = new AbortController();
   let lost = false;
   const onStop = (): void => controller.abort(crawl.reason);
