@@ -341,14 +341,16 @@ export class LinkExtractor implements BodySink {
    * are two documents. A `<link>` of the head is left out: `rel=canonical` or `alternate` names the
    * page's other names, not its content.
    */
-  private shapeAndWords(links: readonly ExtractedLink[]): { shapeHash: string; words: string[]; wordSketch: string; stableHash: string; echoFreeHash: string } {
+  private shapeAndWords(): { shapeHash: string; words: string[]; wordSketch: string; stableHash: string; echoFreeHash: string } {
     const text = this.shapeText.join('').slice(0, SHAPE_TEXT_LIMIT);
     const words = textWords(text);
     const truncated = this.shapeLength > SHAPE_TEXT_LIMIT;
-    // each link as written: the same bytes read alike under every name of the page (a relative
-    // link resolves against the name it was requested under; a mirror host's page links alike)
+    // each link as written, before links are told apart by the URL they resolve to: the same
+    // bytes read alike under every name of the page (a relative link resolves against the name it
+    // was requested under: `<a href="/">` is the same URL as the head's `rel=canonical` on one
+    // host and not on its mirror, and was dropped as a repeat on the first alone)
     let linked = text;
-    for (const l of links) if (l.kind !== 'link' && l.kind !== 'refresh') linked += '\n' + l.raw;
+    for (const r of this.refs) if (r.kind !== 'link' && r.kind !== 'refresh') linked += '\n' + r.raw;
     const own = withoutOwnAddress(linked, this.documentUrl, this.documentParts);
     return { shapeHash: pageShape(text, this.documentParts ?? this.documentUrl, truncated), words, wordSketch: wordSketch(words), stableHash: stableTextHash(own, truncated), echoFreeHash: echoFreeTextHash(own, truncated) };
   }
@@ -416,7 +418,7 @@ export class LinkExtractor implements BodySink {
       invalid,
       dropped,
       textHash: this.textDigest(),
-      ...this.shapeAndWords(links),
+      ...this.shapeAndWords(),
     };
   }
 }

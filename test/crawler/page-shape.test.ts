@@ -52,6 +52,15 @@ describe('page shape', () => {
     expect(dir('/x/')).not.toBe(dir('/y/'));
   });
 
+  it('the echo-free hash reads links as written: a mirror\'s page whose home link is its canonical on one host alone reads alike', () => {
+    // one body served under two host names (a ServerAlias): its rel=canonical names the main
+    // host's home, and a body link `/` resolves to that very URL there only
+    const body = (self: string): string =>
+      `<html><head><link rel="canonical" href="http://main.example/"><meta property="og:url" content="${self}"></head><body><h1>Functions</h1><a href="/a.html">a</a><a href="http://mirror.main.example/b.html">b</a><a href="/">home</a><p>Share: ${encodeURIComponent(self)}</p></body></html>`;
+    const on = (host: string): string => extractLinks(body(`http://${host}/f.html`), `http://${host}/f.html`).echoFreeHash;
+    expect(on('mirror.main.example')).toBe(on('main.example'));
+  });
+
   it('words: letters only, lower-cased, three or more, each once', () => {
     expect(textWords('Events: November 2026, NOVEMBER; a to of 42x item-list')).toEqual(['events', 'november', 'item', 'list']);
   });

@@ -43,7 +43,7 @@ class Harness {
   }
 
   /** One answer for `u` fetched as itself: its entry written (as recordFetch does), then learned from. */
-  async fetch(u: string, hash?: string, status = 200, sketch?: string, contentLocation?: string, canonical?: string, stable?: string): Promise<{ changes: RuleChanges; txn: Txn }> {
+  async fetch(u: string, hash?: string, status = 200, sketch?: string, contentLocation?: string, canonical?: string, stable?: string, shape?: string): Promise<{ changes: RuleChanges; txn: Txn }> {
     const txn = new Txn(0);
     const target = url(u);
     const prevText = await this.kv.get('url', target.key);
@@ -54,7 +54,8 @@ class Harness {
     if (stable !== undefined) entry.y = stable;
     txn.urls.set(target.key, entry);
     txn.put('url', target.key, encodeUrlEntry(entry));
-    const changes = await this.learner.fromFetch(txn, target, hash, status, prev, this.now++, undefined, stable, [...(contentLocation === undefined ? [] : [{ at: url(contentLocation), how: 'content-location' as const }]), ...(canonical === undefined ? [] : [{ at: url(canonical), how: 'canonical' as const }])]);
+    if (shape !== undefined) entry.x = shape;
+    const changes = await this.learner.fromFetch(txn, target, hash, status, prev, this.now++, shape, stable, [...(contentLocation === undefined ? [] : [{ at: url(contentLocation), how: 'content-location' as const }]), ...(canonical === undefined ? [] : [{ at: url(canonical), how: 'canonical' as const }])]);
     await this.commit(txn);
     return { changes, txn };
   }
@@ -479,6 +480,25 @@ describe('every rewrite is checked', () => {
     await h.fetch('http://a.example/live/', 'NOTFOUND', 404);
     await h.fetch('http://a.example/live', 'a-live-page');
     expect(await h.rule('a.example', SLASH)).toMatchObject({ against: 1, state: 'withdrawn' });
+  });
+
+  it('an original that answers the not-found page as its rewrite did agrees, however each page echoes its request', async () => {
+    const h = new Harness(2, true);
+    for (const d of ['a', 'b', 'c']) await h.redirect(`http://a.example/${d}`, `http://a.example/${d}/`);
+    const probe = 'http://a.example/urldedup-not-found-0123456789abcdef';
+    await h.requeue(probe, 'p');
+    // the not-found page prints the path it was asked for: another hash each time, one shape
+    await h.fetch(probe, 'NF-probe', 200, undefined, undefined, undefined, undefined, 'NF-SHAPE');
+    await h.kv.write([{ space: 'evidence', key: evidenceKeys.rewrite(url('http://a.example/gone/').key, url('http://a.example/gone').key), value: `rule:${slashId}` }]);
+    await h.fetch('http://a.example/gone/', 'NF-gone/', 200, undefined, undefined, undefined, undefined, 'NF-SHAPE');
+    const alike = await h.fetch('http://a.example/gone', 'NF-gone', 200, undefined, undefined, undefined, undefined, 'NF-SHAPE');
+    expect(alike.changes.givesBack).toEqual([]);
+    expect(await h.rule('a.example', SLASH)).toMatchObject({ against: 0, state: 'active' });
+    // a page under the original name is no agreement
+    await h.kv.write([{ space: 'evidence', key: evidenceKeys.rewrite(url('http://a.example/live/').key, url('http://a.example/live').key), value: `rule:${slashId}` }]);
+    await h.fetch('http://a.example/live/', 'NF-live/', 200, undefined, undefined, undefined, undefined, 'NF-SHAPE');
+    await h.fetch('http://a.example/live', 'a-live-page', 200, undefined, undefined, undefined, undefined, 'PAGE-SHAPE');
+    expect(await h.rule('a.example', SLASH)).toMatchObject({ against: 1 });
   });
 
   it('a contradiction counted before its original was asked is taken back when the original fails alike', async () => {

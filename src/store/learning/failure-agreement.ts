@@ -12,7 +12,7 @@
  * agrees with nothing and is judged at once.
  */
 import type { UrlEntry } from '../keys.js';
-import { recordOfKey } from '../engine/url-state.js';
+import { answeredDocument, recordOfKey } from '../engine/url-state.js';
 import { sameRedirect } from './content-pairs.js';
 import type { LearnedUrl } from './contract.js';
 
@@ -38,19 +38,31 @@ export function mayAgree(status: number): boolean {
   return status >= 200 && status < 500;
 }
 
-/** An entry's answer, when its URL answered (fetched, failed or redirected); undefined while it has not. */
-export function answerOf(e: Readonly<UrlEntry> | undefined): FailedAnswer | undefined {
+/**
+ * An entry's answer, when its URL answered: `document`, or how it failed (a redirect, an error,
+ * the not-found page); undefined while it has not answered.
+ */
+export function answerOf(e: Readonly<UrlEntry> | undefined): FailedAnswer | 'document' | undefined {
   if (e === undefined || e.st === undefined || (e.s !== 'fetched' && e.s !== 'failed' && e.s !== 'redirected')) return undefined;
+  if (answeredDocument(e)) return 'document';
   return { st: e.st, ...(e.c === undefined ? {} : { c: e.c }), ...(e.s === 'redirected' && e.to !== undefined ? { to: e.to } : {}) };
+}
+
+/** A 2xx with a body that is no document: the host's not-found page (a body too large to read has no hash). */
+function softNotFound(a: FailedAnswer): boolean {
+  return a.st >= 200 && a.st < 300 && a.c !== undefined;
 }
 
 /**
  * True when the original answered as its rewrite did, under rule `id`: the same client-error
- * status, the same body, or a redirect of the same status to the same place (or to the place the
+ * status, the host's not-found page both, the same body, or a redirect of the same status to the same place (or to the place the
  * rule sends there: `sameRedirect`).
  */
 export function failuresAlike(id: string, original: FailedAnswer, rewrite: FailedAnswer): boolean {
   if (original.st >= 400 && original.st < 500 && original.st === rewrite.st) return true;
+  // a 2xx that failed is the host's not-found page (its signature, by shape as well as hash):
+  // both names answered it, however each page echoes its own request
+  if (softNotFound(original) && softNotFound(rewrite)) return true;
   if (original.c !== undefined && original.c === rewrite.c) return true;
   if (original.to === undefined || rewrite.to === undefined || original.st !== rewrite.st) return false;
   const to: LearnedUrl = { key: original.to, rec: recordOfKey(original.to) };

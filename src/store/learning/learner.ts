@@ -587,7 +587,7 @@ export class RuleLearner {
           changes.checks.push({ kind: 'original', key: original, rec: recordOfKey(original) });
           continue;
         }
-        if (failuresAlike(id, answer, failure)) continue;
+        if (answer !== 'document' && failuresAlike(id, answer, failure)) continue;
       }
       const obs: Observation = { v: 'against', how: 'rewrite', source: original, to: u.key, status, ...(hash === undefined ? {} : { hash }), t: now };
       await this.observe(txn, parsed.host, parsed.spec, obs, { p: placeOf(at), s: original }, changes);
@@ -596,8 +596,8 @@ export class RuleLearner {
   }
 
   /**
-   * `u`, whose rewrite answered no document, answered now (`document`: a document; otherwise its
-   * failure, `answer`). A failure waiting for this answer is settled: alike, it shows no
+   * `u`, whose rewrite answered no document, answered now: `answer`, its failure, or undefined
+   * for a document. A failure waiting for this answer is settled: alike, it shows no
    * difference between the names; otherwise it contradicts the rule where `u` lies. One counted
    * already (the original was not asked first) is taken back when the two failures agree. A
    * loop's hop (`loop`) agrees with nothing.
