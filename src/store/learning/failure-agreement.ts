@@ -5,7 +5,7 @@
  * to its own directory form (`/p.html` → 301 → `/p.html/`) does so on a mirror as on its origin.
  * The same failure under both names is agreement, not contradiction.
  *
- * Where the original's answer is not known yet, the failure waits for it (`pending`): the
+ * Where the original's answer is not known yet, the failure waits for it (`RewriteFailure.w`): the
  * original is queued as itself, a check offered before its host's other URLs, and its answer
  * settles the failure. Until then the rule keeps its scope; what it prunes meanwhile comes back
  * if the answer contradicts it, as anything a rule prunes does. A server error (5xx, no answer)
@@ -55,8 +55,8 @@ function softNotFound(a: FailedAnswer): boolean {
 
 /**
  * True when the original answered as its rewrite did, under rule `id`: the same client-error
- * status, the host's not-found page both, the same body, or a redirect of the same status to the same place (or to the place the
- * rule sends there: `sameRedirect`).
+ * status, the host's not-found page both, the same body, or a redirect of the same status to the
+ * same place (or to the place the rule sends there: `sameRedirect`).
  */
 export function failuresAlike(id: string, original: FailedAnswer, rewrite: FailedAnswer): boolean {
   if (original.st >= 400 && original.st < 500 && original.st === rewrite.st) return true;
