@@ -333,27 +333,38 @@ function contentOnly(s: EngineState, via: string): boolean {
  */
 export async function restoreReason(s: EngineState, q: WriteQueue, reason: string, exclude: string | undefined): Promise<number> {
   let total = 0;
-  const range = prefixRange(reason + SEP);
-  let after: string | undefined;
-  for (;;) {
-    const chunk: [string, string][] = [];
-    const from = after === undefined ? { gte: range.gte } : { gt: after };
-    for await (const e of s.kv.entries('pruned', { ...from, lt: range.lt, limit: s.o.restoreBatchSize })) chunk.push(e);
-    if (chunk.length === 0) return total;
-    after = chunk[chunk.length - 1]![0];
+  for await (const keys of prunedUnder(s, reason)) {
     const txn = q.newTxn();
     const now = Date.now();
-    await prefetchUrls(s.kv, txn, chunk.map(([pk]) => pk.slice(reason.length + 1)));
-    for (const [pk] of chunk) {
-      const key = pk.slice(reason.length + 1);
+    await prefetchUrls(s.kv, txn, keys);
+    for (const key of keys) {
       const prev = await getUrl(s.kv, txn, key);
       if (prev?.s !== 'pruned' || prev.by !== reason) {
-        txn.del('pruned', pk); // stale index entry
+        txn.del('pruned', `${reason}${SEP}${key}`); // stale index entry
         continue;
       }
       if (await restoreEntry(s, txn, key, prev, reason, exclude, now)) total++;
     }
     await q.commit(txn);
+  }
+  return total;
+}
+
+/**
+ * The keys the `pruned` index has under `reason`, `restoreBatchSize` at a time in key order. The
+ * caller commits what it changes before asking for the next batch: each read starts after the
+ * last key read, so an entry rewritten under another reason is not met again.
+ */
+async function* prunedUnder(s: EngineState, reason: string): AsyncIterable<string[]> {
+  const range = prefixRange(reason + SEP);
+  let after: string | undefined;
+  for (;;) {
+    const chunk: string[] = [];
+    const from = after === undefined ? { gte: range.gte } : { gt: after };
+    for await (const [pk] of s.kv.entries('pruned', { ...from, lt: range.lt, limit: s.o.restoreBatchSize })) chunk.push(pk);
+    if (chunk.length === 0) return;
+    after = chunk[chunk.length - 1]!;
+    yield chunk.map((pk) => pk.slice(reason.length + 1));
   }
 }
 
@@ -371,28 +382,20 @@ async function restoreChained(s: EngineState, q: WriteQueue, id: string): Promis
   const others = [...s.rules.idsOf(host)].filter((o) => o !== id && s.rules.get(o)?.state === 'active');
   for (const other of others) {
     const reason = `rule:${other}`;
-    const range = prefixRange(reason + SEP);
-    let after: string | undefined;
-    for (;;) {
-      const chunk: string[] = [];
-      const from = after === undefined ? { gte: range.gte } : { gt: after };
-      for await (const [pk] of s.kv.entries('pruned', { ...from, lt: range.lt, limit: s.o.restoreBatchSize })) chunk.push(pk);
-      if (chunk.length === 0) break;
-      after = chunk[chunk.length - 1]!;
+    for await (const keys of prunedUnder(s, reason)) {
       const txn = q.newTxn();
       const now = Date.now();
-      const keys = chunk.map((pk) => pk.slice(reason.length + 1));
       await prefetchUrls(s.kv, txn, keys);
       for (const key of keys) {
         const prev = await getUrl(s.kv, txn, key);
         if (prev?.s !== 'pruned' || prev.by !== reason || prev.to === undefined || prev.to === key) continue;
         if (stillImage(s, key, prev.to, reason)) continue;
-        const now2 = await canonicalize(s, txn, recordOfKey(key), key);
-        if (now2.via === reason && now2.key === prev.to) continue;
+        const mapped = await canonicalize(s, txn, recordOfKey(key), key);
+        if (mapped.via === reason && mapped.key === prev.to) continue;
         // mapped nowhere while the rule it was pruned under is active: the rules of now make a
         // cycle of it (`/a.htm` → `/a.html` → `/a` → `/a.en.html` → `/a.html`), which applies none
         // (rules.ts `applyRules`); its own rule still sends it where it was sent
-        if (now2.via === undefined && now2.key === key && stillRewrites(s, reason, key)) continue;
+        if (mapped.via === undefined && mapped.key === key && stillRewrites(s, reason, key)) continue;
         await restoreEntry(s, txn, key, prev, reason, undefined, now);
       }
       if (txn.ops.length > 0) await q.commit(txn);

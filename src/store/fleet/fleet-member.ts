@@ -22,16 +22,13 @@ export interface OpenFleetStoreOptions extends StoreOptions {
   readonly fleet?: FleetOptions;
 }
 
-/** The crawler's per-host pacing, which a host carries from one holder to the next. */
-export type FleetPacing = WorkerPacing;
-
 /** What the crawler asks of a fleet store besides `SeenStore` (crawl.ts). */
 export interface FleetMember {
   readonly fleet: true;
   /** Be told when this worker takes a host (its partition tag) whose previous holder's lease expired. */
   onTakeover(listener: (tag: string) => void): void;
   /** The crawler's pacing: a host given up leaves its next start time for its next holder. */
-  pacing: FleetPacing | undefined;
+  pacing: WorkerPacing | undefined;
   /** Take hosts with work (up to `maxHosts`), admit their inboxes, give up hosts with none left. */
   refill(): Promise<void>;
   /** Wait until this worker holds a host with queued URLs (true) or the whole fleet is done (false). */

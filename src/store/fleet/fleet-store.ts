@@ -44,13 +44,14 @@ import type {
   StoreSupports,
   VerifyReport,
   WorkerHooks,
+  WorkerPacing,
 } from '../seen-store.js';
 import { watchLease } from './lease-watch.js';
 import { paceKey, peekPartition, takePartition, type HeldPartition } from './partition.js';
 import { FleetRegistry, type InboxEntry } from './registry.js';
-import type { FleetMember, FleetOptions, FleetPacing, OpenFleetStoreOptions } from './fleet-member.js';
+import type { FleetMember, FleetOptions, OpenFleetStoreOptions } from './fleet-member.js';
 
-export type { FleetLocation, FleetMember, FleetOptions, FleetPacing, OpenFleetStoreOptions } from './fleet-member.js';
+export type { FleetLocation, FleetMember, FleetOptions, OpenFleetStoreOptions } from './fleet-member.js';
 export { isFleetLocation, isFleetMember } from './fleet-member.js';
 
 const INBOX_PAGE = 2000;
@@ -72,7 +73,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 
 export class FleetStore implements SeenStore, FleetMember {
   readonly fleet = true as const;
-  pacing: FleetPacing | undefined;
+  pacing: WorkerPacing | undefined;
   // atomic per host (one slot per partition), not across hosts
   readonly supports: StoreSupports = { durable: true, atomicBatch: false };
   readonly location: string;
@@ -330,11 +331,11 @@ export class FleetStore implements SeenStore, FleetMember {
    * pump asks this way, and a fleet worker's hosts change under it.
    */
   async next(options: NextOptions = {}): Promise<FrontierEntry[]> {
-    if (options.host === undefined) await this.refill();
     if (options.host !== undefined) {
       const p = await this.holderOf(options.host);
       return p === undefined ? [] : this.handOut(p, (await this.onHeld(p, (e) => e.next(options))) ?? []);
     }
+    await this.refill();
     const out: FrontierEntry[] = [];
     const limit = options.limit ?? 1;
     for (const p of [...this.held.values()]) {
