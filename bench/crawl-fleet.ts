@@ -27,7 +27,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { destroyRedisStore } from '../src/store/redis/cluster.js';
+import { destroyRedisStore } from '../src/store/backends/redis/cluster.js';
 import { finishWithin, startCrawlWorker, type CrawlWorker } from '../sites/crawl-worker.js';
 import { startMultiHostSite, summarizeCrawl, type MultiHostSite, type SiteCrawlSummary } from '../sites/multi-host-site.js';
 

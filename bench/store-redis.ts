@@ -2,8 +2,8 @@
 // CPU, and `--clients N`, N client processes admitting at once into their own stores on one cluster.
 import { spawn } from 'node:child_process';
 import type { Cluster } from 'ioredis';
-import { openRedisStore } from '../src/store/redis-store.js';
-import { usedMemory } from '../src/store/redis/cluster.js';
+import { openRedisStore } from '../src/store/backends/redis-store.js';
+import { usedMemory } from '../src/store/backends/redis/cluster.js';
 import type { Args, Result, Source, stream } from './store.bench.js';
 
 /** One of `--clients`' processes: admit its stream into its store; the admit phase's wall-clock span. */

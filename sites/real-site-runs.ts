@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCrawl } from '../src/crawler/crawl.js';
-import type { CrawlReport } from '../src/crawler/report.js';
+import type { CrawlReport } from '../src/crawler/report/report.js';
 import type { PresetName } from '../src/normalize/index.js';
 import type { SiteRequest } from './alias-site.js';
 

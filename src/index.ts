@@ -18,8 +18,8 @@ export type { UriRecord } from './normalize/uri-record.js';
 export { UrlError, isUrlError, type UrlErrorCode } from './normalize/errors.js';
 
 // The seen-store.
-export { openStore, type OpenStoreOptions } from './store/level-store.js';
-export { openMemoryStore } from './store/memory-store.js';
+export { openStore, type OpenStoreOptions } from './store/backends/level-store.js';
+export { openMemoryStore } from './store/backends/memory-store.js';
 export { StoreError, isStoreError, type StoreErrorCode } from './store/errors.js';
 export {
   defaultStoreOptions,
@@ -34,5 +34,5 @@ export {
 
 // The crawler.
 export { crawl, runCrawl, defaultCrawlOptions, type Crawl, type CrawlOptions, type CrawledPage, type CrawlProgress } from './crawler/crawl.js';
-export { formatReport, type CrawlReport } from './crawler/report.js';
+export { formatReport, type CrawlReport } from './crawler/report/report.js';
 export { FetchError, isFetchError, type CrawlErrorCode } from './crawler/errors.js';

@@ -10,8 +10,8 @@
  * Each headline figure is an element with `data-figure="<name>"` whose text is the figure as
  * shown; tests read them back and compare them with the JSON report.
  */
-import type { CrawlReport } from '../crawler/report.js';
-import type { HostRow, RuleEvent, Timeline, TimelinePoint } from '../crawler/timeline.js';
+import type { CrawlReport } from '../crawler/report/report.js';
+import type { HostRow, RuleEvent, Timeline, TimelinePoint } from '../crawler/report/timeline.js';
 
 export type ReportWithTimeline = CrawlReport & { readonly timeline?: Timeline };
 

@@ -10,8 +10,8 @@ import { dirname, resolve as resolvePath } from 'node:path';
 import type { PresetName } from '../normalize/index.js';
 import { StoreError } from '../store/index.js';
 import { openStore, type SeenStore } from '../store/index.js';
-import { defaultRedisStoreOptions, parseSeeds, resolveRedisOptions, type RedisStoreOptions } from '../store/redis/cluster.js';
-import { openRedisStore } from '../store/redis-store.js';
+import { defaultRedisStoreOptions, parseSeeds, resolveRedisOptions, type RedisStoreOptions } from '../store/backends/redis/cluster.js';
+import { openRedisStore } from '../store/backends/redis-store.js';
 import { FleetStore, openFleetStore } from '../store/fleet/fleet-store.js';
 import { UsageError } from './errors.js';
 

@@ -5,10 +5,10 @@
  */
 import type { FrontierEntry, RuleRecord, SeenStore } from '../store/index.js';
 import type { CrawlEvents } from './crawl-events.js';
-import type { CrawlRecord } from './crawl-observers.js';
+import type { CrawlRecord } from './report/crawl-observers.js';
 import { seedStates } from './crawl-store.js';
-import type { Fetcher } from './fetch.js';
-import type { CrawlReport, StopReason } from './report.js';
+import type { Fetcher } from './http/fetch.js';
+import type { CrawlReport, StopReason } from './report/report.js';
 
 /** Active rules the report lists, at most. */
 const REPORT_RULES = 1000;

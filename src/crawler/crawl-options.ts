@@ -8,13 +8,13 @@ import { UrlError, type UrlErrorCode } from '../normalize/errors.js';
 import { isFleetLocation, type AdmitResult, type FleetLocation, type OpenStoreOptions, type SeenStore } from '../store/index.js';
 import { checkStoreOptionNames, openStoreOptionNames } from '../store/option-names.js';
 import { FetchError, type CrawlErrorCode } from './errors.js';
-import type { ExtractOptions } from './extract.js';
-import type { FetchOptions, RedirectHop } from './fetch.js';
-import type { AllowedEndpoint, Resolver } from './guard.js';
-import type { CrawlReport } from './report.js';
-import type { RetryOptions } from './retry.js';
-import type { ScopeMode } from './scope.js';
-import type { TrapOptions } from './traps.js';
+import type { ExtractOptions } from './html/extract.js';
+import type { FetchOptions, RedirectHop } from './http/fetch.js';
+import type { AllowedEndpoint, Resolver } from './http/guard.js';
+import type { CrawlReport } from './report/report.js';
+import type { RetryOptions } from './http/retry.js';
+import type { ScopeMode } from './policy/scope.js';
+import type { TrapOptions } from './policy/traps.js';
 
 /** The retry policy's options (`maxRetries`, `retryCooldownMs`, `retryFailed`, …) are in `RetryOptions` (retry.ts). */
 export interface CrawlOptions extends RetryOptions {

@@ -5,12 +5,12 @@
  */
 import type { CrawlEvents } from './crawl-events.js';
 import { defaultCrawlOptions, type CheckedCrawlOptions } from './crawl-options.js';
-import { Fetcher } from './fetch.js';
-import { NetworkGuard } from './guard.js';
-import { Politeness } from './politeness.js';
-import { RobotsCache } from './robots.js';
-import { CrawlScope } from './scope.js';
-import { HostBudget, PatternTraps } from './traps.js';
+import { Fetcher } from './http/fetch.js';
+import { NetworkGuard } from './http/guard.js';
+import { Politeness } from './policy/politeness.js';
+import { RobotsCache } from './policy/robots.js';
+import { CrawlScope } from './policy/scope.js';
+import { HostBudget, PatternTraps } from './policy/traps.js';
 
 export interface CrawlParts {
   readonly politeness: Politeness;

@@ -12,10 +12,10 @@ import { invalidSeedsOf, noValidSeed, type CheckedCrawlOptions } from './crawl-o
 import { crawlScope } from './crawl-parts.js';
 import { openCrawlStore, preloadBudget } from './crawl-store.js';
 import { storeScopeFilter } from './link-intake.js';
-import type { Politeness } from './politeness.js';
-import { TRANSIENT_CODES, type RetryOptions } from './retry.js';
-import type { CrawlScope } from './scope.js';
-import type { HostBudget } from './traps.js';
+import type { Politeness } from './policy/politeness.js';
+import { TRANSIENT_CODES, type RetryOptions } from './http/retry.js';
+import type { CrawlScope } from './policy/scope.js';
+import type { HostBudget } from './policy/traps.js';
 
 /** What the start reads of the crawl. */
 export interface CrawlStart {

@@ -4,7 +4,7 @@
  */
 import type { PresetName, UriRecord } from '../normalize/index.js';
 import { isFleetLocation, openFleetStore, openStore, type FleetLocation, type OpenStoreOptions, type SeenStore } from '../store/index.js';
-import type { HostBudget } from './traps.js';
+import type { HostBudget } from './policy/traps.js';
 import { nodeUrl } from '../normalize/parse-count.js';
 
 /** `host[:port]`, as the frontier names hosts. */

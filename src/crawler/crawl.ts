@@ -28,29 +28,29 @@ import { pino, type Logger } from 'pino';
 import { tryNodeUrl } from '../normalize/parse-count.js';
 import type { FrontierEntry, SeenStore } from '../store/index.js';
 import { CrawlEvents } from './crawl-events.js';
-import { CrawlRecord } from './crawl-observers.js';
+import { CrawlRecord } from './report/crawl-observers.js';
 import { crawlParts } from './crawl-parts.js';
 import { openStoreOf, prepareRun, seedForms, type CrawlStart } from './crawl-start.js';
 import { checkCrawlOptions, defaultCrawlOptions, type CheckedCrawlOptions, type Crawl, type CrawledPage, type CrawlOptions, type CrawlProgress } from './crawl-options.js';
 import { finishRun } from './crawl-finish.js';
-import type { ExtractResult } from './extract.js';
-import type { Fetcher, FetchResult } from './fetch.js';
+import type { ExtractResult } from './html/extract.js';
+import type { Fetcher, FetchResult } from './http/fetch.js';
 import type { RedirectContext } from './follow-redirect.js';
-import { FetchOutcome } from './fetch-outcome.js';
+import { FetchOutcome } from './http/fetch-outcome.js';
 import { FrontierPump } from './frontier-pump.js';
 import { HeldEntries } from './held-entries.js';
-import { fetchGates, passGates, redirectGates, type Gate, type GateContext, type GateDeps } from './fetch-gates.js';
+import { fetchGates, passGates, redirectGates, type Gate, type GateContext, type GateDeps } from './policy/fetch-gates.js';
 import { LinkIntake } from './link-intake.js';
 import { crawledPage, PageChannel } from './page-channel.js';
 import { fetchPage, type PageFetchDeps } from './page-fetch.js';
-import type { Politeness } from './politeness.js';
-import type { CrawlReport, StopReason } from './report.js';
-import type { RobotsCache } from './robots.js';
-import type { CrawlScope } from './scope.js';
-import type { HostBudget, PatternTraps } from './traps.js';
+import type { Politeness } from './policy/politeness.js';
+import type { CrawlReport, StopReason } from './report/report.js';
+import type { RobotsCache } from './policy/robots.js';
+import type { CrawlScope } from './policy/scope.js';
+import type { HostBudget, PatternTraps } from './policy/traps.js';
 
 export { defaultCrawlOptions, type Crawl, type CrawledPage, type CrawlOptions, type CrawlProgress } from './crawl-options.js';
-export { rungOf } from './duplicate-rung.js';
+export { rungOf } from './report/duplicate-rung.js';
 
 /**
  * Where the crawl is: `starting` (opening the store, admitting the seeds; a `stop()` now is kept

@@ -8,10 +8,10 @@
 import type { Logger } from 'pino';
 import { UrlError } from '../normalize/index.js';
 import type { SeenStore } from '../store/index.js';
-import type { RedirectHop } from './fetch.js';
+import type { RedirectHop } from './http/fetch.js';
 import type { CrawlEvents } from './crawl-events.js';
-import { passGates, type Gate, type GateContext } from './fetch-gates.js';
-import type { Politeness } from './politeness.js';
+import { passGates, type Gate, type GateContext } from './policy/fetch-gates.js';
+import type { Politeness } from './policy/politeness.js';
 import { tryNodeUrl } from '../normalize/parse-count.js';
 
 /** What the redirect gate reads and holds of the crawl: given once the store is open and the scope known. */

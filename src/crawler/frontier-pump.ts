@@ -4,7 +4,7 @@
  * as many waiting) and at most `perHost + 1` per host.
  */
 import type { FrontierEntry, SeenStore } from '../store/index.js';
-import type { PolitenessOptions } from './politeness.js';
+import type { PolitenessOptions } from './policy/politeness.js';
 
 /** What the pump needs of the crawl loop. */
 export interface PumpedLoop {

@@ -6,8 +6,8 @@
  */
 import type { Logger } from 'pino';
 import type { FrontierEntry } from '../store/index.js';
-import type { FetchResult } from './fetch.js';
-import { backoffMs, defaultRetryOptions, parseRetryAfter, type RetryOptions } from './retry.js';
+import type { FetchResult } from './http/fetch.js';
+import { backoffMs, defaultRetryOptions, parseRetryAfter, type RetryOptions } from './http/retry.js';
 
 /** A host whose frontier entries wait: an unreachable robots.txt (until a retry) or a spent budget. */
 export interface PausedHost {

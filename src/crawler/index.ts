@@ -1,6 +1,6 @@
 // The crawler's public surface (re-exports only).
 export { crawl, runCrawl, rungOf, defaultCrawlOptions, type Crawl, type CrawlOptions, type CrawledPage, type CrawlProgress } from './crawl.js';
-export { formatReport, ReportBuilder, type CrawlReport, type StopReason } from './report.js';
+export { formatReport, ReportBuilder, type CrawlReport, type StopReason } from './report/report.js';
 export {
   Fetcher,
   defaultFetchOptions,
@@ -12,9 +12,9 @@ export {
   type ResponseHead,
   type BodySink,
   type HeaderValues,
-} from './fetch.js';
-export { parseContentEncoding, createDecoder, looksLikeZlib, brotliWindowBits, brotliWindowGuard, type ContentCoding } from './content-coding.js';
-export { NetworkGuard, classifyAddress, isLoopbackName, type GuardOptions, type AllowedEndpoint, type Resolver, type AddressVerdict, type LookupFunction } from './guard.js';
+} from './http/fetch.js';
+export { parseContentEncoding, createDecoder, looksLikeZlib, brotliWindowBits, brotliWindowGuard, type ContentCoding } from './http/content-coding.js';
+export { NetworkGuard, classifyAddress, isLoopbackName, type GuardOptions, type AllowedEndpoint, type Resolver, type AddressVerdict, type LookupFunction } from './http/guard.js';
 export {
   RobotsCache,
   RobotsPolicy,
@@ -32,10 +32,10 @@ export {
   type RobotsState,
   type RobotsVerdict,
   type RobotsCacheOptions,
-} from './robots.js';
-export { LinkExtractor, extractLinks, parseMetaRefresh, defaultExtractOptions, type ExtractOptions, type ExtractResult, type ExtractedLink, type LinkKind } from './extract.js';
-export { Politeness, defaultPolitenessOptions, type PolitenessOptions } from './politeness.js';
-export { pathTrap, segmentsTrap, hasRepeatedSegments, HostBudget, defaultTrapOptions, type TrapOptions, type TrapReason } from './traps.js';
-export { CrawlScope, type ScopeMode, type ScopeOptions, type ScopeVerdict } from './scope.js';
+} from './policy/robots.js';
+export { LinkExtractor, extractLinks, parseMetaRefresh, defaultExtractOptions, type ExtractOptions, type ExtractResult, type ExtractedLink, type LinkKind } from './html/extract.js';
+export { Politeness, defaultPolitenessOptions, type PolitenessOptions } from './policy/politeness.js';
+export { pathTrap, segmentsTrap, hasRepeatedSegments, HostBudget, defaultTrapOptions, type TrapOptions, type TrapReason } from './policy/traps.js';
+export { CrawlScope, type ScopeMode, type ScopeOptions, type ScopeVerdict } from './policy/scope.js';
 export { FetchError, isFetchError, type CrawlErrorCode } from './errors.js';
-export { USER_AGENT, PRODUCT_TOKEN, VERSION } from './user-agent.js';
+export { USER_AGENT, PRODUCT_TOKEN, VERSION } from './http/user-agent.js';

@@ -9,10 +9,10 @@
  */
 import { recompose, urlFromKey, type UriRecord } from '../normalize/index.js';
 import type { AdmitResult, FrontierEntry, PruneEntry, SeenStore } from '../store/index.js';
-import { RungLabeler } from './duplicate-rung.js';
-import type { ExtractedLink, ExtractResult } from './extract.js';
-import type { CrawlScope } from './scope.js';
-import { pathTrap, segmentsTrap, type PatternTraps, type TrapOptions, type TrapReason } from './traps.js';
+import { RungLabeler } from './report/duplicate-rung.js';
+import type { ExtractedLink, ExtractResult } from './html/extract.js';
+import type { CrawlScope } from './policy/scope.js';
+import { pathTrap, segmentsTrap, type PatternTraps, type TrapOptions, type TrapReason } from './policy/traps.js';
 
 /** Filter verdicts remembered per normal form (a page's links repeat across pages). */
 const FILTER_MEMO_SIZE = 8192;

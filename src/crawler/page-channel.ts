@@ -5,8 +5,8 @@
  */
 import type { FetchRecord, FrontierEntry } from '../store/index.js';
 import type { CrawledPage } from './crawl-options.js';
-import type { ExtractResult } from './extract.js';
-import type { FetchResult } from './fetch.js';
+import type { ExtractResult } from './html/extract.js';
+import type { FetchResult } from './http/fetch.js';
 
 /** Pages buffered before the producer waits for the consumer. */
 const PAGES_AHEAD = 64;

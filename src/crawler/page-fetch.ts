@@ -8,11 +8,11 @@
 import type { Logger } from 'pino';
 import type { FrontierEntry, SeenStore } from '../store/index.js';
 import type { CrawlEvents } from './crawl-events.js';
-import { LinkExtractor, type ExtractOptions } from './extract.js';
-import type { Fetcher, FetchResult, ResponseHead } from './fetch.js';
-import type { FetchOutcome } from './fetch-outcome.js';
+import { LinkExtractor, type ExtractOptions } from './html/extract.js';
+import type { Fetcher, FetchResult, ResponseHead } from './http/fetch.js';
+import type { FetchOutcome } from './http/fetch-outcome.js';
 import { mayFollowRedirect, type RedirectContext } from './follow-redirect.js';
-import { HTML_TYPES, SniffingSink } from './mime-sniff.js';
+import { HTML_TYPES, SniffingSink } from './http/mime-sniff.js';
 
 /** What a page fetch reads of its crawl. */
 export interface PageFetchDeps {

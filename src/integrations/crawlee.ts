@@ -24,8 +24,8 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import { extractLinks } from '../crawler/extract.js';
-import { pathTrap, PatternTraps, type TrapOptions } from '../crawler/traps.js';
+import { extractLinks } from '../crawler/html/extract.js';
+import { pathTrap, PatternTraps, type TrapOptions } from '../crawler/policy/traps.js';
 import { key, urlFromKey } from '../normalize/key.js';
 import { tryNodeUrl } from '../normalize/parse-count.js';
 import type { FetchRecord, FrontierEntry, SeenStore } from '../store/seen-store.js';

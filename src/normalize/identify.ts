@@ -17,7 +17,7 @@ import { parseCount } from './parse-count.js';
 import { keyFromRecord } from './key.js';
 import { describeValue, urlArgument } from './misuse.js';
 import { normalizeWith, resolveNormalizeOptions, type NormalizeOptions, type ResolvedOptions } from './normalize.js';
-import { keyFingerprintOf, normalOf, restOf, singlePassScan, SinglePassResult } from './single-pass.js';
+import { keyFingerprintOf, normalOf, restOf, singlePassScan, SinglePassResult } from './single-pass/single-pass.js';
 import { recompose, type UriRecord } from './uri-record.js';
 
 /** Scratch for the fingerprint words. */

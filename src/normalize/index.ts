@@ -22,5 +22,5 @@ export { schemeRule, knownSchemes, type SchemeRule } from './schemes/registry.js
 export { key, keyFromRecord, keyFromNormal, urlFromKey, normalizeAndKey, sortHost, KEY_FORMAT_VERSION } from './key.js';
 export { fingerprint, fingerprintInto, fingerprintWords } from './fingerprint.js';
 export { toSurt, hostToSurt, defaultSurtOptions, type SurtOptions } from './surt.js';
-export { isNormalHttpUrl } from './fast-path.js';
+export { isNormalHttpUrl } from './single-pass/fast-path.js';
 export { identify, identifyInto, UrlIdentity } from './identify.js';

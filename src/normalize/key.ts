@@ -23,7 +23,7 @@ import { defaultLimits } from './limits.js';
 import { urlArgument } from './misuse.js';
 import { parseUriReference } from './parse.js';
 import { sortHost } from './sort-host.js';
-import { keyOf, normalOf, singlePassKey, singlePassScan, SinglePassResult, type AuthorityFailure } from './single-pass.js';
+import { keyOf, normalOf, singlePassKey, singlePassScan, SinglePassResult, type AuthorityFailure } from './single-pass/single-pass.js';
 import type { UriRecord } from './uri-record.js';
 import { recompose } from './uri-record.js';
 

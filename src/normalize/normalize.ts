@@ -4,7 +4,7 @@
  * Protocol-based normalization (§6.2.4) needs evidence and lives in the store.
  * `normalize(normalize(x)) === normalize(x)` for every rung and option.
  */
-import { knownAuthorityFailure, rememberAuthorityFailure } from './authority-failures.js';
+import { knownAuthorityFailure, rememberAuthorityFailure } from './single-pass/authority-failures.js';
 import { UrlError } from './errors.js';
 import { applyPolicy, isPresetName, type PresetName } from './ladder/policy.js';
 import { schemeNormalize } from './ladder/scheme.js';
@@ -13,7 +13,7 @@ import { defaultLimits, type Limits } from './limits.js';
 import { checkOptionNames, urlArgument, type OptionNames } from './misuse.js';
 import { parseUriReference } from './parse.js';
 import { countSegments } from './remove-dot-segments.js';
-import { normalOf, singlePassScan, SinglePassResult, type AuthorityFailure } from './single-pass.js';
+import { normalOf, singlePassScan, SinglePassResult, type AuthorityFailure } from './single-pass/single-pass.js';
 import { recompose, type UriRecord } from './uri-record.js';
 
 /** How far up the ladder to go. */

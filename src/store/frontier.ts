@@ -18,7 +18,7 @@
  * hosts, checks each against its `url` entry, and marks it in flight (in memory only).
  */
 import { decodeUrlEntry, frontierKey, parseFrontierKey, prefixRange, SEP } from './keys.js';
-import type { Kv } from './kv.js';
+import type { Kv } from './backends/kv.js';
 import type { FrontierEntry, NextOptions } from './seen-store.js';
 import { urlFromKey } from '../normalize/index.js';
 

@@ -1,11 +1,11 @@
 // The seen-store's public surface (re-exports only).
-export { openStore, storeError, type OpenStoreOptions, type LevelTuning, type LevelDatabase } from './level-store.js';
-export { openMemoryStore } from './memory-store.js';
+export { openStore, storeError, type OpenStoreOptions, type LevelTuning, type LevelDatabase } from './backends/level-store.js';
+export { openMemoryStore } from './backends/memory-store.js';
 export { StoreError, isStoreError, type StoreErrorCode } from './errors.js';
-export { repairStore, type RepairReport, type SublevelCounts } from './repair.js';
-export { openRedisStore, type OpenRedisStoreOptions, type RedisSeenStore } from './redis-store.js';
+export { repairStore, type RepairReport, type SublevelCounts } from './backends/leveldb/repair.js';
+export { openRedisStore, type OpenRedisStoreOptions, type RedisSeenStore } from './backends/redis-store.js';
 export { openFleetStore, isFleetMember, isFleetLocation, FleetStore, type FleetOptions, type FleetLocation, type FleetMember, type OpenFleetStoreOptions } from './fleet/fleet-store.js';
-export { defaultRedisStoreOptions, destroyRedisStore, type RedisStoreOptions, type RedisSyncMode, type RedisSeeds } from './redis/cluster.js';
+export { defaultRedisStoreOptions, destroyRedisStore, type RedisStoreOptions, type RedisSyncMode, type RedisSeeds } from './backends/redis/cluster.js';
 export {
   defaultStoreOptions,
   type SeenStore,

@@ -4,7 +4,7 @@
  * ones). The values are checked by `resolveStoreOptions` (engine/options.ts).
  */
 import { checkOptionNames, type OptionNames } from '../normalize/misuse.js';
-import type { OpenStoreOptions } from './level-store.js';
+import type { OpenStoreOptions } from './backends/level-store.js';
 import type { AdmissionScope, StoreOptions } from './seen-store.js';
 
 export const storeOptionNames = {

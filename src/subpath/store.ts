@@ -4,12 +4,12 @@
  * the types of every `SeenStore` method.
  */
 export { defaultDocuments, explainRedirect, parseRuleId, formatSpec, type RuleKind } from '../store/rules.js';
-export { repairStore, type RepairReport, type SublevelCounts } from '../store/repair.js';
+export { repairStore, type RepairReport, type SublevelCounts } from '../store/backends/leveldb/repair.js';
 export { STORE_FORMAT_VERSION } from '../store/keys.js';
-export { openRedisStore, type OpenRedisStoreOptions, type RedisSeenStore } from '../store/redis-store.js';
-export { destroyRedisStore, type RedisStoreOptions, type RedisSyncMode, type RedisSeeds } from '../store/redis/cluster.js';
+export { openRedisStore, type OpenRedisStoreOptions, type RedisSeenStore } from '../store/backends/redis-store.js';
+export { destroyRedisStore, type RedisStoreOptions, type RedisSyncMode, type RedisSeeds } from '../store/backends/redis/cluster.js';
 export { openFleetStore, type FleetStore, type FleetOptions, type FleetLocation, type OpenFleetStoreOptions } from '../store/fleet/fleet-store.js';
-export type { LevelTuning, LevelDatabase } from '../store/level-store.js';
+export type { LevelTuning, LevelDatabase } from '../store/backends/level-store.js';
 export type {
   StoreSupports,
   SyncPolicy,

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../sites/mulberry32.js';
 import { key } from '../../src/normalize/index.js';
 import { decodeUrlEntry } from '../../src/store/keys.js';
-import { unseal } from '../../src/store/leveldb/record-checksum.js';
+import { unseal } from '../../src/store/backends/leveldb/record-checksum.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
 
@@ -46,7 +46,7 @@ async function entries(db: string): Promise<Map<string, boolean>> {
   try {
     const url = level.sublevel<string, string>('url', { keyEncoding: 'utf8', valueEncoding: 'utf8' });
     for await (const [k, stored] of url.iterator()) {
-      // (each value carries the store's checksum: src/store/leveldb/record-checksum.ts)
+      // (each value carries the store's checksum: src/store/backends/leveldb/record-checksum.ts)
       const e = decodeUrlEntry(unseal(url.prefixKey(k, 'utf8'), stored)!);
       if (e.s === 'queued') out.set(k, e.u === true);
     }

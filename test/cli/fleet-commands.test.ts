@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { destroyRedisStore } from '../../src/store/redis/cluster.js';
+import { destroyRedisStore } from '../../src/store/backends/redis/cluster.js';
 import { runCli } from '../support/cli.js';
 import { sharedCluster, type TestCluster } from '../support/redis-cluster.js';
 import { html, httpServer, type TestServer } from '../crawler/support.js';

@@ -4,8 +4,8 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { destroyRedisStore } from '../../src/store/redis/cluster.js';
-import { openRedisStore } from '../../src/store/redis-store.js';
+import { destroyRedisStore } from '../../src/store/backends/redis/cluster.js';
+import { openRedisStore } from '../../src/store/backends/redis-store.js';
 import { CLI, runCli } from '../support/cli.js';
 import { sharedCluster, type TestCluster } from '../support/redis-cluster.js';
 import { describeWith, REDIS } from '../support/requirements.js';

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCrawlCommand } from '../../src/cli/commands/crawl.js';
 import { runCrawl } from '../../src/crawler/crawl.js';
-import type { CrawlReport } from '../../src/crawler/report.js';
+import type { CrawlReport } from '../../src/crawler/report/report.js';
 import { openStore } from '../../src/store/index.js';
 import { html, httpServer, tempDir, type TestServer } from './support.js';
 

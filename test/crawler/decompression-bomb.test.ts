@@ -18,9 +18,9 @@
 import { pipeline, Readable, type Transform } from 'node:stream';
 import { brotliCompressSync, constants, createBrotliCompress, createDeflate, createGzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { brotliWindowBits } from '../../src/crawler/content-coding.js';
+import { brotliWindowBits } from '../../src/crawler/http/content-coding.js';
 import { runCrawl } from '../../src/crawler/crawl.js';
-import { defaultFetchOptions } from '../../src/crawler/fetch.js';
+import { defaultFetchOptions } from '../../src/crawler/http/fetch.js';
 import { measureRss, mib, MiB } from '../support/rss-sampler.js';
 import { auditStore, describeAudit } from '../support/store-audit.js';
 import { countWrites, html, httpServer, rssBaselineAfterWarmUp, tempDir, type TestServer } from './support.js';

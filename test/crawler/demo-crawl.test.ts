@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl, type CrawledPage } from '../../src/crawler/crawl.js';
 import { startDemoSite, type DemoSite } from '../../src/cli/commands/demo-site.js';
-import type { AllowedEndpoint } from '../../src/crawler/guard.js';
-import type { CrawlReport } from '../../src/crawler/report.js';
+import type { AllowedEndpoint } from '../../src/crawler/http/guard.js';
+import type { CrawlReport } from '../../src/crawler/report/report.js';
 import { openStore } from '../../src/store/index.js';
 import { expectOnlyRechecksRepeated, loopbackAllow, repeatedTargets, tempDir } from './support.js';
 

@@ -3,7 +3,7 @@
  * canonical evidence, caps, and streaming (any chunking gives the same links).
  */
 import { describe, expect, it } from 'vitest';
-import { extractLinks, LinkExtractor, parseMetaRefresh } from '../../src/crawler/extract.js';
+import { extractLinks, LinkExtractor, parseMetaRefresh } from '../../src/crawler/html/extract.js';
 
 const DOC = 'http://example.com/dir/page.html';
 

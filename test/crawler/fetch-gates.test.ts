@@ -1,12 +1,12 @@
 /**
- * The checks before a fetch (src/crawler/fetch-gates.ts), on their own: the first verdict that is
+ * The checks before a fetch (src/crawler/policy/fetch-gates.ts), on their own: the first verdict that is
  * not `go` wins, in the order scope, host budget, guard, robots.txt, page cap; the page cap takes
  * a page of the host's budget only for an entry every other gate passed, and never for a retry.
  * (robots.txt over real HTTP is test/crawler/robots.test.ts's; here there is none.)
  */
 import { describe, expect, it } from 'vitest';
-import { fetchGates, passGates, type GateContext } from '../../src/crawler/fetch-gates.js';
-import { CrawlScope } from '../../src/crawler/scope.js';
+import { fetchGates, passGates, type GateContext } from '../../src/crawler/policy/fetch-gates.js';
+import { CrawlScope } from '../../src/crawler/policy/scope.js';
 import { gateDeps as deps } from './support.js';
 
 

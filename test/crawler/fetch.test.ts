@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { brotliCompressSync, constants, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Fetcher, originForm } from '../../src/crawler/fetch.js';
+import { Fetcher, originForm } from '../../src/crawler/http/fetch.js';
 import { httpServer, tcpListener, type TestServer } from './support.js';
 
 const PAGE = '<!doctype html><title>x</title><p>hello, decoded world</p>'.repeat(20);

@@ -10,8 +10,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCrawl } from '../../src/crawler/crawl.js';
-import type { Resolver } from '../../src/crawler/guard.js';
-import type { CrawlReport } from '../../src/crawler/report.js';
+import type { Resolver } from '../../src/crawler/http/guard.js';
+import type { CrawlReport } from '../../src/crawler/report/report.js';
 import { loopbackPair, type LoopbackPair } from '../support/loopback-pair.js';
 import { auditStore, describeAudit, type Audit } from '../support/store-audit.js';
 import { html, httpServer, tempDir } from './support.js';

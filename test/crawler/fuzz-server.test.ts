@@ -15,7 +15,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runCrawl } from '../../src/crawler/crawl.js';
-import type { CrawlReport } from '../../src/crawler/report.js';
+import type { CrawlReport } from '../../src/crawler/report/report.js';
 import { fuzzSite, writeAnswer, type FuzzSite } from '../support/fuzz-http.js';
 import { rawHttpServer, respond, type RawServer } from '../support/raw-http-server.js';
 import { freshSeed, printRegression, propertyBudgetMs, regressions, type SeedEntry } from '../support/regressions.js';

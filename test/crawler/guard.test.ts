@@ -5,8 +5,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Fetcher } from '../../src/crawler/fetch.js';
-import { classifyAddress, isLoopbackName, NetworkGuard, type Resolver } from '../../src/crawler/guard.js';
+import { Fetcher } from '../../src/crawler/http/fetch.js';
+import { classifyAddress, isLoopbackName, NetworkGuard, type Resolver } from '../../src/crawler/http/guard.js';
 import { tcpListener } from './support.js';
 
 const REFUSED = [

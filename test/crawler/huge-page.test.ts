@@ -13,8 +13,8 @@
 import { pipeline, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl, runCrawl } from '../../src/crawler/crawl.js';
-import { defaultExtractOptions } from '../../src/crawler/extract.js';
-import { defaultFetchOptions } from '../../src/crawler/fetch.js';
+import { defaultExtractOptions } from '../../src/crawler/html/extract.js';
+import { defaultFetchOptions } from '../../src/crawler/http/fetch.js';
 import { measureRss, mib, MiB } from '../support/rss-sampler.js';
 import { auditStore, describeAudit } from '../support/store-audit.js';
 import { countWrites, html, httpServer, rssBaselineAfterWarmUp, tempDir, type TestServer } from './support.js';

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCrawl, type CrawlOptions } from '../../src/crawler/crawl.js';
 import { startDemoSite, type DemoSite } from '../../src/cli/commands/demo-site.js';
-import type { CrawlReport } from '../../src/crawler/report.js';
+import type { CrawlReport } from '../../src/crawler/report/report.js';
 import { tempDir } from './support.js';
 
 let site: DemoSite;

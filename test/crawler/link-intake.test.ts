@@ -4,10 +4,10 @@
  * figures the crawl's `links` event hands to the report.
  */
 import { describe, expect, it } from 'vitest';
-import { extractLinks } from '../../src/crawler/extract.js';
+import { extractLinks } from '../../src/crawler/html/extract.js';
 import { duplicateLinks, LinkIntake, type LinkTally } from '../../src/crawler/link-intake.js';
-import { CrawlScope } from '../../src/crawler/scope.js';
-import { openMemoryStore } from '../../src/store/memory-store.js';
+import { CrawlScope } from '../../src/crawler/policy/scope.js';
+import { openMemoryStore } from '../../src/store/backends/memory-store.js';
 import type { FrontierEntry } from '../../src/store/index.js';
 
 const PAGE = 'http://a.example/docs/';

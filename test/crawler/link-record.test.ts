@@ -5,10 +5,10 @@
  * Oracle: those string paths, over the WPT URL test data (test/fixtures/conformance).
  */
 import { describe, expect, it } from 'vitest';
-import { RungLabeler, rungOf } from '../../src/crawler/duplicate-rung.js';
-import { extractLinks } from '../../src/crawler/extract.js';
-import { CrawlScope } from '../../src/crawler/scope.js';
-import { pathTrap, segmentsTrap } from '../../src/crawler/traps.js';
+import { RungLabeler, rungOf } from '../../src/crawler/report/duplicate-rung.js';
+import { extractLinks } from '../../src/crawler/html/extract.js';
+import { CrawlScope } from '../../src/crawler/policy/scope.js';
+import { pathTrap, segmentsTrap } from '../../src/crawler/policy/traps.js';
 import { normalize, parseWhatwg, resolve, serializeWhatwg, type WhatwgUrl } from '../../src/normalize/index.js';
 import { readTestdata } from '../support/testdata.js';
 

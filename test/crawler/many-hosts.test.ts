@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCrawl } from '../../src/crawler/crawl.js';
-import type { CrawlReport } from '../../src/crawler/report.js';
+import type { CrawlReport } from '../../src/crawler/report/report.js';
 import { openStore, type SeenStore, type StatsOptions } from '../../src/store/index.js';
 import { html, httpServer, tempDir, type TestServer } from './support.js';
 

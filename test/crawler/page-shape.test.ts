@@ -1,12 +1,12 @@
 /**
- * A page's shape, words and word sketch (src/crawler/page-shape.ts): what the learner uses to tell
+ * A page's shape, words and word sketch (src/crawler/html/page-shape.ts): what the learner uses to tell
  * a not-found page that echoes the request, what new text a page brings to the trap rule, and a
  * large difference between pages that carry a per-response token.
  */
 import { describe, expect, it } from 'vitest';
-import { echoFreeTextHash, pageShape, stableTextHash, textWords, withoutOwnAddress, wordSketch } from '../../src/crawler/page-shape.js';
+import { echoFreeTextHash, pageShape, stableTextHash, textWords, withoutOwnAddress, wordSketch } from '../../src/crawler/html/page-shape.js';
 import { sketchSimilarity } from '../../src/store/learning/stability.js';
-import { extractLinks } from '../../src/crawler/extract.js';
+import { extractLinks } from '../../src/crawler/html/extract.js';
 
 describe('page shape', () => {
   it('a not-found page that echoes the path and a request id has one shape for every URL', () => {

@@ -1,6 +1,6 @@
 /** Politeness: the global and per-host concurrency limits and the delay between request starts. */
 import { describe, expect, it } from 'vitest';
-import { Politeness } from '../../src/crawler/politeness.js';
+import { Politeness } from '../../src/crawler/policy/politeness.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 

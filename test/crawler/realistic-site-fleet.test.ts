@@ -15,7 +15,7 @@ import { crawlWithUrldedup, summarize } from '../../sites/real-site-runs.js';
 import { startRealisticSite, type RealisticSite } from '../../sites/realistic-site.js';
 import { runCrawl } from '../../src/crawler/crawl.js';
 import { openFleetStore } from '../../src/store/fleet/fleet-store.js';
-import { destroyRedisStore } from '../../src/store/redis/cluster.js';
+import { destroyRedisStore } from '../../src/store/backends/redis/cluster.js';
 import { sharedCluster, type TestCluster } from '../support/redis-cluster.js';
 import { describeWith, REDIS, SQLITE_TREE } from '../support/requirements.js';
 

@@ -1,15 +1,15 @@
 /**
- * Redirect targets pass the gates a frontier entry passes (src/crawler/fetch-gates.ts
+ * Redirect targets pass the gates a frontier entry passes (src/crawler/policy/fetch-gates.ts
  * `redirectGates`): a fetch follows a hop at once only to a target in scope, under robots.txt, with
  * no path trap, queued and unclaimed, on the same origin, and with the host's budget left. Any other
  * target is left to the frontier, where it meets the entry gates: one robots.txt disallows is never
  * requested and is stored as `ERR_ROBOTS_DISALLOWED`, one out of scope as `ERR_OUT_OF_SCOPE`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redirectGates, passGates, type GateContext, type GateDeps } from '../../src/crawler/fetch-gates.js';
+import { redirectGates, passGates, type GateContext, type GateDeps } from '../../src/crawler/policy/fetch-gates.js';
 import { runCrawl } from '../../src/crawler/crawl.js';
-import { CrawlScope } from '../../src/crawler/scope.js';
-import { HostBudget } from '../../src/crawler/traps.js';
+import { CrawlScope } from '../../src/crawler/policy/scope.js';
+import { HostBudget } from '../../src/crawler/policy/traps.js';
 import { auditStore } from '../support/store-audit.js';
 import { gateDeps, html, httpServer, tempDir, type TestServer } from './support.js';
 

@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCrawl } from '../../src/crawler/crawl.js';
-import type { CrawlReport } from '../../src/crawler/report.js';
+import type { CrawlReport } from '../../src/crawler/report/report.js';
 import { auditStore, describeAudit, type Audit } from '../support/store-audit.js';
 import { html, httpServer, tempDir, type TestServer } from './support.js';
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl, runCrawl } from '../../src/crawler/crawl.js';
 import { startDemoSite, type DemoSite } from '../../src/cli/commands/demo-site.js';
-import type { AllowedEndpoint } from '../../src/crawler/guard.js';
+import type { AllowedEndpoint } from '../../src/crawler/http/guard.js';
 import { openStore } from '../../src/store/index.js';
 import { expectOnlyRechecksRepeated, html, httpServer, loopbackAllow, tempDir } from './support.js';
 

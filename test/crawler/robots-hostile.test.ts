@@ -12,7 +12,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runCrawl } from '../../src/crawler/crawl.js';
-import { parseRobots, patternMatches, policyFor } from '../../src/crawler/robots.js';
+import { parseRobots, patternMatches, policyFor } from '../../src/crawler/policy/robots.js';
 import { freshSeed, printRegression, propertyBudgetMs, regressions, type SeedEntry } from '../support/regressions.js';
 import { auditStore } from '../support/store-audit.js';
 import { html, httpServer, tempDir } from './support.js';

@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCrawl } from '../../src/crawler/crawl.js';
-import { Fetcher } from '../../src/crawler/fetch.js';
-import { normalizePattern, parseRobots, patternMatches, policyFor, RobotsCache, ROBOTS_MAX_BYTES } from '../../src/crawler/robots.js';
+import { Fetcher } from '../../src/crawler/http/fetch.js';
+import { normalizePattern, parseRobots, patternMatches, policyFor, RobotsCache, ROBOTS_MAX_BYTES } from '../../src/crawler/policy/robots.js';
 import { html, httpServer, tempDir, type TestServer } from './support.js';
 
 const RFC_EXAMPLE = `User-Agent: *

@@ -1,6 +1,6 @@
 /** Crawl scope: host (with or without www.), domain, any; include and exclude. */
 import { describe, expect, it } from 'vitest';
-import { CrawlScope } from '../../src/crawler/scope.js';
+import { CrawlScope } from '../../src/crawler/policy/scope.js';
 
 describe('CrawlScope', () => {
   it('host: the seeds\' host names, www. or not, any scheme and port', () => {

@@ -18,7 +18,7 @@
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl, runCrawl, type CrawledPage } from '../../src/crawler/crawl.js';
-import type { CrawlReport } from '../../src/crawler/report.js';
+import type { CrawlReport } from '../../src/crawler/report/report.js';
 import { rawHttpServer, respond, type RawServer } from '../support/raw-http-server.js';
 import { auditStore, describeAudit, type Audit } from '../support/store-audit.js';
 import { html, httpServer, tcpListener, tempDir, type TestServer } from './support.js';

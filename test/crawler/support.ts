@@ -6,11 +6,11 @@ import { createServer as createNetServer, type AddressInfo, type Server as NetSe
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCrawl } from '../../src/crawler/crawl.js';
-import type { GateDeps } from '../../src/crawler/fetch-gates.js';
-import { NetworkGuard, type AllowedEndpoint } from '../../src/crawler/guard.js';
-import { Politeness } from '../../src/crawler/politeness.js';
-import { CrawlScope } from '../../src/crawler/scope.js';
-import { HostBudget } from '../../src/crawler/traps.js';
+import type { GateDeps } from '../../src/crawler/policy/fetch-gates.js';
+import { NetworkGuard, type AllowedEndpoint } from '../../src/crawler/http/guard.js';
+import { Politeness } from '../../src/crawler/policy/politeness.js';
+import { CrawlScope } from '../../src/crawler/policy/scope.js';
+import { HostBudget } from '../../src/crawler/policy/traps.js';
 import { collectGarbage } from '../support/rss-sampler.js';
 
 export interface TestServer {
@@ -149,7 +149,7 @@ export function expectOnlyRechecksRepeated(requests: readonly { readonly host: s
 }
 
 /**
- * What the fetch gates read of a crawl (src/crawler/fetch-gates.ts), built from real parts: a scope
+ * What the fetch gates read of a crawl (src/crawler/policy/fetch-gates.ts), built from real parts: a scope
  * of `http://a.example/`, `http://seed.example/` as a seed form, two pages a host, no robots.txt.
  */
 export function gateDeps(over: Partial<GateDeps> = {}): GateDeps {

@@ -3,7 +3,7 @@
  * the first and the latest sample, evenly spread points, capped rule events and hosts.
  */
 import { describe, expect, it } from 'vitest';
-import { TimelineRecorder } from '../../src/crawler/timeline.js';
+import { TimelineRecorder } from '../../src/crawler/report/timeline.js';
 import type { RuleRecord } from '../../src/store/index.js';
 
 const START = 1_700_000_000_000;

@@ -8,8 +8,8 @@
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { runCrawl } from '../../src/crawler/crawl.js';
-import type { Resolver } from '../../src/crawler/guard.js';
-import { backoffMs, parseRetryAfter } from '../../src/crawler/retry.js';
+import type { Resolver } from '../../src/crawler/http/guard.js';
+import { backoffMs, parseRetryAfter } from '../../src/crawler/http/retry.js';
 import { openStore } from '../../src/store/index.js';
 import { html, httpServer, tempDir } from './support.js';
 

@@ -18,7 +18,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runCrawl } from '../../src/crawler/crawl.js';
-import { defaultTrapOptions, urlPatterns } from '../../src/crawler/traps.js';
+import { defaultTrapOptions, urlPatterns } from '../../src/crawler/policy/traps.js';
 import { openStore } from '../../src/store/index.js';
 import { auditStore, describeAudit } from '../support/store-audit.js';
 import { html, httpServer, tempDir } from './support.js';

@@ -21,7 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { runCrawl, type CrawlOptions } from '../../src/crawler/crawl.js';
-import { defaultTrapOptions } from '../../src/crawler/traps.js';
+import { defaultTrapOptions } from '../../src/crawler/policy/traps.js';
 import { auditStore, describeAudit, type Audit, type AuditOptions } from '../support/store-audit.js';
 import { html, httpServer, tempDir, type TestServer } from './support.js';
 

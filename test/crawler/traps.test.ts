@@ -6,7 +6,7 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { runCrawl } from '../../src/crawler/crawl.js';
-import { hasRepeatedSegments, HostBudget, pathTrap } from '../../src/crawler/traps.js';
+import { hasRepeatedSegments, HostBudget, pathTrap } from '../../src/crawler/policy/traps.js';
 import { openStore } from '../../src/store/index.js';
 import { html, httpServer, tcpListener, tempDir } from './support.js';
 

@@ -5,9 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fingerprintWords, isNormalHttpUrl, keyFromRecord, recompose, UrlError, key, normalize, normalizeAndKey } from '../../src/normalize/index.js';
-import { knownAuthorityFailure } from '../../src/normalize/authority-failures.js';
+import { knownAuthorityFailure } from '../../src/normalize/single-pass/authority-failures.js';
 import { normalizeWith, resolveNormalizeOptions } from '../../src/normalize/normalize.js';
-import { keyFingerprintOf, normalOf, restOf, singlePassIdentity, singlePassKey, singlePassNormal, singlePassScan, SinglePassResult } from '../../src/normalize/single-pass.js';
+import { keyFingerprintOf, normalOf, restOf, singlePassIdentity, singlePassKey, singlePassNormal, singlePassScan, SinglePassResult } from '../../src/normalize/single-pass/single-pass.js';
 import { seededRandom } from '../../sites/seeded-random.js';
 
 const CORPUS = new URL('../../bench/corpus/urls.txt', import.meta.url);

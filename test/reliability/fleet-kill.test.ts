@@ -22,7 +22,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { destroyRedisStore } from '../../src/store/redis/cluster.js';
+import { destroyRedisStore } from '../../src/store/backends/redis/cluster.js';
 import { tempDir } from '../crawler/support.js';
 import { CLI } from '../support/cli.js';
 import { finishWithin, startCrawlWorker, type CrawlWorker } from '../../sites/crawl-worker.js';

@@ -1,7 +1,7 @@
 // The in-memory front: no false negatives ever, a bounded false-positive rate, an exact cache.
 import { describe, expect, it } from 'vitest';
 import { fingerprintWords } from '../../src/normalize/index.js';
-import { BloomFilter, EntryCache, KeyTable, ScalableBloom } from '../../src/store/bloom.js';
+import { BloomFilter, EntryCache, KeyTable, ScalableBloom } from '../../src/store/front/bloom.js';
 import { seededRandom } from '../../sites/seeded-random.js';
 
 const keyOf = (i: number): string => `com,example,h${i % 97})https://p/${i}/page-${(i * 7919) % 10007}.html`;

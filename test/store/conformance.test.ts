@@ -7,9 +7,9 @@ import { Level } from 'level';
 import { StoreEngine } from '../../src/store/engine/index.js';
 import { openStore, type SeenStore, type StoreOptions } from '../../src/store/index.js';
 import type { Space } from '../../src/store/keys.js';
-import type { Kv, KvOp, KvRange } from '../../src/store/kv.js';
-import { seal } from '../../src/store/leveldb/record-checksum.js';
-import { MemoryKv } from '../../src/store/memory-store.js';
+import type { Kv, KvOp, KvRange } from '../../src/store/backends/kv.js';
+import { seal } from '../../src/store/backends/leveldb/record-checksum.js';
+import { MemoryKv } from '../../src/store/backends/memory-store.js';
 import { seenStoreSuite, type Backend, type RawOp } from './seen-store.suite.js';
 
 /** The memory Kv, counting reads (to check that batch lookups read once). */

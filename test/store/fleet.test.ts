@@ -8,8 +8,8 @@ import { Cluster } from 'ioredis';
 import { isStoreError } from '../../src/store/index.js';
 import { openFleetStore, type FleetStore } from '../../src/store/fleet/fleet-store.js';
 import { hostTag, partitionTag } from '../../src/store/host-tag.js';
-import { destroyRedisStore } from '../../src/store/redis/cluster.js';
-import { openRedisStore } from '../../src/store/redis-store.js';
+import { destroyRedisStore } from '../../src/store/backends/redis/cluster.js';
+import { openRedisStore } from '../../src/store/backends/redis-store.js';
 import { sharedCluster, type TestCluster } from '../support/redis-cluster.js';
 import { describeWith, REDIS } from '../support/requirements.js';
 

@@ -10,8 +10,8 @@ import { RuleLearner } from '../../src/store/learning/learner.js';
 import { LiveRules } from '../../src/store/engine/state.js';
 import { summaryOf } from '../../src/store/engine/url-state.js';
 import { counterNames, decodeJson, decodeUrlEntry, encodeUrlEntry, evidenceKeys, type UrlEntry } from '../../src/store/keys.js';
-import { MemoryKv } from '../../src/store/memory-store.js';
-import { wordSketch } from '../../src/crawler/page-shape.js';
+import { MemoryKv } from '../../src/store/backends/memory-store.js';
+import { wordSketch } from '../../src/crawler/html/page-shape.js';
 import { applyRules, contradict, defaultDocuments, ruleId, type RuleRecord, type RuleSpec } from '../../src/store/rules.js';
 
 const url = (u: string): LearnedUrl => {

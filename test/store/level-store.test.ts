@@ -7,7 +7,7 @@ import { ClassicLevel } from 'classic-level';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PresetName } from '../../src/normalize/index.js';
 import { openMemoryStore, openStore, STORE_FORMAT_VERSION, type StoreOptions } from '../../src/store/index.js';
-import { seal, unseal } from '../../src/store/leveldb/record-checksum.js';
+import { seal, unseal } from '../../src/store/backends/leveldb/record-checksum.js';
 
 const dirs: string[] = [];
 function tempDir(): string {

@@ -2,8 +2,8 @@
 // over the database answers, through inserts, deletes, loads overtaken by writes and large hosts.
 import { describe, expect, it } from 'vitest';
 import { evidenceKeys, prefixRange, SEP } from '../../src/store/keys.js';
-import type { KvOp } from '../../src/store/kv.js';
-import { MemoryKv } from '../../src/store/memory-store.js';
+import type { KvOp } from '../../src/store/backends/kv.js';
+import { MemoryKv } from '../../src/store/backends/memory-store.js';
 import { PathDocuments } from '../../src/store/learning/path-documents.js';
 import { mulberry32 } from '../../sites/mulberry32.js';
 

@@ -5,8 +5,8 @@ import { StoreError } from '../../src/store/errors.js';
 import { StoreEngine } from '../../src/store/engine/index.js';
 import type { AdmitResult } from '../../src/store/seen-store.js';
 import type { Space } from '../../src/store/keys.js';
-import type { Kv, KvOp, KvRange } from '../../src/store/kv.js';
-import { MemoryKv } from '../../src/store/memory-store.js';
+import type { Kv, KvOp, KvRange } from '../../src/store/backends/kv.js';
+import { MemoryKv } from '../../src/store/backends/memory-store.js';
 
 /** A memory Kv whose writes take a few ms (so batches pile up) and can be made to fail. */
 class FlakyKv implements Kv {

@@ -9,7 +9,7 @@
 // cluster is this file's own (3 masters in a temp folder): the shared one is never killed.
 import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openRedisStore } from '../../src/store/redis-store.js';
+import { openRedisStore } from '../../src/store/backends/redis-store.js';
 import type { CanonicalResult, SeenStore } from '../../src/store/index.js';
 import { ownCluster, type TestCluster } from '../support/redis-cluster.js';
 import { describeWith, REDIS_SERVER } from '../support/requirements.js';

@@ -4,7 +4,7 @@
 // The cluster is this file's own (3 masters, appendfsync always): the shared one is never killed.
 import { afterAll, describe, expect, it } from 'vitest';
 import { openFleetStore } from '../../src/store/fleet/fleet-store.js';
-import { openRedisStore } from '../../src/store/redis-store.js';
+import { openRedisStore } from '../../src/store/backends/redis-store.js';
 import type { CanonicalResult } from '../../src/store/index.js';
 import { ownCluster, type TestCluster } from '../support/redis-cluster.js';
 import { describeWith, REDIS_SERVER } from '../support/requirements.js';

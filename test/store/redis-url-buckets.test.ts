@@ -1,14 +1,14 @@
-// The Redis url space's buckets (src/store/redis/url-buckets.ts) and value encodings
-// (src/store/redis/values.ts) on a real Redis Cluster: every bucket stays a listpack as a host
+// The Redis url space's buckets (src/store/backends/redis/url-buckets.ts) and value encodings
+// (src/store/backends/redis/values.ts) on a real Redis Cluster: every bucket stays a listpack as a host
 // grows, reads by key and by range agree with what was written, and a store in the layout of
 // before the buckets is converted by its writer and refused to a reader.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Cluster } from 'ioredis';
-import { ClusterLock, clusterReady, connectCluster, destroyRedisStore, scanStoreKeys } from '../../src/store/redis/cluster.js';
-import { RedisKv } from '../../src/store/redis/redis-kv.js';
-import { urlField, urlKey } from '../../src/store/redis/url-buckets.js';
-import { decodeValue, encodeValue, keyHost } from '../../src/store/redis/values.js';
+import { ClusterLock, clusterReady, connectCluster, destroyRedisStore, scanStoreKeys } from '../../src/store/backends/redis/cluster.js';
+import { RedisKv } from '../../src/store/backends/redis/redis-kv.js';
+import { urlField, urlKey } from '../../src/store/backends/redis/url-buckets.js';
+import { decodeValue, encodeValue, keyHost } from '../../src/store/backends/redis/values.js';
 import { sharedCluster, type TestCluster } from '../support/redis-cluster.js';
 import { describeWith, REDIS } from '../support/requirements.js';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/index.js';
-import { repairStore } from '../../src/store/repair.js';
+import { repairStore } from '../../src/store/backends/leveldb/repair.js';
 
 const dirs: string[] = [];
 const newDir = (): string => {

@@ -5,7 +5,7 @@
  * were not fsynced) and cuts off the `Kv` in use; `reopen()` gives a fresh `Kv` over what survived.
  */
 import { SPACES, type Space } from '../../src/store/keys.js';
-import type { Kv, KvOp, KvRange } from '../../src/store/kv.js';
+import type { Kv, KvOp, KvRange } from '../../src/store/backends/kv.js';
 
 type Data = Record<Space, Map<string, string>>;
 

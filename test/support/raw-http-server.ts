@@ -8,7 +8,7 @@
  * the connection.
  */
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import type { AllowedEndpoint } from '../../src/crawler/guard.js';
+import type { AllowedEndpoint } from '../../src/crawler/http/guard.js';
 
 export interface RawRequest {
   readonly method: string;

@@ -12,7 +12,7 @@
  * audit sees exactly what a restart would see. It reads; it never writes.
  */
 import { Level } from 'level';
-import { unseal } from '../../src/store/leveldb/record-checksum.js';
+import { unseal } from '../../src/store/backends/leveldb/record-checksum.js';
 import { decodeUrlEntry, type UrlEntry } from '../../src/store/keys.js';
 import type { PresetName } from '../../src/normalize/index.js';
 import { openStore, type StoreStats } from '../../src/store/index.js';
@@ -32,7 +32,7 @@ export async function readUrlEntries(dir: string): Promise<StoredUrl[]> {
     const out: StoredUrl[] = [];
     const prefix = url.prefixKey('', 'utf8');
     for await (const [key, stored] of url.iterator()) {
-      // (each value carries the store's checksum: src/store/leveldb/record-checksum.ts)
+      // (each value carries the store's checksum: src/store/backends/leveldb/record-checksum.ts)
       const value = unseal(prefix + key, stored);
       if (value === undefined) throw new Error(`url ${key}: the record fails its checksum`);
       out.push({ key, entry: decodeUrlEntry(value) });

@@ -8,7 +8,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Writable } from 'node:stream';
 import { crawl, defaultCrawlOptions, formatReport, type CrawlOptions, type CrawlProgress, type ScopeMode } from '../../crawler/index.js';
 import { renderReportHtml } from '../report-html.js';
-import { defaultRetryOptions } from '../../crawler/retry.js';
+import { defaultRetryOptions } from '../../crawler/http/retry.js';
 import { isPresetName, type PresetName } from '../../normalize/index.js';
 import { isStoreError, type FleetLocation } from '../../store/index.js';
 import { STORE_FLAGS, storeLocationFrom } from '../store-access.js';

@@ -3,7 +3,7 @@
  */
 import type { Writable } from 'node:stream';
 import { isStoreError } from '../../store/errors.js';
-import { checkFolder, damagedFilesError } from '../../store/leveldb/folder-check.js';
+import { checkFolder, damagedFilesError } from '../../store/backends/leveldb/folder-check.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { presetsFrom } from '../args.js';
 import { failure } from '../errors.js';

@@ -5,7 +5,7 @@
  */
 import { decodeJson, decodeUrlEntry, type AliasEntry, type Space, type UrlEntry } from '../keys.js';
 import { BLOCK_LINES, blockLine, headLine } from '../frontier.js';
-import type { Kv, KvOp } from '../kv.js';
+import type { Kv, KvOp } from '../backends/kv.js';
 import type { RuleRecord } from '../rules.js';
 import type { EngineState } from './state.js';
 

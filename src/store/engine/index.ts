@@ -14,7 +14,7 @@
  * exists across `await`. The in-memory state (state.ts) follows each batch at submission and when
  * its write returned; a failed write refuses the batches built on it and rolls the state back.
  */
-import type { Kv } from '../kv.js';
+import type { Kv } from '../backends/kv.js';
 import { parseRuleId, parseSpec, type RuleRecord } from '../rules.js';
 import type {
   AdmitOptions,

@@ -5,9 +5,9 @@
  * (front-snapshot.ts).
  */
 import { isPresetName, KEY_FORMAT_VERSION, type PresetName } from '../../normalize/index.js';
-import { ScalableBloom } from '../bloom.js';
+import { ScalableBloom } from '../front/bloom.js';
 import { StoreError } from '../errors.js';
-import { deleteFrontSnapshot, readFrontSnapshot, writeFrontSnapshot } from '../front-snapshot.js';
+import { deleteFrontSnapshot, readFrontSnapshot, writeFrontSnapshot } from '../front/snapshot.js';
 import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, SEP_END, splitPair, STORE_FORMAT_VERSION, STORE_FORMATS_READ } from '../keys.js';
 import type { RuleRecord } from '../rules.js';
 import { newSalt } from '../userinfo.js';

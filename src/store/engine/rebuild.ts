@@ -8,7 +8,7 @@
  */
 import { BLOCK_LINES, blockLine, parseBlock, wholeLines } from '../frontier.js';
 import { aliasRevKey, counterNames, decodeJson, decodeUrlEntry, encodeUrlEntry, evidenceKeys, frontierKey, parseFrontierKey, prunedKey, SEP, splitPair, type AliasEntry, type Space, type UrlEntry } from '../keys.js';
-import type { KvOp } from '../kv.js';
+import type { KvOp } from '../backends/kv.js';
 import { hostOf, type RuleRecord } from '../rules.js';
 import type { RebuildReport } from '../seen-store.js';
 import { buildFronts } from './open.js';

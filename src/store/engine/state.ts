@@ -9,10 +9,10 @@
  * A failed write rolls the first part back to what was written (`rollback`).
  */
 import { fingerprintWords, urlFromKey, type NormalizeOptions } from '../../normalize/index.js';
-import { EntryCache, KeyTable, type ScalableBloom } from '../bloom.js';
+import { EntryCache, KeyTable, type ScalableBloom } from '../front/bloom.js';
 import { BLOCK_LINES, Frontier } from '../frontier.js';
 import { counterNames } from '../keys.js';
-import type { Kv } from '../kv.js';
+import type { Kv } from '../backends/kv.js';
 import { compareForApply, parseRuleId, type ActiveRule, type RuleRecord } from '../rules.js';
 import type { Txn } from './batch.js';
 import { NotFoundCache } from '../learning/not-found.js';

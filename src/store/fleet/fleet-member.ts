@@ -2,7 +2,7 @@
  * What a fleet worker is to the crawler (fleet-store.ts): the fleet's options, where a crawl finds
  * its fleet, and what the crawler asks of a fleet store besides `SeenStore`.
  */
-import type { RedisSeeds, RedisStoreOptions } from '../redis/cluster.js';
+import type { RedisSeeds, RedisStoreOptions } from '../backends/redis/cluster.js';
 import type { SeenStore, StoreOptions, WorkerPacing } from '../seen-store.js';
 
 export interface FleetOptions {

@@ -21,7 +21,7 @@ import type { Explanation } from '../seen-store.js';
 import { statsOf } from '../engine/lookup.js';
 import type { StoreEngine } from '../engine/index.js';
 import { partitionTag } from '../host-tag.js';
-import { checkDurability, clusterReady, connectCluster, redisError, resolveRedisOptions, type RedisSeeds } from '../redis/cluster.js';
+import { checkDurability, clusterReady, connectCluster, redisError, resolveRedisOptions, type RedisSeeds } from '../backends/redis/cluster.js';
 import type { RuleRecord } from '../rules.js';
 import type {
   AdmitOptions,

@@ -10,8 +10,8 @@
  */
 import type { Cluster } from 'ioredis';
 import { StoreEngine } from '../engine/index.js';
-import { ClusterLock } from '../redis/cluster.js';
-import { RedisKv } from '../redis/redis-kv.js';
+import { ClusterLock } from '../backends/redis/cluster.js';
+import { RedisKv } from '../backends/redis/redis-kv.js';
 import type { StoreOptions } from '../seen-store.js';
 
 export const leaseKey = (name: string, tag: string): string => `${name}{${tag}}lease`;

@@ -15,7 +15,7 @@
 import type { Cluster } from 'ioredis';
 import { StoreError } from '../errors.js';
 import { newSalt } from '../userinfo.js';
-import { isTransientRedisError, ridingCommands } from '../redis/redis-kv.js';
+import { isTransientRedisError, ridingCommands } from '../backends/redis/redis-kv.js';
 import { inboxKey, leaseKey } from './partition.js';
 
 /** The fleet's key layout (`<name>{g}fleet` field `layout`). */

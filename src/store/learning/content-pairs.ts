@@ -17,7 +17,7 @@ import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
 import { bareParameterPath, parameterDifference } from './parameter-difference.js';
 import { foldCase, suffixPair } from './path-variants.js';
 import { evidenceKeys, prefixRange } from '../keys.js';
-import type { Kv } from '../kv.js';
+import type { Kv } from '../backends/kv.js';
 import { applies, apply, hostOf, mirrorPair, parameterSpec, parseRuleId, parseSpec, prefixesBeforeCommonTail, type RuleRecord, type RuleSpec } from '../rules.js';
 import type { LearnedUrl } from './contract.js';
 import type { PathDocuments } from './path-documents.js';

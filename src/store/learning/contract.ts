@@ -4,7 +4,7 @@
  * that gained or lost scopes, URLs to evaluate again, and the URLs it asks the crawler to fetch).
  */
 import type { UriRecord } from '../../normalize/index.js';
-import type { Kv } from '../kv.js';
+import type { Kv } from '../backends/kv.js';
 import type { LiveRules } from '../engine/state.js';
 import type { NotFoundCache } from './not-found.js';
 import type { PathDocuments } from './path-documents.js';

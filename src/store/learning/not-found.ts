@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { keyFromRecord } from '../../normalize/index.js';
 import { decodeJson, encodeJson, encodeUrlEntry, evidenceKeys, prefixRange, SEP, type UrlEntry } from '../keys.js';
-import type { Kv, KvOp } from '../kv.js';
+import type { Kv, KvOp } from '../backends/kv.js';
 import { dirOf } from './rule-scope.js';
 import { hostOf, isDocumentStatus } from '../rules.js';
 import { getEvidence, getUrl, putEvidence, type Txn } from '../engine/batch.js';

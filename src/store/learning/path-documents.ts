@@ -10,7 +10,7 @@
  * entries in all.
  */
 import { evidenceKeys, prefixRange, SEP } from '../keys.js';
-import type { Kv, KvOp } from '../kv.js';
+import type { Kv, KvOp } from '../backends/kv.js';
 import { foldCase, stemOf } from './path-variants.js';
 
 /** Entries of one host kept at most. */

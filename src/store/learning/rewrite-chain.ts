@@ -8,7 +8,7 @@
  */
 import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
 import { decodeJson, type AliasEntry } from '../keys.js';
-import type { Kv } from '../kv.js';
+import type { Kv } from '../backends/kv.js';
 import { applyRules, type ActiveRule } from '../rules.js';
 import { recordOfKey } from '../engine/url-state.js';
 

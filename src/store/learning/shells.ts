@@ -5,7 +5,7 @@
  * `.html`, a case variant) is a twin, not a shell.
  */
 import { evidenceKeys, prefixRange, SEP } from '../keys.js';
-import type { Kv } from '../kv.js';
+import type { Kv } from '../backends/kv.js';
 import { recordOfKey } from '../engine/url-state.js';
 import type { RuleSpec } from '../rules.js';
 import { imageKey } from './content-pairs.js';

@@ -8,7 +8,7 @@
  */
 import { hostOf } from '../rules.js';
 import { decodeJson, encodeJson, evidenceKeys, type UrlEntry } from '../keys.js';
-import type { Kv } from '../kv.js';
+import type { Kv } from '../backends/kv.js';
 import { getEvidence, putEvidence, type Txn } from '../engine/batch.js';
 import type { CheckRequest, LearnedUrl } from './contract.js';
 import { dirOf } from './rule-scope.js';

@@ -1,0 +1,224 @@
+/**
+ * A page's shape: a hash of its text with what echoes the request taken out. Many servers answer
+ * a URL that does not exist with one page that repeats the requested path or a request id ("Nothing
+ * found for /a/b", "Reference #18.2f…"); its content hash then differs for every URL, and a
+ * not-found signature by exact hash never matches (Bar-Yossef et al., "Sic transit gloria telae",
+ * WWW 2004, learn the signature from a probe; they note that such pages vary). The shape is that
+ * page's text with, in order:
+ *
+ * 1. the request's path, its last segments and its query values removed (raw, percent-decoded,
+ *    and with `-`/`_` read as spaces, as a slug is printed);
+ * 2. every token of 16 or more letters and digits, both present, replaced by `~` (a request id in
+ *    hex, `7f3a09c2…`, which digits alone would leave half in place);
+ * 3. every run of digits replaced by `#` (request ids, times, counters);
+ * 4. runs of white space collapsed.
+ *
+ * Two answers with one shape are the same page but for the echo. The learner uses the shape only
+ * to tell the not-found page (learning/not-found.ts): never to call two documents equal.
+ */
+import { createHash } from 'node:crypto';
+import { looksMinted } from '../../normalize/index.js';
+import { nodeUrl } from '../../normalize/parse-count.js';
+
+/** Text kept for the shape, at most (a not-found page is small; a longer page is a document). */
+export const SHAPE_TEXT_LIMIT = 64 * 1024;
+
+function decoded(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    return s;
+  }
+}
+
+/** A requested URL's path and query (without the `?`), as its parsed record has them. */
+export interface RequestedParts {
+  readonly path: string;
+  readonly query: string;
+}
+
+/** What of `url` a server may echo: its path, its segments (longest first), its query values. */
+function echoes(url: string | RequestedParts): string[] {
+  let path = '';
+  let query = '';
+  if (typeof url === 'string') {
+    try {
+      const u = nodeUrl(url);
+      path = u.pathname;
+      query = u.search.slice(1);
+    } catch {
+      return [];
+    }
+  } else {
+    path = url.path;
+    query = url.query;
+  }
+  const out = new Set<string>();
+  const add = (s: string): void => {
+    if (s.length < 2) return;
+    out.add(s);
+    const d = decoded(s);
+    out.add(d);
+    out.add(d.replace(/[-_]+/g, ' '));
+  };
+  add(path);
+  add(path.replace(/^\/+|\/+$/g, ''));
+  for (const seg of path.split('/')) add(seg);
+  for (const field of query.split('&')) {
+    const eq = field.indexOf('=');
+    add(eq === -1 ? field : field.slice(eq + 1));
+  }
+  add(query);
+  return [...out].filter((s) => s.trim().length >= 2).sort((a, b) => b.length - a.length);
+}
+
+/** A run that may be a token a server minted (normalize's `looksMinted` decides). */
+const TOKEN_RUN = /[A-Za-z0-9_-]{16,}/g;
+
+/** The shape of a page's `text` requested as `url` (or its path and query: 32 hex digits). */
+export function pageShape(text: string, url: string | RequestedParts, truncated = false): string {
+  let t = text;
+  for (const e of echoes(url)) if (t.includes(e)) t = t.split(e).join(' ');
+  t = t.replace(TOKEN_RUN, (w) => (looksMinted(w) ? '~' : w));
+  t = t.replace(/[0-9]+/g, '#').replace(/\s+/g, ' ').trim();
+  return createHash('sha256').update(truncated ? `${t}\u0000…` : t).digest('hex').slice(0, 32);
+}
+
+/**
+ * The hash of a page's text (`withoutOwnAddress`) with every run of digits read as one (`#`) and
+ * white space collapsed (16 hex digits): a page template that prints a fresh time or counter on
+ * every response keeps it, and markup (a hidden CSRF field, a script nonce) is not text. The
+ * learner compares it only where a URL fetched twice gave two content hashes and one stable hash
+ * (learning/learner.ts): there it is what stays the same between two fetches.
+ */
+export function stableTextHash(text: string, truncated = false): string {
+  const t = text.replace(/[0-9]+/g, '#').replace(/\s+/g, ' ').trim();
+  return createHash('sha256').update(truncated ? `${t}\u0000…` : t).digest('hex').slice(0, 16);
+}
+
+/**
+ * The forms in which a page prints the address it was requested under: the absolute URL and its
+ * target (path and query), raw, percent-encoded as a query value (`tweet?url=http%3A%2F%2F…`, a
+ * share widget's link) and percent-decoded; and the same of its bare form, without query and
+ * segment parameters (a page's link to itself: `/a` on `/a?utm_source=x` as on `/a`). Longest
+ * first.
+ */
+function ownAddress(url: string, parts?: RequestedParts): string[] {
+  let path: string;
+  let search: string;
+  let origin: string;
+  if (parts !== undefined) {
+    // the record the extractor parsed already (no parse again): the origin is what precedes the path
+    path = parts.path;
+    search = parts.query === '' ? '' : '?' + parts.query;
+    const at = url.indexOf('/', url.indexOf('//') + 2);
+    origin = at === -1 ? url : url.slice(0, at);
+  } else {
+    try {
+      const u = nodeUrl(url);
+      path = u.pathname;
+      search = u.search;
+      origin = u.origin;
+    } catch {
+      return [];
+    }
+  }
+  const target = path + search;
+  const bare = path.indexOf(';') === -1 ? path : path.split('/').map((s) => s.split(';')[0]).join('/');
+  const out = new Set<string>();
+  for (const s of [url, target, origin + bare, bare]) {
+    if (s.length < 2) continue;
+    out.add(s);
+    out.add(encodeURIComponent(s));
+    out.add(decoded(s));
+  }
+  return [...out].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * The hash of a page's text (`withoutOwnAddress`: the address it was requested under taken
+ * out), every other character kept (16 hex digits): a share widget or an `og:url` printed from
+ * the request (session ids and tracking tags included) makes two names of one document differ in
+ * their bytes, not in this. The learner compares it where content hashes differ (learning/learner.ts): two
+ * pages equal on it differ in nothing but the address each prints of itself.
+ */
+export function echoFreeTextHash(text: string, truncated = false): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return createHash('sha256').update(truncated ? `${t}\u0000…` : t).digest('hex').slice(0, 16);
+}
+
+/**
+ * What continues a URL printed raw (a character), and one printed percent-encoded as a query value
+ * (an encoded `/`, `?`, `#`, `&`, `=`: a longer URL). Text pieces are joined without a separator,
+ * so a letter after an encoded URL may be the next element's text: only those continue it.
+ */
+const RAW_URL_CHAR = /[A-Za-z0-9\-._~%/;?#=+:@!$'()*,&]/;
+const ENCODED_URL_GOES_ON = /^%(2F|3F|23|26|3D)/i;
+
+/**
+ * `text` with the address `url` it was requested under taken out (`ownAddress`), for the two
+ * hashes above and below: each whole occurrence, not one that goes on as a longer URL (`/a` in a
+ * link to `/a/b` stays, so two directory pages that link to their own children never read alike).
+ */
+export function withoutOwnAddress(text: string, url: string, parts?: RequestedParts): string {
+  let t = text;
+  for (const e of ownAddress(url, parts)) {
+    if (!t.includes(e)) continue;
+    const encoded = e.includes('%') && !e.includes('/');
+    let out = '';
+    let from = 0;
+    for (let at = t.indexOf(e); at !== -1; at = t.indexOf(e, at + e.length)) {
+      const end = at + e.length;
+      if (encoded ? ENCODED_URL_GOES_ON.test(t.slice(end, end + 3)) : end < t.length && RAW_URL_CHAR.test(t.charAt(end))) continue;
+      out += t.slice(from, at) + ' ';
+      from = at + e.length;
+    }
+    t = out + t.slice(from);
+  }
+  return t;
+}
+
+/** Words a page brings at most (its first distinct ones). */
+const MAX_WORDS = 4096;
+
+/**
+ * The distinct words of a text: runs of letters of at least three, lower-cased, digits left out
+ * (a printed date or counter is no new text). The pattern-trap rule counts how many a page adds to
+ * what its host has shown (traps.ts).
+ */
+export function textWords(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of text.toLowerCase().matchAll(/\p{L}{3,}/gu)) {
+    out.add(m[0]);
+    if (out.size >= MAX_WORDS) break;
+  }
+  return [...out];
+}
+
+/** Minimum hashes in a word sketch. */
+const SKETCH_HASHES = 8;
+
+/**
+ * A MinHash sketch of a page's words (Broder, "On the resemblance and containment of documents",
+ * 1997): for each of 8 hash functions, the least hash over the words, as 8 hex digits each. The
+ * share of equal positions of two sketches estimates the Jaccard similarity of their word sets.
+ * The learner uses it only to see a large difference where a per-response token keeps content
+ * hashes from ever being equal (learning/learner.ts): never to call two pages the same.
+ */
+export function wordSketch(words: readonly string[]): string {
+  if (words.length === 0) return '';
+  const mins = new Array<number>(SKETCH_HASHES).fill(0xffffffff);
+  for (const w of words) {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 0x01000193);
+    for (let k = 0; k < SKETCH_HASHES; k++) {
+      // a family of hash functions from one: mix in k (murmur3's finalizer)
+      let x = (h ^ Math.imul(k + 1, 0x9e3779b9)) >>> 0;
+      x = Math.imul(x ^ (x >>> 16), 0x85ebca6b);
+      x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);
+      x = (x ^ (x >>> 16)) >>> 0;
+      if (x < mins[k]!) mins[k] = x;
+    }
+  }
+  return mins.map((m) => m.toString(16).padStart(8, '0')).join('');
+}
