@@ -18,7 +18,7 @@
  * hosts, checks each against its `url` entry, and marks it in flight (in memory only).
  */
 import { decodeUrlEntry, frontierKey, parseFrontierKey, prefixRange, SEP } from './keys.js';
-import type { Kv } from './backends/kv.js';
+import type { Kv, KvOp } from './backends/kv.js';
 import type { FrontierEntry, NextOptions } from './seen-store.js';
 import { urlFromKey } from '../normalize/index.js';
 
@@ -44,6 +44,105 @@ export function blockLine(depth: number, key: string): string {
  */
 export function headLine(head: string): string {
   return '@' + head;
+}
+
+/** A frontier block being written by a batch. */
+export interface Block {
+  readonly seq: number;
+  readonly lines: string[];
+  /** The head the block's next line is written under (`@head` lines). */
+  head: string;
+  /** Lines added by admit's `queueNew` (their frontier count is added at submit). */
+  queued: number;
+  /**
+   * The `url` value of the entries `queueNew` queued at this block: every field of a new queued
+   * entry (depth, time, block, host, source) is the batch's or the block's, so they share one string.
+   */
+  value: string | undefined;
+  /** The depth, time and source `value` was made for. */
+  valueOf: readonly [number, number, string | undefined] | undefined;
+}
+
+/** A check the learner asked for, queued in block `seq` of `host`: offered first once written. */
+export interface UrgentLine {
+  readonly key: string;
+  readonly host: string;
+  readonly seq: number;
+  readonly depth: number;
+}
+
+/**
+ * What one batch changes in the frontier: the blocks it writes (one open block per host, and the
+ * full ones), the live-line counts of existing blocks, per-host queue deltas, the keys whose entry
+ * leaves the queue, and the checks to offer first. The write batch (engine/batch.ts) holds one;
+ * `Frontier.written` takes it once the batch is written.
+ */
+export class FrontierBatch {
+  /** The open block per host. */
+  private readonly open = new Map<string, Block>();
+  private readonly full: (Block & { host: string })[] = [];
+  /** Live-line counts of existing blocks after this batch (0: the block is deleted). */
+  readonly blockLive = new Map<string, number>();
+  /** Queued URLs per host, added (or taken, negative) by this batch. */
+  readonly deltas = new Map<string, number>();
+  /** Keys whose frontier entry ends (no longer in flight after the commit). */
+  readonly landed: string[] = [];
+  readonly urgent: UrgentLine[] = [];
+  /** The next block's sequence number (the store-wide `seq` counter, on from where it was). */
+  seq: number;
+
+  constructor(seq: number) {
+    this.seq = seq;
+  }
+
+  /** Count `delta` queued URLs on `host`. */
+  adjust(host: string, delta: number): void {
+    this.deltas.set(host, (this.deltas.get(host) ?? 0) + delta);
+  }
+
+  /** Offer `key`, queued in block `seq` of `host`, first once written. */
+  urge(key: string, host: string, seq: number, depth: number): void {
+    this.urgent.push({ key, host, seq, depth });
+  }
+
+  /** The sequence number of this batch's open block for `host`, if it has one. */
+  openSeq(host: string): number | undefined {
+    return this.open.get(host)?.seq;
+  }
+
+  /** Put `key` at `depth` into this batch's block for `host`; returns the block's sequence number. */
+  place(host: string, depth: number, key: string): number {
+    return this.blockFor(host, depth, '', key).seq;
+  }
+
+  /**
+   * The block for `host` with room for one more line, with the key `head + rest` at `depth` in it:
+   * a head line first when `head` is not the block's current head, then the line.
+   */
+  blockFor(host: string, depth: number, head: string, rest: string): Block {
+    let b = this.open.get(host);
+    if (b === undefined || b.lines.length >= BLOCK_LINES - 1) {
+      if (b !== undefined) this.full.push({ host, ...b });
+      b = { seq: this.seq++, lines: [], head: '', queued: 0, value: undefined, valueOf: undefined };
+      this.open.set(host, b);
+    }
+    if (b.head !== head) {
+      b.lines.push(headLine(head));
+      b.head = head;
+    }
+    b.lines.push(blockLine(depth, rest));
+    return b;
+  }
+
+  /** At submit: the blocks as `frontier` writes, and the lines queued into them counted per host. */
+  seal(ops: KvOp[]): void {
+    const write = (host: string, b: Block): void => {
+      ops.push({ space: 'frontier', key: frontierKey(host, b.seq), value: b.lines.join('\n') });
+      if (b.queued > 0) this.adjust(host, b.queued);
+    };
+    for (const b of this.full) write(b.host, b);
+    for (const [host, b] of this.open) write(host, b);
+  }
 }
 
 interface Line {
@@ -235,6 +334,20 @@ export class Frontier {
     let list = this.released.get(f.entry.host);
     if (list === undefined) this.released.set(f.entry.host, (list = []));
     list.push(f.entry);
+  }
+
+  /**
+   * A batch was written: the frontier follows its changed `url` entries (`urls`), per-host counts,
+   * live lines, the keys that left the queue, and the checks it asked to offer first.
+   */
+  written(batch: FrontierBatch, urls: ReadonlyMap<string, { readonly k?: string } | null>): void {
+    for (const k of urls.keys()) this.changed(k);
+    for (const [host, delta] of batch.deltas) if (delta !== 0) this.adjust(host, delta);
+    for (const [block, n] of batch.blockLive) this.setLive(block, n);
+    for (const k of batch.landed) this.land(k);
+    for (const u of batch.urgent) {
+      this.offerFirst({ url: urlFromKey(u.key), key: u.key, host: u.host, depth: u.depth, seq: u.seq * BLOCK_LINES, ...(urls.get(u.key)?.k === 'p' ? { check: 'probe' as const } : {}) });
+    }
   }
 
   /** Offer a queued entry before the rest of its host's queue (a check the learner asked for). */

@@ -7,7 +7,7 @@ import { keyFromRecord, normalizeRecord } from '../../src/normalize/index.js';
 import { Txn } from '../../src/store/engine/batch.js';
 import type { LearnedUrl, RuleChanges } from '../../src/store/learning/contract.js';
 import { RuleLearner } from '../../src/store/learning/learner.js';
-import { LiveRules } from '../../src/store/engine/state.js';
+import { LiveRules } from '../../src/store/learning/rule-book.js';
 import { summaryOf } from '../../src/store/engine/url-state.js';
 import { counterNames, decodeJson, decodeUrlEntry, encodeUrlEntry, evidenceKeys, type UrlEntry } from '../../src/store/keys.js';
 import { MemoryKv } from '../../src/store/backends/memory-store.js';

@@ -18,7 +18,7 @@ import { hostOf } from '../rules.js';
 import type { AdmitResult } from '../seen-store.js';
 import { getUrl, type Txn } from './batch.js';
 import { canonicalize, identity, inScope, isUrlError, transform, type Identity } from './canonicalize.js';
-import type { EngineState } from './state.js';
+import type { EngineParts } from './parts.js';
 import { answeredDocument, answeredNoDocument, entrySummary, lookupEntry, recordOfKey, setUrl } from './url-state.js';
 import type { WriteQueue } from './write-queue.js';
 
@@ -97,7 +97,7 @@ function outOfScope(url: string, key: string): AdmitResult {
 }
 
 /** Phase 1 (synchronous): identity, scope, in-batch duplicates, presets and rules. */
-function identifyInputs(s: EngineState, urls: readonly string[], depth: number, results: (AdmitResult | undefined)[]): Items {
+function identifyInputs(s: Pick<EngineParts, 'normalizeOptions' | 'o' | 'rules' | 'salt' | 'seen'>, urls: readonly string[], depth: number, results: (AdmitResult | undefined)[]): Items {
   const n = urls.length;
   const items = new Items(n);
   const { inputIndex, identityKey } = items;
@@ -113,7 +113,7 @@ function identifyInputs(s: EngineState, urls: readonly string[], depth: number, 
   const httpIn = inDepth && s.o.schemes.has('http');
   const httpsIn = inDepth && s.o.schemes.has('https');
   const needsRecord = !(s.o.presets.length === 0 && s.o.hosts === undefined && s.o.filter === undefined);
-  const aliasFront = s.aliasFront.count > 0 ? s.aliasFront : undefined;
+  const aliasFront = s.seen.aliasFront.count > 0 ? s.seen.aliasFront : undefined;
   const fw = new Int32Array(2); // fingerprint words of the key at hand
   const chain: string[] = []; // the keys a chain of rules passes through (reused)
   const idr = new UrlIdentity(); // the URL at hand, identified (reused)
@@ -236,7 +236,7 @@ function identifyInputs(s: EngineState, urls: readonly string[], depth: number, 
  * `/a.html`) is sent on by a second rule to a name nobody linked (`/a`, `/a/`), which is queued,
  * answers a 404, and costs the page a second fetch when it is given back.
  */
-async function stopChains(s: EngineState, items: Items): Promise<void> {
+async function stopChains(s: Pick<EngineParts, 'kv' | 'seen'>, items: Items): Promise<void> {
   if (!items.chains) return;
   const wanted = new Set<string>();
   for (const m of items.mapped!.values()) for (const k of m.chain ?? []) wanted.add(k);
@@ -257,12 +257,12 @@ async function stopChains(s: EngineState, items: Items): Promise<void> {
     const w = fingerprintWords(stop);
     items.canonicalW1[j] = w[0] | 0;
     items.canonicalW2[j] = w[1] | 0;
-    if (s.aliasFront.count > 0 && s.aliasFront.hasWords(items.canonicalW1[j]!, items.canonicalW2[j]!)) (items.aliasWanted ??= []).push(j);
+    if (s.seen.aliasFront.count > 0 && s.seen.aliasFront.hasWords(items.canonicalW1[j]!, items.canonicalW2[j]!)) (items.aliasWanted ??= []).push(j);
   }
 }
 
 /** Phase 2: aliases (one read for all, only where the alias front says maybe). */
-async function followAliases(s: EngineState, items: Items): Promise<void> {
+async function followAliases(s: Pick<EngineParts, 'kv'>, items: Items): Promise<void> {
   const wanted = items.aliasWanted;
   if (wanted === undefined) return;
   const keys = items.canonicalKey;
@@ -298,17 +298,17 @@ async function followAliases(s: EngineState, items: Items): Promise<void> {
  * "maybe" is settled by the cache, the batches still being written, or one database read.
  * Returns the keys the read found (`ASKED` presences are settled against it).
  */
-async function checkSeen(s: EngineState, items: Items): Promise<Set<string> | undefined> {
+async function checkSeen(s: Pick<EngineParts, 'kv' | 'seen'>, items: Items): Promise<Set<string> | undefined> {
   let queried: Map<string, number> | undefined; // key → its first fingerprint word
   const presence = (k: string, h1: number, h2: number, head = '', rest = k): Presence => {
-    if (!s.front.hasWords(h1, h2)) return ABSENT;
-    const cached = head === '' ? s.cache.get(k, h1) : s.cache.getSplit(head, rest, h1);
+    if (!s.seen.front.hasWords(h1, h2)) return ABSENT;
+    const cached = head === '' ? s.seen.cache.get(k, h1) : s.seen.cache.getSplit(head, rest, h1);
     if (cached !== undefined) {
       if (cached.charCodeAt(0) === 0x70 /* p */ && isUnlinkedImage(cached)) (items.images ??= new Map()).set(k, cached);
       return PRESENT;
     }
-    if (s.pendingKeys.has(k, h1)) {
-      for (const t of s.inflight) {
+    if (s.seen.pendingKeys.has(k, h1)) {
+      for (const t of s.seen.inflight) {
         const e = t.urls.get(k);
         if (e?.i === true) (items.images ??= new Map()).set(k, encodeUrlEntry(e));
       }
@@ -338,13 +338,13 @@ async function checkSeen(s: EngineState, items: Items): Promise<Set<string> | un
     if (isUnlinkedImage(v)) (items.images ??= new Map()).set(k, v);
     // the read is current: only batches of this queue are being written, and they create
     // keys they found absent, never one that is present
-    s.cache.set(k, queried.get(k)!, entrySummary(v));
+    s.seen.cache.set(k, queried.get(k)!, entrySummary(v));
   }
   return found;
 }
 
 /** Phase 4: decisions, in input order, into one batch. */
-function decide(s: EngineState, txn: Txn, urls: readonly string[], items: Items, found: Set<string> | undefined, depth: number, now: number, src: string | undefined, results: (AdmitResult | undefined)[], deliver: boolean): void {
+function decide(s: Pick<EngineParts, 'frontier' | 'o' | 'rules' | 'seen'>, txn: Txn, urls: readonly string[], items: Items, found: Set<string> | undefined, depth: number, now: number, src: string | undefined, results: (AdmitResult | undefined)[], deliver: boolean): void {
   const isPresent = (k: string, p: number): boolean => (p === ASKED ? found?.has(k) === true : p === PRESENT);
   // once a transform maps an input onto another key, inputs may collide with keys this batch created
   let transformed = false;
@@ -403,8 +403,8 @@ function decide(s: EngineState, txn: Txn, urls: readonly string[], items: Items,
       // a check needs both names fetched: a rewrite queued here is offered first too
       if (entry.k === 'v' && admitted) {
         const host = hostOf(key === mj.transformedKey && mj.transformedRecord !== undefined ? mj.transformedRecord : recordOfKey(key));
-        const b = txn.blocks.get(host);
-        if (b !== undefined) txn.urge(key, host, b.seq, depth);
+        const seq = txn.queue.openSeq(host);
+        if (seq !== undefined) txn.queue.urge(key, host, seq, depth);
       }
     }
     results[i] = admitted ? { url, key, identityKey: k0, admitted: true, reason: 'new', via } : { url, key, identityKey: k0, admitted: false, reason: via as AdmitReason };
@@ -422,8 +422,8 @@ function decide(s: EngineState, txn: Txn, urls: readonly string[], items: Items,
  * though no alias leads on from it (the canonical key is never an alias source): a temporary
  * redirect or a loop, no document of its own.
  */
-function cachedNoDocument(s: EngineState, key: string, h1: number): boolean {
-  const v = s.cache.get(key, h1);
+function cachedNoDocument(s: Pick<EngineParts, 'seen'>, key: string, h1: number): boolean {
+  const v = s.seen.cache.get(key, h1);
   if (v === undefined) return false;
   const e = lookupEntry(v);
   return e.s === 'redirected' || answeredNoDocument(e);
@@ -445,7 +445,7 @@ const SAMPLED_DIRS = 256;
  * lies in a directory where the rule has neither evidence nor a check yet: the places least like
  * the evidence are checked first, and a rule sure in a place is not checked there at a fixed rate.
  */
-function rewritten(s: EngineState, k0: string, key: string, via: string, depth: number, now: number, src: string | undefined): UrlEntry {
+function rewritten(s: Pick<EngineParts, 'rules'>, k0: string, key: string, via: string, depth: number, now: number, src: string | undefined): UrlEntry {
   const entry: UrlEntry = via.startsWith('rule:') && checksRewrite(s, via, k0) ? { s: 'queued', d: depth, t: now, k: 'v', by: via, to: key } : { s: 'pruned', d: depth, t: now, by: via, to: key };
   if (src !== undefined) entry.src = src;
   return entry;
@@ -456,9 +456,9 @@ function rewritten(s: EngineState, k0: string, key: string, via: string, depth: 
  * learner checks (`rewritten`): the first ones, powers of two from 8, every
  * `REWRITE_SAMPLE_EVERY`-th, and the first in a directory without evidence.
  */
-export function checksRewrite(s: EngineState, via: string, k0: string): boolean {
-  const n = s.rewrites.get(via) ?? 0;
-  s.rewrites.set(via, n + 1);
+export function checksRewrite(s: Pick<EngineParts, 'rules'>, via: string, k0: string): boolean {
+  const n = s.rules.rewrites.get(via) ?? 0;
+  s.rules.rewrites.set(via, n + 1);
   return n < REWRITE_SAMPLES_FIRST || (n >= 8 && (n & (n - 1)) === 0) || n % REWRITE_SAMPLE_EVERY === 0 || newDirectory(s, via, k0);
 }
 
@@ -472,13 +472,13 @@ function entryDir(path: string): string {
  * case rule a directory is its folded spelling: `/liBrary/` is `/library/`, where the rule's
  * evidence may lie, not a new place (links in random case would make every one new).
  */
-function newDirectory(s: EngineState, via: string, k0: string): boolean {
-  let dirs = s.rewriteDirs.get(via);
+function newDirectory(s: Pick<EngineParts, 'rules'>, via: string, k0: string): boolean {
+  let dirs = s.rules.rewriteDirs.get(via);
   const folds = via.endsWith('/case-insensitive');
   const place = (path: string): string => entryDir(folds ? foldCase(path) : path);
   if (dirs === undefined) {
     dirs = new Set((s.rules.get(via.slice(5))?.support ?? []).map((x) => place(x.p)));
-    s.rewriteDirs.set(via, dirs);
+    s.rules.rewriteDirs.set(via, dirs);
   }
   if (dirs.size >= SAMPLED_DIRS) return false;
   const dir = place(recordOfKey(k0).path);
@@ -488,7 +488,7 @@ function newDirectory(s: EngineState, via: string, k0: string): boolean {
 }
 
 /** One `admit` call, built into a batch and submitted (the queue's `admitQueued` runs it). */
-export async function admitBatch(s: EngineState, q: WriteQueue, urls: readonly string[], depth: number, source: string | undefined, deliver = false): Promise<{ value: AdmitResult[]; written: Promise<void> }> {
+export async function admitBatch(s: EngineParts, q: WriteQueue, urls: readonly string[], depth: number, source: string | undefined, deliver = false): Promise<{ value: AdmitResult[]; written: Promise<void> }> {
   const epoch = q.epoch;
   const now = Date.now();
   let src: string | undefined;
@@ -511,7 +511,7 @@ export async function admitBatch(s: EngineState, q: WriteQueue, urls: readonly s
 
 /** The hot path of `setUrl`: a key never seen, queued (`mark`: undelivered, delivery.ts; one value per call). */
 export function queueNew(txn: Txn, key: string, h: string, depth: number, now: number, src: string | undefined, h1: number, h2: number, head = '', rest = key, mark = false): void {
-  const b = txn.blockFor(h, depth, head, rest);
+  const b = txn.queue.blockFor(h, depth, head, rest);
   const of = b.valueOf;
   if (b.value === undefined || of === undefined || of[0] !== depth || of[1] !== now || of[2] !== src) {
     const e: UrlEntry = src === undefined ? { s: 'queued', d: depth, t: now, h, n: b.seq } : { s: 'queued', d: depth, t: now, h, n: b.seq, src };
@@ -529,7 +529,7 @@ export function queueNew(txn: Txn, key: string, h: string, depth: number, now: n
  * The pipeline for one URL inside a batch (redirect targets, give-backs, frontier pruning):
  * queue the canonical key when new, and record the URL as pruned when a preset or rule mapped it.
  */
-export async function admitOne(s: EngineState, txn: Txn, rec: UriRecord, k0: string, depth: number, src: string | undefined, now: number, exclude?: string): Promise<{ key: string; admitted: boolean; via: string | undefined }> {
+export async function admitOne(s: EngineParts, txn: Txn, rec: UriRecord, k0: string, depth: number, src: string | undefined, now: number, exclude?: string): Promise<{ key: string; admitted: boolean; via: string | undefined }> {
   const { key, via, t } = await canonicalize(s, txn, rec, k0, exclude);
   let admitted = false;
   const target = await getUrl(s.kv, txn, key);
@@ -554,7 +554,7 @@ export async function admitOne(s: EngineState, txn: Txn, rec: UriRecord, k0: str
 }
 
 /** A URL named now (a redirect's target, a URL given back): an unlinked image it was is linked (`UrlEntry.i`). */
-function linkImage(s: EngineState, txn: Txn, key: string, e: UrlEntry): void {
+function linkImage(s: Pick<EngineParts, 'frontier'>, txn: Txn, key: string, e: UrlEntry): void {
   if (e.s !== 'pruned' || e.i !== true) return;
   const { i: _unlinked, ...linked } = e;
   setUrl(s, txn, key, e, linked);

@@ -4,10 +4,10 @@
  * commit. The reads here go through the overlay first, then the database.
  */
 import { decodeJson, decodeUrlEntry, type AliasEntry, type Space, type UrlEntry } from '../keys.js';
-import { BLOCK_LINES, blockLine, headLine } from '../frontier.js';
+import { FrontierBatch } from '../frontier.js';
 import type { Kv, KvOp } from '../backends/kv.js';
 import type { RuleRecord } from '../rules.js';
-import type { EngineState } from './state.js';
+import type { EngineParts } from './parts.js';
 
 /** The pending changes of one batch, with read-your-writes overlays. */
 export class Txn {
@@ -22,35 +22,22 @@ export class Txn {
   readonly evidence = new Map<string, string | null>();
   readonly rules = new Map<string, RuleRecord>();
   readonly counters = new Map<string, number>();
-  readonly frontier = new Map<string, number>();
-  /** Keys whose frontier entry ends (no longer in flight after the commit). */
-  readonly landed: string[] = [];
+  /** What this batch changes in the frontier: its blocks, queue counts, landed keys, checks. */
+  readonly queue: FrontierBatch;
   readonly newKeys: string[] = [];
   /** Fingerprint words of `newKeys`, two per key. */
   readonly newWords: number[] = [];
-  /** The single-pass parts of `newKeys` ('' and the key when it came whole): see `EngineState.applyWritten`. */
+  /** The single-pass parts of `newKeys` ('' and the key when it came whole): see `EngineParts.applyWritten`. */
   readonly newHeads: string[] = [];
   readonly newRests: string[] = [];
   private createdSet: Set<string> | undefined;
   readonly newAliasSources: string[] = [];
-  /** Frontier blocks this batch writes: the open block per host, and the full ones. */
-  readonly blocks = new Map<string, Block>();
-  readonly fullBlocks: (Block & { host: string })[] = [];
-  /** Live-line counts of existing blocks after this batch (0: the block is deleted). */
-  readonly blockLive = new Map<string, number>();
-  /** Checks the learner asked for, queued here: offered before the rest of their host's queue once written. */
-  readonly urgent: { key: string; host: string; seq: number; depth: number }[] = [];
   /** Keys queued by `queueNew` (counted into `admitted` and `state:queued` at submit). */
   queuedNew = 0;
-  seq: number;
 
+  /** `seq`: the store-wide block sequence this batch numbers its frontier blocks on from. */
   constructor(seq: number) {
-    this.seq = seq;
-  }
-
-  /** Offer `key`, queued in this batch's block `seq` of `host`, first once written. */
-  urge(key: string, host: string, seq: number, depth: number): void {
-    this.urgent.push({ key, host, seq, depth });
+    this.queue = new FrontierBatch(seq);
   }
 
   put(space: Space, key: string, value: string): void {
@@ -63,30 +50,6 @@ export class Txn {
 
   count(name: string, delta: number): void {
     this.counters.set(name, (this.counters.get(name) ?? 0) + delta);
-  }
-
-  /** Put `key` at `depth` into this batch's block for `host`; returns the block's sequence number. */
-  place(host: string, depth: number, key: string): number {
-    return this.blockFor(host, depth, '', key).seq;
-  }
-
-  /**
-   * The block for `host` with room for one more line, with the key `head + rest` at `depth` in it:
-   * a head line first when `head` is not the block's current head (frontier.ts), then the line.
-   */
-  blockFor(host: string, depth: number, head: string, rest: string): Block {
-    let b = this.blocks.get(host);
-    if (b === undefined || b.lines.length >= BLOCK_LINES - 1) {
-      if (b !== undefined) this.fullBlocks.push({ host, ...b });
-      b = { seq: this.seq++, lines: [], head: '', queued: 0, value: undefined, valueOf: undefined };
-      this.blocks.set(host, b);
-    }
-    if (b.head !== head) {
-      b.lines.push(headLine(head));
-      b.head = head;
-    }
-    b.lines.push(blockLine(depth, rest));
-    return b;
   }
 
   /** A `url` entry for `key` is created by this batch. */
@@ -103,23 +66,6 @@ export class Txn {
     this.createdSet ??= new Set(this.newKeys);
     return this.createdSet.has(key);
   }
-}
-
-/** A frontier block being written by a batch. */
-export interface Block {
-  readonly seq: number;
-  readonly lines: string[];
-  /** The head the block's next line is written under (frontier.ts: `@head` lines). */
-  head: string;
-  /** Lines added by `queueNew` (their frontier count is added at submit). */
-  queued: number;
-  /**
-   * The `url` value of the entries `queueNew` queued at this block: every field of a new queued
-   * entry (depth, time, block, host, source) is the batch's or the block's, so they share one string.
-   */
-  value: string | undefined;
-  /** The depth, time and source `value` was made for. */
-  valueOf: readonly [number, number, string | undefined] | undefined;
 }
 
 // ---- reads with the batch overlay ------------------------------------------------------------
@@ -150,10 +96,10 @@ export async function prefetchUrls(kv: Pick<Kv, 'getMany'>, txn: Txn, keys: Iter
 }
 
 /** An `alias` entry: this batch's, else the database's when the alias front says maybe. */
-export async function getAlias(s: EngineState, txn: Txn | undefined, key: string): Promise<AliasEntry | undefined> {
+export async function getAlias(s: Pick<EngineParts, 'kv' | 'seen'>, txn: Txn | undefined, key: string): Promise<AliasEntry | undefined> {
   const pending = txn?.aliases.get(key);
   if (pending !== undefined) return pending ?? undefined;
-  if (!s.aliasFront.has(key) && !(txn?.newAliasSources.includes(key) ?? false)) return undefined;
+  if (!s.seen.aliasFront.has(key) && !(txn?.newAliasSources.includes(key) ?? false)) return undefined;
   const v = await s.kv.get('alias', key);
   return v === undefined ? undefined : decodeJson<AliasEntry>(v);
 }

@@ -12,7 +12,7 @@ import { identifyInto, UrlIdentity } from '../../normalize/identify.js';
 import { applyRules, hostOf } from '../rules.js';
 import { redactPassword } from '../userinfo.js';
 import { getAlias, getUrl, type Txn } from './batch.js';
-import type { EngineState } from './state.js';
+import type { EngineParts } from './parts.js';
 import { answeredDocument, recordOfKey } from './url-state.js';
 
 export interface Identity {
@@ -40,7 +40,7 @@ const scratch = new UrlIdentity();
  * declines) and its record cut from that, not parsed again; only userinfo takes the ladder anew,
  * for its password.
  */
-export function identity(s: EngineState, url: string): Identity {
+export function identity(s: Pick<EngineParts, 'normalizeOptions' | 'salt'>, url: string): Identity {
   if (s.normalizeOptions === undefined && url.length <= defaultLimits.maxLength) {
     identifyInto(url, scratch);
     if (scratch.record === undefined || scratch.record.userinfo === undefined) return { rec: scratch.normalRecord(), key: scratch.key };
@@ -50,7 +50,7 @@ export function identity(s: EngineState, url: string): Identity {
 }
 
 /** The store's scope: depth, scheme, hosts (and their subdomains), then the caller's filter. */
-export function inScope(s: EngineState, rec: UriRecord, depth: number): boolean {
+export function inScope(s: Pick<EngineParts, 'o'>, rec: UriRecord, depth: number): boolean {
   const o = s.o;
   if (depth > o.maxDepth) return false;
   if (!o.schemes.has(rec.scheme ?? '')) return false;
@@ -66,13 +66,13 @@ export function inScope(s: EngineState, rec: UriRecord, depth: number): boolean 
  * given, gets the key after each rule applied but the last (the URLs a chain of rules passes
  * through on its way).
  */
-export function transform(s: EngineState, rec: UriRecord, k0: string, exclude?: string, steps?: string[]): Transformed {
+export function transform(s: Pick<EngineParts, 'o' | 'rules'>, rec: UriRecord, k0: string, exclude?: string, steps?: string[]): Transformed {
   const presetNames = s.o.presets;
   let cur = rec;
   let via: string | undefined;
   if (presetNames.length > 0) {
     let presets = exclude?.startsWith('preset:') ? presetNames.filter((p) => `preset:${p}` !== exclude) : presetNames;
-    const off = s.suspendedPresets.size === 0 ? undefined : s.suspendedPresets.get(hostOf(rec));
+    const off = s.rules.suspendedPresets.size === 0 ? undefined : s.rules.suspendedPresets.get(hostOf(rec));
     if (off !== undefined) presets = presets.filter((p) => !off.has(p));
     if (presets.length > 0) {
       const r = applyPolicy(cur, presets);
@@ -110,7 +110,7 @@ export interface Canonical {
  * Presets, rules, then the alias table (through the batch overlay). An alias back onto the
  * identity key cancels the transform: the URL is its own canonical form.
  */
-export async function canonicalize(s: EngineState, txn: Txn, rec: UriRecord, k0: string, exclude?: string): Promise<Canonical> {
+export async function canonicalize(s: Pick<EngineParts, 'kv' | 'o' | 'rules' | 'seen'>, txn: Txn, rec: UriRecord, k0: string, exclude?: string): Promise<Canonical> {
   const steps: string[] = [];
   let t = transform(s, rec, k0, exclude, steps);
   // a chain of rules stops at a URL on its way the host answered with a document (admit.ts

@@ -12,7 +12,7 @@
  */
 import { decodeUrlEntry, encodeUrlEntry } from '../keys.js';
 import type { AdmitResult } from '../seen-store.js';
-import type { EngineState } from './state.js';
+import type { EngineParts } from './parts.js';
 import type { WriteQueue } from './write-queue.js';
 
 /** The reasons of an input whose canonical key is stored (so its entry may carry the mark). */
@@ -34,7 +34,7 @@ export class Delivery {
    * report the inputs whose stored canonical entry is still undelivered, and remember every key
    * handed out.
    */
-  async settle(s: EngineState, results: AdmitResult[]): Promise<AdmitResult[]> {
+  async settle(s: EngineParts, results: AdmitResult[]): Promise<AdmitResult[]> {
     const asked = new Map<string, number>(); // key → its first input
     for (let i = 0; i < results.length; i++) {
       const r = results[i]!;
@@ -55,7 +55,7 @@ export class Delivery {
   }
 
   /** Clear the undelivered mark of `keys` (canonical keys from `admit` results), in one batch. */
-  async markDelivered(s: EngineState, q: WriteQueue, keys: readonly string[]): Promise<void> {
+  async markDelivered(s: EngineParts, q: WriteQueue, keys: readonly string[]): Promise<void> {
     const unique = [...new Set(keys)];
     if (unique.length === 0) return;
     const values = await s.kv.getMany('url', unique);

@@ -16,14 +16,14 @@ import type { RepresentationClaim } from '../learning/content-pairs.js';
 import { parameterDifference } from '../learning/parameter-difference.js';
 import { noRuleChanges, type CheckRequest } from '../learning/contract.js';
 import type { RuleLearner } from '../learning/learner.js';
-import type { EngineState } from './state.js';
+import type { EngineParts } from './parts.js';
 import { carried, setUrl } from './url-state.js';
 import type { WriteQueue } from './write-queue.js';
 
 export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
 /** Count one more temporary redirect (or followed redirect, status 0) from `from`. */
-async function noteTemporary(s: EngineState, txn: Txn, from: string, to: string, status: number, now: number): Promise<void> {
+async function noteTemporary(s: Pick<EngineParts, 'kv'>, txn: Txn, from: string, to: string, status: number, now: number): Promise<void> {
   const k = evidenceKeys.temporary(from);
   const old = await getEvidence(s.kv, txn, k);
   const prevT = old === undefined ? undefined : decodeJson<TemporaryRedirect>(old);
@@ -36,7 +36,7 @@ async function noteTemporary(s: EngineState, txn: Txn, from: string, to: string,
  * with `temporaryRedirectsMerge`, and any to `from` with parameters added make `from` an alias of
  * `to`; the target is admitted when in scope.
  */
-export async function recordRedirect(s: EngineState, q: WriteQueue, learner: RuleLearner, f: Identity, t: Identity, status: number): Promise<void> {
+export async function recordRedirect(s: EngineParts, q: WriteQueue, learner: RuleLearner, f: Identity, t: Identity, status: number): Promise<void> {
   const now = Date.now();
   const txn = q.newTxn();
   const permanent = status === 301 || status === 308;
@@ -51,7 +51,7 @@ export async function recordRedirect(s: EngineState, q: WriteQueue, learner: Rul
     // a probe for the not-found answer that redirects: that is the answer (a host that redirects
     // every unknown path); its target is no page to crawl and no evidence about rules
     setUrl(s, txn, f.key, before, { ...carried(before, depth, now), s: 'redirected', st: status, to: t.key, ft: now });
-    txn.landed.push(f.key);
+    txn.queue.landed.push(f.key);
     if (s.o.learnRules) await learner.notFound.record(txn, f, status, undefined);
     await q.commit(txn);
     return;
@@ -74,7 +74,7 @@ export async function recordRedirect(s: EngineState, q: WriteQueue, learner: Rul
   const prev = await getUrl(s.kv, txn, f.key);
   const entry: UrlEntry = { ...carried(prev, depth, now), s: 'redirected', st: status, to: t.key, ft: now };
   setUrl(s, txn, f.key, prev, entry, f.rec);
-  txn.landed.push(f.key);
+  txn.queue.landed.push(f.key);
   if (t.key === f.key) loop = await recordLoop(s, txn, f.key, t.key, status, [f.key], now);
   else if (merge) loop = await addAlias(s, txn, f.key, t.key, status, now);
   if (!permanent) await noteTemporary(s, txn, f.key, t.key, status, now);
@@ -103,16 +103,16 @@ export async function recordRedirect(s: EngineState, q: WriteQueue, learner: Rul
  * be fetched. The presets that map the target back are suspended on that host from now on (kept
  * in the store, so every later open knows it); what they pruned there is given back.
  */
-function suspendContradictedPresets(s: EngineState, txn: Txn, f: Identity, t: Identity, status: number, now: number): string[] {
+function suspendContradictedPresets(s: Pick<EngineParts, 'o' | 'rules'>, txn: Txn, f: Identity, t: Identity, status: number, now: number): string[] {
   const host = hostOf(t.rec);
   if (hostOf(f.rec) !== host) return [];
   const tt = transform(s, t.rec, t.key);
   if (tt.via?.startsWith('preset:') !== true || tt.key !== transform(s, f.rec, f.key).key) return [];
-  const off = s.suspendedPresets.get(host);
+  const off = s.rules.suspendedPresets.get(host);
   const names = s.o.presets.filter((p) => off?.has(p) !== true && keyFromRecord(applyPolicy(t.rec, [p]).record) !== t.key);
   if (names.length === 0) return [];
   let set = off;
-  if (set === undefined) s.suspendedPresets.set(host, (set = new Set()));
+  if (set === undefined) s.rules.suspendedPresets.set(host, (set = new Set()));
   for (const name of names) {
     set.add(name);
     putEvidence(txn, evidenceKeys.presetSuspended(host, name), encodeJson({ from: f.key, to: t.key, st: status, t: now }));
@@ -120,7 +120,7 @@ function suspendContradictedPresets(s: EngineState, txn: Txn, f: Identity, t: Id
   return names;
 }
 
-async function recordLoop(s: EngineState, txn: Txn, from: string, to: string, status: number, cycle: string[], now: number): Promise<true> {
+async function recordLoop(s: Pick<EngineParts, 'kv'>, txn: Txn, from: string, to: string, status: number, cycle: string[], now: number): Promise<true> {
   const k = evidenceKeys.loop(from);
   if ((await getEvidence(s.kv, txn, k)) === undefined) txn.count(counterNames.loops, 1);
   putEvidence(txn, k, encodeJson({ to, st: status, cycle, t: now } satisfies LoopRecord));
@@ -132,7 +132,7 @@ async function recordLoop(s: EngineState, txn: Txn, from: string, to: string, st
  * a key that is not itself an alias source), so an alias that would point back at `from` closes a
  * cycle: it is recorded as a loop and not added. Returns true for a loop.
  */
-async function addAlias(s: EngineState, txn: Txn, from: string, to: string, status: number, now: number): Promise<boolean> {
+async function addAlias(s: Pick<EngineParts, 'kv' | 'seen'>, txn: Txn, from: string, to: string, status: number, now: number): Promise<boolean> {
   const next = await getAlias(s, txn, to);
   const target = next?.to ?? to;
   if (target === from) return recordLoop(s, txn, from, to, status, target === to ? [from, to] : [from, to, target], now);
@@ -165,7 +165,7 @@ async function addAlias(s: EngineState, txn: Txn, from: string, to: string, stat
  * Queue the URLs the learner asked to fetch: a probe (new, marked `p`), or a fetched URL fetched
  * again (`r`, keeping its content hash to compare). The crawler fetches them as any other.
  */
-async function queueChecks(s: EngineState, txn: Txn, checks: readonly CheckRequest[], depth: number, now: number): Promise<void> {
+async function queueChecks(s: Pick<EngineParts, 'frontier' | 'kv'>, txn: Txn, checks: readonly CheckRequest[], depth: number, now: number): Promise<void> {
   for (const c of checks) {
     const prev = await getUrl(s.kv, txn, c.key);
     if (c.kind === 'probe') {
@@ -189,7 +189,7 @@ async function queueChecks(s: EngineState, txn: Txn, checks: readonly CheckReque
  * the fetcher followed redirects: `u` is recorded redirected (hops unknown) and the answer is the
  * final URL's.
  */
-export async function recordFetch(s: EngineState, q: WriteQueue, learner: RuleLearner, u: Identity, fin: Identity | undefined, response: FetchRecord, claims: readonly RepresentationClaim[] = []): Promise<void> {
+export async function recordFetch(s: EngineParts, q: WriteQueue, learner: RuleLearner, u: Identity, fin: Identity | undefined, response: FetchRecord, claims: readonly RepresentationClaim[] = []): Promise<void> {
   const now = Date.now();
   const txn = q.newTxn();
   // a fetch records the entry the frontier handed out: its state as read then, unless changed since
@@ -199,7 +199,7 @@ export async function recordFetch(s: EngineState, q: WriteQueue, learner: RuleLe
   if (fin !== undefined && fin.key !== u.key) {
     const entry: UrlEntry = { ...carried(prev, 0, now), s: 'redirected', to: fin.key, ft: now };
     setUrl(s, txn, u.key, prev, entry, u.rec);
-    txn.landed.push(u.key);
+    txn.queue.landed.push(u.key);
     await noteTemporary(s, txn, u.key, fin.key, 0, now);
     target = fin;
     prevTarget = await getUrl(s.kv, txn, fin.key);
@@ -213,7 +213,7 @@ export async function recordFetch(s: EngineState, q: WriteQueue, learner: RuleLe
   if (response.echoFreeHash !== undefined) entry.w = response.echoFreeHash;
   if (response.error !== undefined) entry.e = response.error;
   setUrl(s, txn, target.key, prevTarget, entry, target.rec);
-  txn.landed.push(target.key);
+  txn.queue.landed.push(target.key);
   // every answer is evidence for the learner: a document, or a failed rewrite
   const status = failed && response.status < 500 ? 0 : response.status;
   const changes = s.o.learnRules ? await learner.fromFetch(txn, target, response.contentHash, status, prevTarget, now, response.shapeHash, response.stableHash, claims, response.echoFreeHash) : noRuleChanges();

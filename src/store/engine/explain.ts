@@ -11,25 +11,25 @@ import type { Explanation, ExplainStep } from '../seen-store.js';
 import { getAlias } from './batch.js';
 import { identity } from './canonicalize.js';
 import * as lookup from './lookup.js';
-import type { EngineState } from './state.js';
+import type { EngineParts } from './parts.js';
 
 /** Observations shown per rule. */
 export const EXPLAIN_OBSERVATIONS = 16;
 
-async function observationsOf(s: EngineState, id: string): Promise<Observation[]> {
+async function observationsOf(s: Pick<EngineParts, 'kv'>, id: string): Promise<Observation[]> {
   const out: Observation[] = [];
   for await (const [, v] of s.kv.entries('evidence', { ...prefixRange(evidenceKeys.observationPrefix(id)), limit: EXPLAIN_OBSERVATIONS })) out.push(decodeJson<Observation>(v));
   return out;
 }
 
-async function ruleRecord(s: EngineState, id: string): Promise<RuleRecord | undefined> {
+async function ruleRecord(s: Pick<EngineParts, 'kv' | 'rules'>, id: string): Promise<RuleRecord | undefined> {
   const live = s.rules.get(id);
   if (live !== undefined) return live;
   const v = await s.kv.get('rule', id);
   return v === undefined ? undefined : decodeJson<RuleRecord>(v);
 }
 
-export async function explain(s: EngineState, url: string): Promise<Explanation> {
+export async function explain(s: EngineParts, url: string): Promise<Explanation> {
   const id = identity(s, url);
   const steps: ExplainStep[] = [];
   let cur: UriRecord = id.rec;

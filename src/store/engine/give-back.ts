@@ -14,15 +14,15 @@ import { admitOne, checksRewrite } from './admit.js';
 import { getAlias, getEvidence, getUrl, prefetchUrls, type Txn } from './batch.js';
 import { canonicalize, identity, isUrlError, transform, type Identity } from './canonicalize.js';
 import type { RuleChanges } from '../learning/contract.js';
-import type { EngineState } from './state.js';
+import type { EngineParts } from './parts.js';
 import { answeredDocument, answeredNoDocument, carried, forgetUnlinkedImage, recordOfKey, setUrl } from './url-state.js';
 import type { WriteQueue } from './write-queue.js';
 
 /** True while what pruned a URL still holds: its preset is on, its rule active, or it is a trap. */
-export function inForce(s: EngineState, reason: string, host?: string): boolean {
+export function inForce(s: Pick<EngineParts, 'o' | 'rules'>, reason: string, host?: string): boolean {
   if (reason.startsWith('preset:')) {
     const name = reason.slice(7);
-    return s.o.presets.includes(name as PresetName) && (host === undefined || s.suspendedPresets.get(host)?.has(name) !== true);
+    return s.o.presets.includes(name as PresetName) && (host === undefined || s.rules.suspendedPresets.get(host)?.has(name) !== true);
   }
   if (reason.startsWith('rule:')) return s.rules.get(reason.slice(5))?.state === 'active';
   // the crawler's refusals: in force until given back with `restore`
@@ -35,11 +35,11 @@ export function inForce(s: EngineState, reason: string, host?: string): boolean 
  * (each URL evaluated again under the rules as they are now: one still in a scope of the rule
  * stays pruned), and one that gained scopes prunes the frontier of its host.
  */
-export async function afterRuleChanges(s: EngineState, q: WriteQueue, changes: RuleChanges): Promise<void> {
+export async function afterRuleChanges(s: EngineParts, q: WriteQueue, changes: RuleChanges): Promise<void> {
   for (const id of changes.givesBack) {
     // what the rule's images were read for no longer holds (they come back below): when it gains
     // scope again, every document is read again, those fetched while it held less among them
-    s.imageScans.delete(id);
+    s.rules.imageScans.delete(id);
     await restoreReason(s, q, `rule:${id}`, s.rules.get(id)?.state === 'active' ? undefined : `rule:${id}`);
     await restoreChained(s, q, id);
   }
@@ -67,7 +67,7 @@ interface PruneCandidate {
  * time, one batch each. A block is written once (frontier.ts); a line whose entry is no longer
  * queued in that block is skipped.
  */
-export async function pruneFrontier(s: EngineState, q: WriteQueue, id: string): Promise<void> {
+export async function pruneFrontier(s: EngineParts, q: WriteQueue, id: string): Promise<void> {
   const parsed = parseRuleId(id);
   if (parsed === undefined) return;
   const host = parsed.host;
@@ -95,12 +95,12 @@ const IMAGE_SCAN = 50_000;
  * the document there, an image comes back (`restoreReason`) if a link named it, and is forgotten
  * if none did (`UrlEntry.i`).
  */
-async function pruneImages(s: EngineState, q: WriteQueue, id: string, host: string): Promise<void> {
+async function pruneImages(s: Pick<EngineParts, 'frontier' | 'kv' | 'o' | 'rules' | 'seen'>, q: WriteQueue, id: string, host: string): Promise<void> {
   // the documents under each scope not read for this rule yet (a directory's, or an exact path's):
   // a scope that covers more than when it was read (a flat directory grown to its subdirectories,
   // a query or a value gained) is read again, since its new images lie among the documents read
-  let scanned = s.imageScans.get(id);
-  if (scanned === undefined) s.imageScans.set(id, (scanned = new Set()));
+  let scanned = s.rules.imageScans.get(id);
+  if (scanned === undefined) s.rules.imageScans.set(id, (scanned = new Set()));
   let read = 0;
   for (const scope of s.rules.get(id)?.scopes ?? []) {
     const reach = `${scope.at}${scope.flat === true ? '*' : ''}${scope.query ? '?' : ''}${scope.values === undefined ? '' : `=${scope.values.join('|')}`}`;
@@ -115,7 +115,7 @@ async function pruneImages(s: EngineState, q: WriteQueue, id: string, host: stri
 }
 
 /** `pruneImages` over the documents of one key range, `limit` at most; returns how many it read. */
-async function pruneImagesIn(s: EngineState, q: WriteQueue, id: string, range: { gte: string; lt: string }, limit: number): Promise<number> {
+async function pruneImagesIn(s: Pick<EngineParts, 'frontier' | 'kv' | 'o' | 'rules' | 'seen'>, q: WriteQueue, id: string, range: { gte: string; lt: string }, limit: number): Promise<number> {
   const reason = `rule:${id}`;
   let after: string | undefined;
   let read = 0;
@@ -170,7 +170,7 @@ async function pruneImagesIn(s: EngineState, q: WriteQueue, id: string, range: {
  * True when `key`, pruned onto `to` by `reason`, is the image of that document under the rules
  * in force now (`pruneImages`): the rule still sends the document there.
  */
-function stillImage(s: EngineState, key: string, to: string, reason: string): boolean {
+function stillImage(s: Pick<EngineParts, 'o' | 'rules'>, key: string, to: string, reason: string): boolean {
   const t = transform(s, recordOfKey(to), to);
   return t.via === reason && t.key === key;
 }
@@ -179,7 +179,7 @@ function stillImage(s: EngineState, key: string, to: string, reason: string): bo
  * The queued URLs of the frontier blocks in `range` (all hosts when absent) that `keep` accepts,
  * by host, `PRUNE_BLOCKS` blocks at a time; URLs in flight are left out.
  */
-async function* queuedByHost(s: EngineState, range: { gte: string; lt: string } | undefined, keep: (rec: UriRecord, key: string) => boolean): AsyncIterable<Map<string, PruneCandidate[]>> {
+async function* queuedByHost(s: Pick<EngineParts, 'frontier' | 'kv'>, range: { gte: string; lt: string } | undefined, keep: (rec: UriRecord, key: string) => boolean): AsyncIterable<Map<string, PruneCandidate[]>> {
   let after: string | undefined;
   for (;;) {
     const blocks: [string, string][] = [];
@@ -208,7 +208,7 @@ async function* queuedByHost(s: EngineState, range: { gte: string; lt: string } 
  * made the store's own by a `changePresets` open) is pruned under that reason: the frontier
  * read `PRUNE_BLOCKS` blocks at a time over all hosts, as `pruneFrontier` reads one host's.
  */
-export async function pruneQueued(s: EngineState, q: WriteQueue, wanted: (via: string) => boolean): Promise<void> {
+export async function pruneQueued(s: EngineParts, q: WriteQueue, wanted: (via: string) => boolean): Promise<void> {
   const keep = (rec: UriRecord, key: string): boolean => {
     const via = transform(s, rec, key).via;
     return via !== undefined && wanted(via);
@@ -232,7 +232,7 @@ const ACTIVATION_SAMPLE = 2;
  * as the rule's first checked rewrites (admit.ts samples on from there). Returns how many it
  * marked.
  */
-async function sampleCandidates(s: EngineState, q: WriteQueue, host: string, id: string, candidates: readonly PruneCandidate[], n: number): Promise<number> {
+async function sampleCandidates(s: EngineParts, q: WriteQueue, host: string, id: string, candidates: readonly PruneCandidate[], n: number): Promise<number> {
   const support = s.rules.get(id)?.support ?? [];
   const dirs = new Set(support.map((x) => dirOf(x.p === '' ? '/' : x.p)));
   const withQuery = support.some((x) => x.q === true);
@@ -264,10 +264,10 @@ async function sampleCandidates(s: EngineState, q: WriteQueue, host: string, id:
     const r = await admitOne(s, txn, t.rec, t.key, c.depth, prev.src, now);
     // the check needs both names fetched: the rewrite, queued here, is offered first too
     const queued = r.admitted ? txn.urls.get(r.key) : undefined;
-    if (queued?.h !== undefined && queued.n !== undefined) txn.urge(r.key, queued.h, queued.n, queued.d);
+    if (queued?.h !== undefined && queued.n !== undefined) txn.queue.urge(r.key, queued.h, queued.n, queued.d);
     setUrl(s, txn, c.key, prev, { ...prev, k: 'v', by: t.via, to: t.key });
     // they are the rule's first checked rewrites: admit's sampling goes on from there
-    s.rewrites.set(t.via, (s.rewrites.get(t.via) ?? 0) + 1);
+    s.rules.rewrites.set(t.via, (s.rules.rewrites.get(t.via) ?? 0) + 1);
     marked++;
   }
   await q.commit(txn);
@@ -279,7 +279,7 @@ async function sampleCandidates(s: EngineState, q: WriteQueue, host: string, id:
  * loop): the rewrite failed before it was made, so the URL stays queued as itself (its fetch, a
  * document beside a failed image, contradicts the rule there).
  */
-async function rewriteAnsweredNoDocument(s: EngineState, txn: Txn, key: string): Promise<boolean> {
+async function rewriteAnsweredNoDocument(s: Pick<EngineParts, 'kv'>, txn: Txn, key: string): Promise<boolean> {
   const e = await getUrl(s.kv, txn, key);
   if (e === undefined) return false;
   if (e.s === 'redirected') return (await getEvidence(s.kv, txn, evidenceKeys.loop(key))) !== undefined;
@@ -295,7 +295,7 @@ async function rewriteAnsweredNoDocument(s: EngineState, txn: Txn, key: string):
  * costs two requests where one would do. A rule with redirects among its evidence always rewrites:
  * its originals redirect, and the rewrite saves the hop.
  */
-async function pruneCandidates(s: EngineState, q: WriteQueue, host: string, candidates: readonly PruneCandidate[]): Promise<void> {
+async function pruneCandidates(s: EngineParts, q: WriteQueue, host: string, candidates: readonly PruneCandidate[]): Promise<void> {
   const txn = q.newTxn();
   const now = Date.now();
   // each candidate and where the rules send it (an alias may send it further: read then)
@@ -321,7 +321,7 @@ async function pruneCandidates(s: EngineState, q: WriteQueue, host: string, cand
 }
 
 /** True when rule `via` (`rule:<id>`) holds on content evidence alone: no redirect supports it. */
-function contentOnly(s: EngineState, via: string): boolean {
+function contentOnly(s: Pick<EngineParts, 'rules'>, via: string): boolean {
   const support = s.rules.get(via.slice(5))?.support ?? [];
   return support.length > 0 && support.every((x) => x.t !== undefined);
 }
@@ -331,7 +331,7 @@ function contentOnly(s: EngineState, via: string): boolean {
  * mapped elsewhere by a preset or rule is pruned under that one (under `reason` itself when a
  * narrowed rule still holds where it lies), the others are queued. Returns the URLs given back.
  */
-export async function restoreReason(s: EngineState, q: WriteQueue, reason: string, exclude: string | undefined): Promise<number> {
+export async function restoreReason(s: EngineParts, q: WriteQueue, reason: string, exclude: string | undefined): Promise<number> {
   let total = 0;
   for await (const keys of prunedUnder(s, reason)) {
     const txn = q.newTxn();
@@ -355,7 +355,7 @@ export async function restoreReason(s: EngineState, q: WriteQueue, reason: strin
  * caller commits what it changes before asking for the next batch: each read starts after the
  * last key read, so an entry rewritten under another reason is not met again.
  */
-async function* prunedUnder(s: EngineState, reason: string): AsyncIterable<string[]> {
+async function* prunedUnder(s: Pick<EngineParts, 'kv' | 'o'>, reason: string): AsyncIterable<string[]> {
   const range = prefixRange(reason + SEP);
   let after: string | undefined;
   for (;;) {
@@ -376,7 +376,7 @@ async function* prunedUnder(s: EngineState, reason: string): AsyncIterable<strin
  * the others stay pruned. Read only while another rule of the host is active, as their pruned
  * entries are all that may hold such a chain.
  */
-async function restoreChained(s: EngineState, q: WriteQueue, id: string): Promise<void> {
+async function restoreChained(s: EngineParts, q: WriteQueue, id: string): Promise<void> {
   const host = parseRuleId(id)?.host;
   if (host === undefined) return;
   const others = [...s.rules.idsOf(host)].filter((o) => o !== id && s.rules.get(o)?.state === 'active');
@@ -404,7 +404,7 @@ async function restoreChained(s: EngineState, q: WriteQueue, id: string): Promis
 }
 
 /** True when the active rule of `reason` rewrites `key` (a URL it pruned; not an image, which it rewrites the other way). */
-function stillRewrites(s: EngineState, reason: string, key: string): boolean {
+function stillRewrites(s: Pick<EngineParts, 'rules'>, reason: string, key: string): boolean {
   const rec = recordOfKey(key);
   const id = reason.slice(5);
   const rule = s.rules.activeOf(hostOf(rec))?.find((r) => r.id === id);
@@ -416,7 +416,7 @@ function stillRewrites(s: EngineState, reason: string, key: string): boolean {
  * `reconsider`): they were pruned under their chain's first rule, which still holds, so no
  * give-back of that rule reaches them; each is evaluated again under the rules of now.
  */
-async function reconsider(s: EngineState, q: WriteQueue, keys: readonly string[]): Promise<void> {
+async function reconsider(s: EngineParts, q: WriteQueue, keys: readonly string[]): Promise<void> {
   if (keys.length === 0) return;
   const txn = q.newTxn();
   const now = Date.now();
@@ -434,7 +434,7 @@ async function reconsider(s: EngineState, q: WriteQueue, keys: readonly string[]
  * answer (its rewrite admitted), queued as itself otherwise. True when it no longer stays pruned
  * by `reason` onto a URL that `reason` maps it to.
  */
-async function restoreEntry(s: EngineState, txn: Txn, key: string, prev: UrlEntry, reason: string, exclude: string | undefined, now: number): Promise<boolean> {
+async function restoreEntry(s: EngineParts, txn: Txn, key: string, prev: UrlEntry, reason: string, exclude: string | undefined, now: number): Promise<boolean> {
   const rec = recordOfKey(key);
   const t = transform(s, rec, key, exclude);
   // an image (pruneImages) the rule, narrowed, still sends its document to stays pruned
@@ -456,7 +456,7 @@ async function restoreEntry(s: EngineState, txn: Txn, key: string, prev: UrlEntr
  * of now send it to, forgotten otherwise (and not counted as given back). Nothing is queued for
  * it: nobody asked for the URL, and a rewrite of a name nobody linked checks nothing.
  */
-async function restoreImage(s: EngineState, txn: Txn, key: string, prev: UrlEntry, t: { key: string; via: string | undefined }, reason: string, exclude: string | undefined, now: number): Promise<boolean> {
+async function restoreImage(s: Pick<EngineParts, 'frontier' | 'kv' | 'o' | 'rules' | 'seen'>, txn: Txn, key: string, prev: UrlEntry, t: { key: string; via: string | undefined }, reason: string, exclude: string | undefined, now: number): Promise<boolean> {
   if (t.via !== undefined && t.key !== key) {
     const { key: onto, via } = await canonicalize(s, txn, recordOfKey(key), key, exclude);
     const e = onto === key ? undefined : await getUrl(s.kv, txn, onto);
@@ -486,7 +486,7 @@ export interface PruneRequest {
  * Check `prune`'s entries and key them; a URL the store cannot key is skipped. Throws a
  * `TypeError` for misuse.
  */
-export function pruneRequests(s: EngineState, entries: readonly PruneEntry[]): PruneRequest[] {
+export function pruneRequests(s: Pick<EngineParts, 'normalizeOptions' | 'salt'>, entries: readonly PruneEntry[]): PruneRequest[] {
   if (!Array.isArray(entries)) throw new TypeError('prune: entries must be an array');
   const out: PruneRequest[] = [];
   for (const e of entries) {
@@ -508,7 +508,7 @@ export function pruneRequests(s: EngineState, entries: readonly PruneEntry[]): P
  * The crawler's refusals: each URL's canonical key (as admit would find it) is recorded pruned by
  * its reason, when it is new, or queued and not in flight (and not queued shallower than asked).
  */
-export async function prune(s: EngineState, q: WriteQueue, requests: readonly PruneRequest[]): Promise<void> {
+export async function prune(s: Pick<EngineParts, 'frontier' | 'kv' | 'o' | 'rules' | 'seen'>, q: WriteQueue, requests: readonly PruneRequest[]): Promise<void> {
   const txn = q.newTxn();
   const now = Date.now();
   for (const { id, reason, depth } of requests) {

@@ -11,7 +11,7 @@
  *
  * Every state change of one call is one `Kv.write` (one LevelDB batch, batch.ts) together with the
  * counters it changes, and calls run one at a time (write-queue.ts), so no check-then-write race
- * exists across `await`. The in-memory state (state.ts) follows each batch at submission and when
+ * exists across `await`. The in-memory parts (parts.ts) follow each batch at submission and when
  * its write returned; a failed write refuses the batches built on it and rolls the state back.
  */
 import type { Kv } from '../backends/kv.js';
@@ -53,7 +53,7 @@ import { load, writeFrontsAtClose } from './open.js';
 import { resolveStoreOptions, type ResolvedOptions } from './options.js';
 import { rebuildDerived } from './rebuild.js';
 import { checkRequeueOptions, requeueFailed } from './retry.js';
-import { EngineState } from './state.js';
+import { EngineParts } from './parts.js';
 import { verify } from './verify.js';
 import { WriteQueue } from './write-queue.js';
 
@@ -62,7 +62,7 @@ export { resolveStoreOptions, type ResolvedOptions } from './options.js';
 export class StoreEngine implements SeenStore {
   readonly supports: StoreSupports;
   readonly location: string;
-  private readonly s: EngineState;
+  private readonly s: EngineParts;
   private readonly q: WriteQueue;
   private readonly learner: RuleLearner;
   private readonly delivery = new Delivery();
@@ -70,9 +70,9 @@ export class StoreEngine implements SeenStore {
   private constructor(kv: Kv, supports: StoreSupports, options: ResolvedOptions) {
     this.supports = supports;
     this.location = kv.location;
-    this.s = new EngineState(kv, options);
+    this.s = new EngineParts(kv, options);
     this.q = new WriteQueue(this.s);
-    this.learner = new RuleLearner(this.s, options);
+    this.learner = new RuleLearner({ kv, rules: this.s.rules, notFound: this.s.rules.notFound, pathDocuments: this.s.rules.pathDocuments }, options);
   }
 
   /**
@@ -265,7 +265,7 @@ export class StoreEngine implements SeenStore {
     return lookup.canonicalMany(this.s, urls);
   }
 
-  /** In a fleet partition: the URLs for other hosts' partitions its calls found (state.ts `outbox`), once. */
+  /** In a fleet partition: the URLs for other hosts' partitions its calls found (parts.ts `outbox`), once. */
   takeOutbox(): { readonly url: string; readonly depth: number; readonly src?: string }[] {
     return this.s.outbox.splice(0);
   }

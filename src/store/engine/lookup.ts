@@ -7,7 +7,7 @@ import { counterNames, decodeJson, decodeUrlEntry, URL_STATES, type AliasEntry, 
 import { isDocumentStatus, type RuleRecord } from '../rules.js';
 import type { AliasRecord, CanonicalFailure, CanonicalResult, CanonicalUrlRecord, StatsOptions, StoreStats } from '../seen-store.js';
 import { identity, isUrlError, transform } from './canonicalize.js';
-import type { EngineState } from './state.js';
+import type { EngineParts } from './parts.js';
 import { answeredNoDocument, entrySummary, lookupEntry } from './url-state.js';
 
 const NEED: unique symbol = Symbol('need');
@@ -23,7 +23,7 @@ interface Lookup {
 }
 
 /** `transform`, with the keys of a chain's intermediate steps when there are any. */
-function lookupOf(s: EngineState, i: number, rec: UriRecord, k0: string, normal: string | undefined): Lookup {
+function lookupOf(s: Pick<EngineParts, 'o' | 'rules'>, i: number, rec: UriRecord, k0: string, normal: string | undefined): Lookup {
   const steps: string[] = [];
   const t = transform(s, rec, k0, undefined, steps);
   return steps.length > 0 && t.via?.startsWith('rule:') === true ? { i, k0, tKey: t.key, tVia: t.via, normal, steps } : { i, k0, tKey: t.key, tVia: t.via, normal };
@@ -36,7 +36,7 @@ function compare(a: string, b: string): number {
 }
 
   /** `canonicalMany` for one URL; a URL the store cannot key throws the ladder's `UrlError`. */
-export async function canonical(s: EngineState, url: string): Promise<CanonicalResult> {
+export async function canonical(s: EngineParts, url: string): Promise<CanonicalResult> {
   const r = (await canonicalMany(s, [url]))[0]!;
   if ('ok' in r) {
     identity(s, url); // throws the error itself, with its detail
@@ -45,7 +45,7 @@ export async function canonical(s: EngineState, url: string): Promise<CanonicalR
   return r;
 }
 
-export async function canonicalMany(s: EngineState, urls: readonly string[]): Promise<(CanonicalResult | CanonicalFailure)[]> {
+export async function canonicalMany(s: EngineParts, urls: readonly string[]): Promise<(CanonicalResult | CanonicalFailure)[]> {
   if (!Array.isArray(urls)) throw new TypeError('canonicalMany: urls must be an array of strings');
   const out = new Array<CanonicalResult | CanonicalFailure>(urls.length);
   let pending: Lookup[] = [];
@@ -93,16 +93,16 @@ export async function canonicalMany(s: EngineState, urls: readonly string[]): Pr
   let w1 = 0;
   let w2 = 0;
   const look: Look = (space, key) => {
-    if (space === 'alias' && s.aliasFront.count === 0) return undefined;
+    if (space === 'alias' && s.seen.aliasFront.count === 0) return undefined;
     if (key !== lastKey) {
       [w1, w2] = fingerprintWords(key);
       lastKey = key;
     }
     if (space === 'url') {
-      if (!s.front.hasWords(w1, w2)) return undefined;
-      const cached = s.cache.get(key, w1);
+      if (!s.seen.front.hasWords(w1, w2)) return undefined;
+      const cached = s.seen.cache.get(key, w1);
       if (cached !== undefined) return cached;
-    } else if (!s.aliasFront.hasWords(w1, w2)) return undefined;
+    } else if (!s.seen.aliasFront.hasWords(w1, w2)) return undefined;
     const mk = (space === 'url' ? 'u' : 'a') + key;
     if (known.has(mk)) return known.get(mk);
     wanted.set(mk, [space, key]);
@@ -119,14 +119,14 @@ export async function canonicalMany(s: EngineState, urls: readonly string[]): Pr
       const asked = [...wanted];
       wanted = new Map();
       const keys = asked.map(([, sk]) => sk);
-      const gen = s.urlWrites;
+      const gen = s.seen.urlWrites;
       const values = s.kv.getAcross !== undefined ? await s.kv.getAcross(keys) : await getAcrossFallback(s, keys);
-      const fill = gen === s.urlWrites; // no write overtook the read: its entries may be cached
+      const fill = gen === s.seen.urlWrites; // no write overtook the read: its entries may be cached
       for (let j = 0; j < asked.length; j++) {
         const v = values[j];
         known.set(asked[j]![0], v);
         const [space, key] = asked[j]![1];
-        if (fill && v !== undefined && space === 'url') s.cache.set(key, fingerprintWords(key)[0], entrySummary(v));
+        if (fill && v !== undefined && space === 'url') s.seen.cache.set(key, fingerprintWords(key)[0], entrySummary(v));
       }
     } else if (again.length > 0) {
       throw new Error('canonicalMany: no progress'); // cannot happen: NEED always asks for a key
@@ -136,7 +136,7 @@ export async function canonicalMany(s: EngineState, urls: readonly string[]): Pr
   return out;
 }
 
-async function getAcrossFallback(s: EngineState, keys: readonly (readonly [Space, string])[]): Promise<(string | undefined)[]> {
+async function getAcrossFallback(s: Pick<EngineParts, 'kv'>, keys: readonly (readonly [Space, string])[]): Promise<(string | undefined)[]> {
   const out = new Array<string | undefined>(keys.length);
   const bySpace = new Map<Space, number[]>();
   keys.forEach(([space], j) => {
@@ -253,11 +253,11 @@ function resolveCanonical(p: Lookup, look: Look): CanonicalResult | typeof NEED 
   return key !== k0 && via !== undefined ? { ...out, via } : out;
 }
 
-export function stats(s: EngineState, options: StatsOptions): StoreStats {
+export function stats(s: Pick<EngineParts, 'counters' | 'frontier' | 'seen'>, options: StatsOptions): StoreStats {
   return statsOf(
-    s.committed,
+    s.counters.asWritten,
     { size: s.frontier.size, inFlight: s.frontier.inFlight, hostCount: s.frontier.hostCount, hosts: options.hosts === false ? {} : s.frontier.hosts() },
-    { source: s.frontSource, keys: s.front.count, aliasKeys: s.aliasFront.count, bytes: s.front.byteLength + s.aliasFront.byteLength },
+    { source: s.seen.source, keys: s.seen.front.count, aliasKeys: s.seen.aliasFront.count, bytes: s.seen.front.byteLength + s.seen.aliasFront.byteLength },
   );
 }
 
@@ -283,7 +283,7 @@ export function statsOf(counters: ReadonlyMap<string, number>, frontier: StoreSt
   };
 }
 
-export async function* canonicalUrls(s: EngineState): AsyncIterable<CanonicalUrlRecord> {
+export async function* canonicalUrls(s: Pick<EngineParts, 'kv'>): AsyncIterable<CanonicalUrlRecord> {
   for await (const [key, value] of s.kv.entries('url')) {
     const e = decodeUrlEntry(value);
     if (e.s !== 'queued' && e.s !== 'fetched' && e.s !== 'failed') continue;
@@ -294,19 +294,19 @@ export async function* canonicalUrls(s: EngineState): AsyncIterable<CanonicalUrl
   }
 }
 
-export async function* aliases(s: EngineState): AsyncIterable<AliasRecord> {
+export async function* aliases(s: Pick<EngineParts, 'kv'>): AsyncIterable<AliasRecord> {
   for await (const [from, value] of s.kv.entries('alias')) {
     const a = decodeJson<AliasEntry>(value);
     yield { from, to: a.to, fromUrl: urlFromKey(from), toUrl: urlFromKey(a.to), status: a.st };
   }
 }
 
-export async function* rules(s: EngineState): AsyncIterable<RuleRecord> {
+export async function* rules(s: Pick<EngineParts, 'kv'>): AsyncIterable<RuleRecord> {
   for await (const [, value] of s.kv.entries('rule')) yield decodeJson<RuleRecord>(value);
 }
 
 /** The depth `url`'s own entry was queued at; `undefined` when it has none. */
-export async function depthOf(s: EngineState, url: string): Promise<number | undefined> {
+export async function depthOf(s: Pick<EngineParts, 'kv' | 'normalizeOptions' | 'salt'>, url: string): Promise<number | undefined> {
   const v = await s.kv.get('url', identity(s, url).key);
   return v === undefined ? undefined : decodeUrlEntry(v).d;
 }

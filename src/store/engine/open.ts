@@ -1,6 +1,6 @@
 /**
  * Open and close: the folder's format and identity options are checked before anything is read,
- * the in-memory state (state.ts) is loaded from the database, and the Bloom fronts are rebuilt
+ * the in-memory parts (parts.ts) are loaded from the database, and the Bloom fronts are rebuilt
  * from the keys unless the snapshot written at the last clean close still speaks for the database
  * (front-snapshot.ts).
  */
@@ -13,10 +13,10 @@ import type { RuleRecord } from '../rules.js';
 import { newSalt } from '../userinfo.js';
 import { inForce, pruneQueued, restoreReason } from './give-back.js';
 import { identityOptions } from './options.js';
-import type { EngineState } from './state.js';
+import type { EngineParts } from './parts.js';
 import type { WriteQueue } from './write-queue.js';
 
-function incompatible(s: EngineState, detail: string): StoreError {
+function incompatible(s: Pick<EngineParts, 'location'>, detail: string): StoreError {
   return new StoreError('ERR_STORE_INCOMPATIBLE', s.location, { detail: `incompatible store: ${detail}` });
 }
 
@@ -25,7 +25,7 @@ function incompatible(s: EngineState, detail: string): StoreError {
  * rebuild the fronts (or take the snapshot of the last clean close); then, unless read-only, give
  * back what is pruned by a reason no longer in force.
  */
-export async function load(s: EngineState, q: WriteQueue): Promise<void> {
+export async function load(s: EngineParts, q: WriteQueue): Promise<void> {
   const format = await s.kv.get('meta', 'format');
   /** Presets a `changePresets` open adds: queued URLs they map elsewhere are pruned. */
   let added: PresetName[] = [];
@@ -98,12 +98,12 @@ export async function load(s: EngineState, q: WriteQueue): Promise<void> {
 
   // the fronts: as written down at the last clean close when nothing was written since
   // (front-snapshot.ts), else sized from the stored counts and filled from the keys themselves
-  const counts = { admitted: s.counter(counterNames.admitted), aliases: s.counter(counterNames.aliases) };
+  const counts = { admitted: s.counters.get(counterNames.admitted), aliases: s.counters.get(counterNames.aliases) };
   const snapshot = await readFrontSnapshot(s.kv, counts, s.o.bloomBitsPerKey);
   if (snapshot !== undefined) {
-    s.front = snapshot.url;
-    s.aliasFront = snapshot.alias;
-    s.frontSource = 'snapshot';
+    s.seen.front = snapshot.url;
+    s.seen.aliasFront = snapshot.alias;
+    s.seen.source = 'snapshot';
   } else {
     await buildFronts(s);
   }
@@ -126,31 +126,31 @@ function samePresets(a: readonly PresetName[], b: readonly PresetName[]): boolea
 }
 
 /** The presets each host's redirects contradicted (evidence.ts). */
-export async function loadSuspendedPresets(s: EngineState): Promise<void> {
-  s.suspendedPresets.clear();
+export async function loadSuspendedPresets(s: Pick<EngineParts, 'kv' | 'rules'>): Promise<void> {
+  s.rules.suspendedPresets.clear();
   const prefix = evidenceKeys.presetSuspendedPrefix();
   for await (const k of s.kv.keys('evidence', prefixRange(prefix))) {
     const [host, name] = k.slice(prefix.length).split(SEP) as [string, string];
-    let set = s.suspendedPresets.get(host);
-    if (set === undefined) s.suspendedPresets.set(host, (set = new Set()));
+    let set = s.rules.suspendedPresets.get(host);
+    if (set === undefined) s.rules.suspendedPresets.set(host, (set = new Set()));
     set.add(name);
   }
 }
 
 /** The Bloom fronts from the `url` and `alias` keys, sized from the stored counts. */
-export async function buildFronts(s: EngineState): Promise<void> {
-  s.front = new ScalableBloom(s.counter(counterNames.admitted), s.o.bloomBitsPerKey);
-  for await (const k of s.kv.keys('url')) s.front.add(k);
-  s.aliasFront = new ScalableBloom(s.counter(counterNames.aliases), s.o.bloomBitsPerKey);
-  for await (const k of s.kv.keys('alias')) s.aliasFront.add(k);
-  s.frontSource = 'database';
+export async function buildFronts(s: Pick<EngineParts, 'counters' | 'kv' | 'o' | 'seen'>): Promise<void> {
+  s.seen.front = new ScalableBloom(s.counters.get(counterNames.admitted), s.o.bloomBitsPerKey);
+  for await (const k of s.kv.keys('url')) s.seen.front.add(k);
+  s.seen.aliasFront = new ScalableBloom(s.counters.get(counterNames.aliases), s.o.bloomBitsPerKey);
+  for await (const k of s.kv.keys('alias')) s.seen.aliasFront.add(k);
+  s.seen.source = 'database';
 }
 
 /**
  * Give back URLs pruned by something no longer in force: a preset the store was opened without,
  * a rule withdrawn (also finishes a give-back that a crash interrupted). One seek per reason.
  */
-async function reconcilePruned(s: EngineState, q: WriteQueue): Promise<void> {
+async function reconcilePruned(s: EngineParts, q: WriteQueue): Promise<void> {
   let from: string | undefined;
   for (;;) {
     let first: string | undefined;
@@ -163,9 +163,9 @@ async function reconcilePruned(s: EngineState, q: WriteQueue): Promise<void> {
 }
 
 /** At a clean close: the fronts, for a quick next open; a failure here costs only that (the next open rebuilds). */
-export async function writeFrontsAtClose(s: EngineState): Promise<void> {
-  if (s.kv.durable && !s.o.readOnly && s.front.count + s.aliasFront.count >= s.o.frontSnapshotMinKeys) {
-    const counts = { admitted: s.committed.get(counterNames.admitted) ?? 0, aliases: s.committed.get(counterNames.aliases) ?? 0 };
-    await writeFrontSnapshot(s.kv, { url: s.front, alias: s.aliasFront }, counts, s.o.sync !== 'never').catch(() => undefined);
+export async function writeFrontsAtClose(s: Pick<EngineParts, 'counters' | 'kv' | 'o' | 'seen'>): Promise<void> {
+  if (s.kv.durable && !s.o.readOnly && s.seen.front.count + s.seen.aliasFront.count >= s.o.frontSnapshotMinKeys) {
+    const counts = { admitted: (s.counters.asWritten.get(counterNames.admitted) ?? 0), aliases: (s.counters.asWritten.get(counterNames.aliases) ?? 0) };
+    await writeFrontSnapshot(s.kv, { url: s.seen.front, alias: s.seen.aliasFront }, counts, s.o.sync !== 'never').catch(() => undefined);
   }
 }

@@ -12,10 +12,10 @@ import type { KvOp } from '../backends/kv.js';
 import { hostOf, type RuleRecord } from '../rules.js';
 import type { RebuildReport } from '../seen-store.js';
 import { buildFronts } from './open.js';
-import type { EngineState } from './state.js';
+import type { EngineParts } from './parts.js';
 import { makeEntry, recordOfKey } from './url-state.js';
 
-export async function rebuildDerived(s: EngineState): Promise<RebuildReport> {
+export async function rebuildDerived(s: EngineParts): Promise<RebuildReport> {
   let ops: KvOp[] = [];
   const flush = async (sync: boolean): Promise<void> => {
     if (ops.length === 0) return;
@@ -90,7 +90,7 @@ export async function rebuildDerived(s: EngineState): Promise<RebuildReport> {
     blocks++;
   }
   // queued URLs without a frontier position get one, in new blocks per host
-  let seq = Math.max(s.counter(counterNames.seq), maxSeq + 1);
+  let seq = Math.max(s.counters.get(counterNames.seq), maxSeq + 1);
   const open = new Map<string, { seq: number; lines: string[] }>();
   const writeBlock = async (host: string, b: { seq: number; lines: string[] }): Promise<void> => {
     await put('frontier', frontierKey(host, b.seq), b.lines.join('\n'));
@@ -162,15 +162,15 @@ export async function rebuildDerived(s: EngineState): Promise<RebuildReport> {
   }
   // 6. the counters: the recount, and a sequence number past every block
   let counterWrites = 0;
-  const names = new Set([...counted.keys(), ...s.counters.keys()]);
+  const names = new Set([...counted.keys(), ...s.counters.names()]);
   names.delete(counterNames.seq);
   for (const name of names) {
     const n = counted.get(name) ?? 0;
-    if (n === s.counter(name)) continue;
+    if (n === s.counters.get(name)) continue;
     await put('counter', name, n === 0 ? undefined : String(n));
     counterWrites++;
   }
-  if (seq !== s.counter(counterNames.seq)) {
+  if (seq !== s.counters.get(counterNames.seq)) {
     await put('counter', counterNames.seq, String(seq));
     counterWrites++;
   }
@@ -182,9 +182,7 @@ export async function rebuildDerived(s: EngineState): Promise<RebuildReport> {
   // entries were rewritten outside the batch path: the cache starts afresh, and the fronts are
   // built from the keys a repair left (it may have dropped some, or brought back older ones)
   await buildFronts(s);
-  s.cache.clear();
-  s.notFound.clear();
-  s.pathDocuments.clear();
-  s.urlWrites++;
+  s.seen.forget();
+  s.rules.forget();
   return { counters: counterWrites, blocks, placed: unplaced.length, indexEntries };
 }

@@ -13,7 +13,7 @@
 import { counterNames, decodeUrlEntry } from '../keys.js';
 import type { RequeueFailedOptions } from '../seen-store.js';
 import { getUrl } from './batch.js';
-import type { EngineState } from './state.js';
+import type { EngineParts } from './parts.js';
 import { carried, recordOfKey, setUrl } from './url-state.js';
 import type { WriteQueue } from './write-queue.js';
 
@@ -26,8 +26,8 @@ export function checkRequeueOptions(o: RequeueFailedOptions): void {
 }
 
 /** Queue again the failed URLs whose error code is in `codes` and last fetch before `before`. */
-export async function requeueFailed(s: EngineState, q: WriteQueue, o: RequeueFailedOptions): Promise<number> {
-  if ((s.counters.get(counterNames.state('failed')) ?? 0) <= 0) return 0;
+export async function requeueFailed(s: Pick<EngineParts, 'counters' | 'frontier' | 'kv' | 'o'>, q: WriteQueue, o: RequeueFailedOptions): Promise<number> {
+  if ((s.counters.get(counterNames.state('failed'))) <= 0) return 0;
   const codes = new Set(o.codes);
   const before = o.before ?? Infinity;
   let total = 0;

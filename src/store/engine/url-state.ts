@@ -7,7 +7,7 @@ import { fingerprintWords, parseUri, urlFromKey, type UriRecord } from '../../no
 import { counterNames, decodeUrlEntry, encodeUrlEntry, evidenceKeys, frontierKey, prunedKey, type UrlEntry, type UrlState } from '../keys.js';
 import { hostOf, isDocumentStatus } from '../rules.js';
 import { putEvidence, type Txn } from './batch.js';
-import type { EngineState } from './state.js';
+import type { EngineParts } from './parts.js';
 
 /** A url entry with the fields its state keeps, in a fixed order. */
 export function makeEntry(e: UrlEntry, h: string | undefined, n: number | undefined): UrlEntry {
@@ -114,7 +114,7 @@ export function recordOfKey(key: string): UriRecord {
  * Move `key` from `prev` to `next`, keeping the frontier, the `pruned` index and the counters in
  * step in the same batch. A queued entry gets its frontier host (from `rec`) and sequence number.
  */
-export function setUrl(s: EngineState, txn: Txn, key: string, prev: UrlEntry | undefined, next: UrlEntry, rec?: UriRecord): void {
+export function setUrl(s: Pick<EngineParts, 'frontier'>, txn: Txn, key: string, prev: UrlEntry | undefined, next: UrlEntry, rec?: UriRecord): void {
   if (prev === undefined) {
     txn.count(counterNames.admitted, 1);
     txn.count(counterNames.state(next.s), 1);
@@ -127,13 +127,13 @@ export function setUrl(s: EngineState, txn: Txn, key: string, prev: UrlEntry | u
   // leaving the frontier (a queued entry that stays queued keeps its place)
   const place = prev?.s === 'queued' && prev.h !== undefined && prev.n !== undefined ? { h: prev.h, n: prev.n } : undefined;
   if (place !== undefined && next.s !== 'queued') {
-    txn.frontier.set(place.h, (txn.frontier.get(place.h) ?? 0) - 1);
-    txn.landed.push(key);
+    txn.queue.adjust(place.h, -1);
+    txn.queue.landed.push(key);
     // its block loses a live line; a block without one goes
     const block = frontierKey(place.h, place.n);
-    const live = txn.blockLive.get(block) ?? s.frontier.liveOf(block);
+    const live = txn.queue.blockLive.get(block) ?? s.frontier.liveOf(block);
     if (live !== undefined) {
-      txn.blockLive.set(block, live - 1);
+      txn.queue.blockLive.set(block, live - 1);
       if (live - 1 <= 0) txn.del('frontier', block);
     }
   }
@@ -150,8 +150,8 @@ export function setUrl(s: EngineState, txn: Txn, key: string, prev: UrlEntry | u
       n = place.n;
     } else {
       h = hostOf(rec ?? recordOfKey(key));
-      n = txn.place(h, next.d, key);
-      txn.frontier.set(h, (txn.frontier.get(h) ?? 0) + 1);
+      n = txn.queue.place(h, next.d, key);
+      txn.queue.adjust(h, 1);
     }
   }
   if (next.s === 'pruned') {
@@ -170,7 +170,7 @@ export function setUrl(s: EngineState, txn: Txn, key: string, prev: UrlEntry | u
   if (is !== undefined && !(was !== undefined && was.to === is.to && was.by === is.by)) putEvidence(txn, evidenceKeys.rewrite(is.to!, key), is.by!);
   // a check the learner asked for is fetched next: a rule's activation, a not-found signature or
   // a directory's stability waits on it
-  if (next.s === 'queued' && next.k !== undefined && h !== undefined && n !== undefined) txn.urge(key, h, n, next.d);
+  if (next.s === 'queued' && next.k !== undefined && h !== undefined && n !== undefined) txn.queue.urge(key, h, n, next.d);
   const entry = makeEntry(next, h, n);
   txn.urls.set(key, entry);
   txn.put('url', key, encodeUrlEntry(entry));

@@ -12,10 +12,10 @@ import { hostOf, type RuleRecord } from '../rules.js';
 import type { VerifyReport } from '../seen-store.js';
 import { StoreError } from '../errors.js';
 import { inForce } from './give-back.js';
-import type { EngineState } from './state.js';
+import type { EngineParts } from './parts.js';
 import { recordOfKey } from './url-state.js';
 
-export async function verify(s: EngineState): Promise<VerifyReport> {
+export async function verify(s: Pick<EngineParts, 'counters' | 'kv' | 'o' | 'rules' | 'seen'>): Promise<VerifyReport> {
   const problems: string[] = [];
   const problem = (p: string): void => {
     if (problems.length < 100) problems.push(p);
@@ -32,7 +32,7 @@ export async function verify(s: EngineState): Promise<VerifyReport> {
   }
 }
 
-async function walk(s: EngineState, problems: string[], problem: (p: string) => void): Promise<VerifyReport> {
+async function walk(s: Pick<EngineParts, 'counters' | 'kv' | 'o' | 'rules' | 'seen'>, problems: string[], problem: (p: string) => void): Promise<VerifyReport> {
   const counted = new Map<string, number>();
   const bump = (name: string, d = 1): void => {
     counted.set(name, (counted.get(name) ?? 0) + d);
@@ -43,7 +43,7 @@ async function walk(s: EngineState, problems: string[], problem: (p: string) => 
     const e = decodeUrlEntry(value);
     bump(counterNames.admitted);
     bump(counterNames.state(e.s));
-    if (!s.front.has(key)) problem(`front: false negative for ${key}`);
+    if (!s.seen.front.has(key)) problem(`front: false negative for ${key}`);
     if (e.s === 'queued') {
       if (e.h === undefined || e.n === undefined) problem(`url ${key}: queued without a frontier position`);
       else {
@@ -74,7 +74,7 @@ async function walk(s: EngineState, problems: string[], problem: (p: string) => 
   for await (const [from, value] of s.kv.entries('alias')) {
     sources.set(from, decodeJson<AliasEntry>(value).to);
     bump(counterNames.aliases);
-    if (!s.aliasFront.has(from)) problem(`alias front: false negative for ${from}`);
+    if (!s.seen.aliasFront.has(from)) problem(`alias front: false negative for ${from}`);
   }
   for (const [from, to] of sources) {
     if (to === from) problem(`alias ${from} points at itself`);
@@ -96,10 +96,10 @@ async function walk(s: EngineState, problems: string[], problem: (p: string) => 
     if (k.startsWith('l' + SEP)) bump(counterNames.loops);
     else if (k.startsWith('t' + SEP)) bump(counterNames.temporary);
   }
-  const names = new Set([...counted.keys(), ...[...s.counters.keys()].filter((n) => n !== counterNames.seq)]);
+  const names = new Set([...counted.keys(), ...[...s.counters.names()].filter((n) => n !== counterNames.seq)]);
   for (const name of names) {
     const want = counted.get(name) ?? 0;
-    const have = s.counter(name);
+    const have = s.counters.get(name);
     if (want !== have) problem(`counter ${name} = ${have}, recount ${want}`);
   }
   const sumStates = URL_STATES.reduce((s, st) => s + (counted.get(counterNames.state(st)) ?? 0), 0);

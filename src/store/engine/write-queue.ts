@@ -4,7 +4,7 @@
  * resolves only after its own LevelDB batch, and so every earlier one, returned).
  *
  * `admit` batches are pipelined (the next one is built while this one is written); a failed write
- * refuses every batch built on it (the epoch) and rolls the in-memory state back (state.ts). On a
+ * refuses every batch built on it (the epoch) and rolls the in-memory parts back (parts.ts). On a
  * fail-stop store (LevelDB: `Kv.failStop`) it refuses every later write too, until the store is
  * reopened: LevelDB goes on appending to a log whose last record may be damaged, and a reopen would
  * drop the damaged block with the acknowledged writes after it (as databases stop after a failed
@@ -12,10 +12,11 @@
  * Synced markers follow LevelDB's hybrid scheme (promise 2): a `sync: true` write every
  * `everyBatches` batches or `everyMs` milliseconds.
  */
-import { counterNames, frontierKey } from '../keys.js';
+import { counterNames } from '../keys.js';
 import { Txn } from './batch.js';
 import { StoreError } from '../errors.js';
-import type { CounterChange, EngineState } from './state.js';
+import type { CounterChange } from './counters.js';
+import type { EngineParts } from './parts.js';
 
 /** Admit batches being written at most when the next one is built (`admitQueued`). */
 const ADMIT_WRITES_AHEAD = 2;
@@ -37,7 +38,7 @@ export class WriteQueue {
   private lastSync = Date.now();
   private syncTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly s: EngineState) {}
+  constructor(private readonly s: EngineParts) {}
 
   private refuseClosed(): Promise<never> | undefined {
     if (this.closed || this.closing !== undefined) {
@@ -109,7 +110,7 @@ export class WriteQueue {
 
   /** A new batch, numbering its frontier blocks on from the `seq` counter. */
   newTxn(): Txn {
-    return new Txn(this.s.counter(counterNames.seq));
+    return new Txn(this.s.counters.get(counterNames.seq));
   }
 
   private wantSync(): boolean {
@@ -134,30 +135,23 @@ export class WriteQueue {
     if (epoch !== this.epoch) return Promise.reject(this.failure);
     const s = this.s;
     const ops = txn.ops;
-    for (const b of txn.fullBlocks) {
-      ops.push({ space: 'frontier', key: frontierKey(b.host, b.seq), value: b.lines.join('\n') });
-      if (b.queued > 0) txn.frontier.set(b.host, (txn.frontier.get(b.host) ?? 0) + b.queued);
-    }
-    for (const [host, b] of txn.blocks) {
-      ops.push({ space: 'frontier', key: frontierKey(host, b.seq), value: b.lines.join('\n') });
-      if (b.queued > 0) txn.frontier.set(host, (txn.frontier.get(host) ?? 0) + b.queued);
-    }
+    txn.queue.seal(ops);
     const changed: CounterChange[] = [];
     if (txn.queuedNew > 0) {
       txn.count(counterNames.admitted, txn.queuedNew);
       txn.count(counterNames.state('queued'), txn.queuedNew);
     }
-    const seq = s.counter(counterNames.seq);
-    if (txn.seq !== seq) txn.counters.set(counterNames.seq, txn.seq - seq);
-    for (const [host, delta] of txn.frontier) if (delta !== 0) txn.count(counterNames.frontier(host), delta);
+    const seq = s.counters.get(counterNames.seq);
+    if (txn.queue.seq !== seq) txn.counters.set(counterNames.seq, txn.queue.seq - seq);
+    for (const [host, delta] of txn.queue.deltas) if (delta !== 0) txn.count(counterNames.frontier(host), delta);
     for (const [name, delta] of txn.counters) {
       if (delta === 0) continue;
-      const value = s.counter(name) + delta;
+      const value = s.counters.get(name) + delta;
       changed.push([name, value]);
       ops.push({ space: 'counter', key: name, value: value === 0 ? undefined : String(value) });
     }
     if (ops.length === 0) return this.writes;
-    s.applySubmitted(txn, changed);
+    s.submitted(txn, changed);
     const sync = this.wantSync();
     this.unsyncedBatches = sync ? 0 : this.unsyncedBatches + 1;
     const done = this.writes
@@ -167,7 +161,7 @@ export class WriteQueue {
       })
       .then(() => {
         this.noteWrite(sync);
-        s.applyWritten(txn, changed);
+        s.written(txn, changed);
       });
     this.writes = done.catch((error: unknown) => this.writeFailed(error, epoch));
     return done;

@@ -203,7 +203,7 @@ export class FleetStore implements SeenStore, FleetMember {
     }
   }
 
-  /** What `p`'s last calls left for other hosts (state.ts `outbox`): to their inboxes. */
+  /** What `p`'s last calls left for other hosts (engine/parts.ts `outbox`): to their inboxes. */
   private async flushOutbox(p: HeldPartition): Promise<void> {
     const out = p.engine.takeOutbox();
     if (out.length > 0) await this.forward(out.map((o) => ({ url: o.url, depth: o.depth, ...(o.src === undefined ? {} : { source: urlFromKey(o.src) }) })));

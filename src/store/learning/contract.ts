@@ -5,7 +5,7 @@
  */
 import type { UriRecord } from '../../normalize/index.js';
 import type { Kv } from '../backends/kv.js';
-import type { LiveRules } from '../engine/state.js';
+import type { LiveRules } from './rule-book.js';
 import type { NotFoundCache } from './not-found.js';
 import type { PathDocuments } from './path-documents.js';
 

@@ -1,0 +1,115 @@
+/**
+ * The rule book: the host rules as written, indexed for the transform and the learner
+ * (`LiveRules`), with what the learner and the give-back remember beside them in this process:
+ * the URLs each rule rewrote and where, the scopes whose documents were read for images, the
+ * presets a host's redirects suspended, and the caches of not-found answers and path documents.
+ * It follows each written batch (`wrote`); the database stays the truth.
+ */
+import { compareForApply, parseRuleId, type ActiveRule, type RuleRecord } from '../rules.js';
+import type { Kv, KvOp } from '../backends/kv.js';
+import { NotFoundCache } from './not-found.js';
+import { PathDocuments } from './path-documents.js';
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The candidate and active host rules as written, indexed for the transform (active rules per
+ * host, in the order they apply) and the learner (live rule ids per host, and withdrawn ids).
+ */
+export class LiveRules {
+  private readonly live = new Map<string, RuleRecord>();
+  private readonly liveByHost = new Map<string, Set<string>>();
+  private readonly withdrawnIds = new Set<string>();
+  private readonly activeByHost = new Map<string, ActiveRule[]>();
+  /** The active rules of `host`, in apply order (rules.ts `applyRules` takes this). */
+  readonly activeOf = (host: string): readonly ActiveRule[] | undefined => this.activeByHost.get(host);
+
+  /** A rule that is not withdrawn, by id. */
+  get(id: string): RuleRecord | undefined {
+    return this.live.get(id);
+  }
+
+  /** The ids of `host`'s live (candidate or active) rules. */
+  idsOf(host: string): Iterable<string> {
+    return this.liveByHost.get(host) ?? [];
+  }
+
+  /** True when `id` was withdrawn (its record is only in the database). */
+  isWithdrawn(id: string): boolean {
+    return this.withdrawnIds.has(id);
+  }
+
+  /** True when some host has an active rule. */
+  get anyActive(): boolean {
+    return this.activeByHost.size > 0;
+  }
+
+  hasActive(host: string): boolean {
+    return this.activeByHost.has(host);
+  }
+
+  /** Take a rule as written (at open, and after each commit). */
+  remember(rule: RuleRecord): void {
+    const had = this.live.get(rule.id);
+    if (rule.state === 'withdrawn') {
+      this.live.delete(rule.id);
+      this.liveByHost.get(rule.host)?.delete(rule.id);
+      this.withdrawnIds.add(rule.id);
+    } else {
+      this.live.set(rule.id, rule);
+      let ids = this.liveByHost.get(rule.host);
+      if (ids === undefined) this.liveByHost.set(rule.host, (ids = new Set()));
+      ids.add(rule.id);
+    }
+    if (had?.state === 'active' || rule.state === 'active') this.rebuildActive(rule.host);
+  }
+
+  private rebuildActive(host: string): void {
+    const active: ActiveRule[] = [];
+    for (const id of this.liveByHost.get(host) ?? []) {
+      const r = this.live.get(id);
+      if (r?.state !== 'active') continue;
+      const parsed = parseRuleId(id);
+      if (parsed !== undefined) active.push({ id, spec: parsed.spec, scopes: r.scopes ?? [] });
+    }
+    active.sort((a, b) => compareForApply(a.spec, b.spec) || compare(a.id, b.id));
+    if (active.length === 0) this.activeByHost.delete(host);
+    else this.activeByHost.set(host, active);
+  }
+}
+
+/** The live rules and what the learner remembers beside them. */
+export class RuleBook extends LiveRules {
+  /** URLs each rule rewrote in this process: which of them are fetched as themselves too (admit.ts). */
+  readonly rewrites = new Map<string, number>();
+  /** The directories where each rule has evidence or a checked rewrite (admit.ts `newDirectory`). */
+  readonly rewriteDirs = new Map<string, Set<string>>();
+  /** Scopes per rule (their node, flat, query and values) whose documents were read for images (give-back.ts `pruneImages`). */
+  readonly imageScans = new Map<string, Set<string>>();
+  /** Presets off on a host because its redirects contradict them (host → preset names; evidence.ts). */
+  readonly suspendedPresets = new Map<string, Set<string>>();
+  /** Each host's not-found entries as read (not-found.ts), until a written batch changes them. */
+  readonly notFound = new NotFoundCache();
+  /** The documents fetched under each path of the hosts read (path-documents.ts). */
+  readonly pathDocuments: PathDocuments;
+
+  constructor(kv: Kv) {
+    super();
+    this.pathDocuments = new PathDocuments(kv);
+  }
+
+  /** A batch is written: its rules, and the entries the caches read. */
+  wrote(rules: Iterable<RuleRecord>, ops: readonly KvOp[]): void {
+    for (const rule of rules) this.remember(rule);
+    this.notFound.written(ops);
+    this.pathDocuments.written(ops);
+  }
+
+  /** The database was rebuilt (rebuild.ts): the caches read it again. */
+  forget(): void {
+    this.notFound.clear();
+    this.pathDocuments.clear();
+  }
+}
