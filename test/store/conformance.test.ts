@@ -60,7 +60,7 @@ seenStoreSuite('memory', async (options?: StoreOptions): Promise<Backend> => {
     },
     cleanup: () => current.close(),
   };
-});
+}, { reopen: false, dir: false, damage: true, reads: true });
 
 seenStoreSuite('LevelDB', async (options?: StoreOptions): Promise<Backend> => {
   const dir = mkdtempSync(join(tmpdir(), 'urldedup-'));
@@ -94,7 +94,7 @@ seenStoreSuite('LevelDB', async (options?: StoreOptions): Promise<Backend> => {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-});
+}, { reopen: true, dir: true, damage: true, reads: false });
 
 seenStoreSuite('LevelDB sublevel', async (options?: StoreOptions): Promise<Backend> => {
   const dir = mkdtempSync(join(tmpdir(), 'urldedup-'));
@@ -127,4 +127,4 @@ seenStoreSuite('LevelDB sublevel', async (options?: StoreOptions): Promise<Backe
       rmSync(dir, { recursive: true, force: true });
     },
   };
-});
+}, { reopen: true, dir: false, damage: true, reads: false });

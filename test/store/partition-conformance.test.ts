@@ -64,7 +64,7 @@ describeWith([REDIS], 'partition-conformance', () => {
         await destroyRedisStore(cluster.seeds, name);
       },
     };
-  });
+  }, { reopen: true, dir: false, damage: true, reads: false });
 
   it('a partition whose lease another writer took refuses every write (ERR_STORE_LOCKED)', async () => {
     const name = `p-${randomBytes(6).toString('hex')}`;

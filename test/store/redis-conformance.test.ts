@@ -59,7 +59,7 @@ describeWith([REDIS], 'redis-conformance', () => {
         await destroyRedisStore(cluster.seeds, name);
       },
     };
-  });
+  }, { reopen: true, dir: false, damage: true, reads: false });
 
   describe('Redis store', () => {
     it('has one writer: a second opener gets ERR_STORE_LOCKED until the first closes', async () => {

@@ -1,0 +1,150 @@
+// SeenStore suite, host rules (3 of 3): chains of rules (stopped by a document on the way, given
+// back when the end fails), explain, and withdrawal (content differs, by hand, an inverse redirect,
+// a frontier of many blocks given back).
+import { expect, it } from 'vitest';
+import { key } from '../../../src/normalize/index.js';
+import { collect, learnHttpsAndSlash, type SuiteContext } from './context.js';
+
+export function hostRuleChainTests(ctx: SuiteContext): void {
+  const { make, verified } = ctx;
+  it('a chain of rules stops at a URL on its way that the host answered with a document', async () => {
+    const { store } = await make();
+    await learnHttpsAndSlash(store, 'ch.example');
+    expect((await store.canonical('http://ch.example/docs/y')).canonicalKey).toBe(key('https://ch.example/docs/y/'));
+    // the https page answered as itself: a document, whatever the slash rule says of others
+    await store.recordFetch('https://ch.example/docs/x', { status: 200, contentHash: 'X' });
+    expect((await store.canonical('https://ch.example/docs/x')).canonicalKey).toBe(key('https://ch.example/docs/x'));
+    expect((await store.canonical('http://ch.example/docs/x')).canonicalKey).toBe(key('https://ch.example/docs/x'));
+    await verified(store);
+  });
+
+  it('a link pruned through a chain stops there too, once that URL answers with a document', async () => {
+    const { store } = await make();
+    await learnHttpsAndSlash(store, 'cp.example');
+    // past the rewrites each rule has checked (queued as themselves), a link is pruned onto the chain's end
+    for (const p of ['g', 'h', 'i', 'j']) await store.admit([`http://cp.example/docs/${p}`]);
+    const [linked] = await store.admit(['http://cp.example/docs/x']);
+    expect(linked).toMatchObject({ admitted: true, key: key('https://cp.example/docs/x/') });
+    expect((await store.canonical('http://cp.example/docs/x')).state).toBe('pruned');
+    // the step on the way answers as itself: the pruned link's recorded end gives way to it
+    await store.recordFetch('https://cp.example/docs/x', { status: 200, contentHash: 'X' });
+    expect((await store.canonical('http://cp.example/docs/x')).canonicalKey).toBe(key('https://cp.example/docs/x'));
+    await verified(store);
+  });
+
+  it('a link admitted through a chain stops at a document on its way: the chain’s end, which nobody linked, is not queued', async () => {
+    const { store } = await make();
+    await learnHttpsAndSlash(store, 'cq.example');
+    for (const p of ['g', 'h', 'i', 'j']) await store.admit([`http://cq.example/docs/${p}`]);
+    // the step on the way answered as itself (a seed, or fetched before the rules)
+    await store.recordFetch('https://cq.example/docs/x', { status: 200, contentHash: 'X' });
+    const [linked] = await store.admit(['http://cq.example/docs/x']);
+    expect(linked).toMatchObject({ admitted: false, key: key('https://cq.example/docs/x') });
+    expect((await store.canonical('https://cq.example/docs/x/')).state).toBe('unknown');
+    const queued = (await store.next({ limit: 100, perHost: 100 })).map((e) => e.key);
+    expect(queued).not.toContain(key('https://cq.example/docs/x/'));
+    await verified(store);
+  });
+
+  it('a link pruned through a chain whose end fails comes back under the steps that hold', async () => {
+    const { store } = await make();
+    await learnHttpsAndSlash(store, 'cf.example');
+    for (const p of ['g', 'h', 'i', 'j']) await store.admit([`http://cf.example/docs/${p}`]);
+    await store.admit(['http://cf.example/docs/x']);
+    expect((await store.canonical('http://cf.example/docs/x')).state).toBe('pruned');
+    // the chain's end is no document: the link is asked for as itself first
+    await store.recordFetch('https://cf.example/docs/x/', { status: 404, contentHash: 'NF' });
+    expect((await store.canonical('http://cf.example/docs/x')).state).toBe('queued');
+    // it redirects to its https form, no 404: the slash step is to blame, the https step stands
+    await store.recordRedirect('http://cf.example/docs/x', 'https://cf.example/docs/x', 301);
+    const rules = await collect(store.rules());
+    expect(rules.find((r) => r.id === 'cf.example/https')).toMatchObject({ state: 'active', against: 0 });
+    expect(rules.find((r) => r.id === 'cf.example/slash-add')).toMatchObject({ against: 1 });
+    // and the redirect's target, where the rules of now send the link, is queued
+    expect((await store.canonical('http://cf.example/docs/x')).state).toBe('redirected');
+    expect((await store.canonical('https://cf.example/docs/x')).state).toBe('queued');
+    await verified(store);
+  });
+
+  it('withdraws a content-learned rule when content differs', async () => {
+    const { store } = await make();
+    await store.recordFetch('http://v.example/a', { status: 200, contentHash: 'A' });
+    await store.recordFetch('http://v.example/a?lang=en', { status: 200, contentHash: 'A' });
+    await store.recordFetch('http://v.example/b', { status: 200, contentHash: 'B' });
+    await store.recordFetch('http://v.example/b?lang=en', { status: 200, contentHash: 'B' });
+    await store.recordFetch('http://v.example/b?lang=de', { status: 200, contentHash: 'B-de' });
+    // fetched again: stable content, so the difference counts
+    await store.recordFetch('http://v.example/b?lang=de', { status: 200, contentHash: 'B-de' });
+    const rule = (await collect(store.rules())).find((r) => r.id === 'v.example/query-parameter:lang');
+    expect(rule).toMatchObject({ state: 'withdrawn' });
+    expect(rule!.against).toBeGreaterThanOrEqual(1);
+  });
+
+  it('explains the chain to a canonical key, with each rule’s scope and evidence', async () => {
+    const { store } = await make({ presets: ['tracking'] });
+    for (const p of ['a', 'b', 'c']) await store.recordRedirect(`http://e.example/docs/${p}`, `https://e.example/docs/${p}`, 301);
+    const x = await store.explain('HTTP://E.example/docs/z?utm_source=m');
+    expect(x).toMatchObject({ normal: 'http://e.example/docs/z?utm_source=m', key: key('http://e.example/docs/z?utm_source=m') });
+    expect(x.steps.map((st) => [st.via, st.url])).toEqual([
+      ['preset:tracking', 'http://e.example/docs/z'],
+      ['rule:e.example/https', 'https://e.example/docs/z'],
+    ]);
+    expect(x.steps[1]!.rule).toMatchObject({ state: 'active', scopes: [{ at: '/docs/', docs: 3, query: false }] });
+    expect(x.steps[1]!.observations!.map((o) => o.status)).toEqual([301, 301, 301]);
+    expect(x.canonical).toMatchObject({ canonicalKey: key('https://e.example/docs/z'), state: 'unknown' });
+    // outside the rule's scope the chain stops at the preset
+    expect((await store.explain('http://e.example/other?utm_source=m')).steps.map((st) => st.via)).toEqual(['preset:tracking']);
+  });
+
+  it('withdraws a rule by hand (its URLs come back) and blocks a rule before it is learned', async () => {
+    const { store } = await make();
+    for (const p of ['a', 'b', 'c']) await store.recordRedirect(`http://o.example/${p}`, `https://o.example/${p}`, 301);
+    await store.admit(['http://o.example/1', 'http://o.example/2', 'http://o.example/3']);
+    expect((await store.stats()).pruned['rule:o.example/https']).toBe(1);
+    const w = await store.withdrawRule('o.example/https');
+    expect(w).toMatchObject({ state: 'withdrawn', manual: true, scopes: [] });
+    expect((await store.canonical('http://o.example/3')).state).toBe('queued');
+    for (const p of ['d', 'e', 'f']) await store.recordRedirect(`http://o.example/${p}`, `https://o.example/${p}`, 301);
+    expect((await collect(store.rules())).find((r) => r.id === 'o.example/https')).toMatchObject({ state: 'withdrawn' });
+    const b = await store.blockRule('k.example', 'slash-add');
+    expect(b).toMatchObject({ id: 'k.example/slash-add', state: 'withdrawn', manual: true });
+    for (const p of ['a', 'b', 'c']) await store.recordRedirect(`http://k.example/${p}`, `http://k.example/${p}/`, 301);
+    expect((await store.admit(['http://k.example/z']))[0]).toMatchObject({ key: key('http://k.example/z') });
+    await expect(store.withdrawRule('nonsense')).rejects.toBeInstanceOf(TypeError);
+    await expect(store.blockRule('k.example', 'bogus')).rejects.toBeInstanceOf(TypeError);
+    await verified(store);
+  });
+
+  it('prunes a frontier of many blocks when a rule becomes active, and gives it all back', async () => {
+    const { store } = await make();
+    // 2,600 queued http URLs in 26 admit batches (a block each), 5 of them handed out
+    const urls = Array.from({ length: 2600 }, (_, i) => `http://big.example/p${i}`);
+    for (let i = 0; i < urls.length; i += 100) await store.admit(urls.slice(i, i + 100));
+    const flying = await store.next({ host: 'big.example', limit: 5 });
+    for (const p of ['a', 'b', 'c']) await store.recordRedirect(`http://big.example/${p}`, `https://big.example/${p}`, 301);
+    expect((await collect(store.rules())).find((r) => r.id === 'big.example/https')).toMatchObject({ state: 'active' });
+    const s = await store.stats();
+    // 2 of the 2,595 it maps elsewhere are checked first: they stay queued as themselves
+    expect(s.pruned['rule:big.example/https']).toBe(2593);
+    // queued: the 5 in flight, the https forms of the 2,595, the 2 checks, the 3 redirect
+    // targets and the probe for the host's not-found answer (asked with its first candidate)
+    expect(s.frontier.hosts['big.example']).toBe(5 + 2595 + 2 + 3 + 1);
+    for (const e of flying) expect((await store.canonical(e.url)).state).toBe('queued');
+    expect((await store.canonical('http://big.example/p2599')).state).toBe('pruned');
+    await verified(store);
+    await store.withdrawRule('big.example/https');
+    expect((await store.stats()).pruned['rule:big.example/https']).toBeUndefined();
+    expect((await store.stats()).frontier.hosts['big.example']).toBe(5 + 2595 + 2 + 3 + 1 + 2593);
+    expect((await store.canonical('http://big.example/p2599')).state).toBe('queued');
+    await verified(store);
+  });
+
+  it('judges an inverse redirect as a contradiction', async () => {
+    const { store } = await make();
+    await store.recordRedirect('http://i.example/a', 'http://i.example/a/', 301);
+    await store.recordRedirect('http://i.example/b/', 'http://i.example/b', 301);
+    const rule = (await collect(store.rules())).find((r) => r.id === 'i.example/slash-add');
+    expect(rule).toMatchObject({ state: 'withdrawn', against: 1 });
+    expect(rule!.contradiction?.how).toBe('inverse-redirect');
+  });
+}

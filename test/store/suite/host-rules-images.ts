@@ -1,0 +1,201 @@
+// SeenStore suite, host rules (2 of 3): documents fetched first under another name (images), a
+// duplicate while the rule holds, back or forgotten when it goes, through a chain of two rules and a
+// growing scope; the checks the learner asks for; pages compared on their stable or echo-free text.
+import { expect, it } from 'vitest';
+import { key } from '../../../src/normalize/index.js';
+import { collect, type SuiteContext } from './context.js';
+
+export function hostRuleImageTests(ctx: SuiteContext): void {
+  const { make, verified } = ctx;
+  it('a name a rule sends a document to, the document fetched first under another name, is a duplicate until the rule goes', async () => {
+    const { store } = await make();
+    // fetched under their session form before any rule; their plain names queued
+    for (const n of [1, 2, 3, 4]) await store.recordFetch(`http://im.example/p${n}?sid=${n}`, { status: 200, contentHash: `P${n}` });
+    await store.admit(['http://im.example/p1', 'http://im.example/p2', 'http://im.example/p3', 'http://im.example/p4']);
+    for (const d of ['a', 'b', 'c']) {
+      await store.recordFetch(`http://im.example/${d}`, { status: 200, contentHash: d });
+      await store.recordFetch(`http://im.example/${d}?sid=7${d}`, { status: 200, contentHash: d });
+    }
+    expect((await collect(store.rules())).find((r) => r.id === 'im.example/query-parameter:sid')).toMatchObject({ state: 'active' });
+    // the rule's first rewrites stay queued, checks; the others are pruned onto the document
+    const pruned: number[] = [];
+    for (const n of [1, 2, 3, 4]) {
+      const c = await store.canonical(`http://im.example/p${n}`);
+      if (c.state === 'queued') continue;
+      expect(c).toMatchObject({ state: 'pruned', canonicalKey: key(`http://im.example/p${n}?sid=${n}`) });
+      pruned.push(n);
+    }
+    expect(pruned.length).toBeGreaterThanOrEqual(2);
+    // a link to a pruned name, or to another session form of it, is no new URL
+    const again = await store.admit([`http://im.example/p${pruned[0]}`, `http://im.example/p${pruned[0]}?sid=99`]);
+    expect(again.map((r) => r.admitted)).toEqual([false, false]);
+    // withdrawn: every name comes back
+    await store.withdrawRule('im.example/query-parameter:sid');
+    for (const n of pruned) expect((await store.canonical(`http://im.example/p${n}`)).state).toBe('queued');
+    await verified(store);
+  });
+
+  it('an image no link named is forgotten when the rule goes, not queued; one a link named comes back', async () => {
+    const { store } = await make();
+    // documents fetched under their session form first, their plain names never linked
+    for (const n of [1, 2, 3, 4, 5, 6]) await store.recordFetch(`http://iu.example/p${n}?sid=${n}`, { status: 200, contentHash: `P${n}` });
+    for (const d of ['a', 'b', 'c']) {
+      await store.recordFetch(`http://iu.example/${d}`, { status: 200, contentHash: d });
+      await store.recordFetch(`http://iu.example/${d}?sid=7${d}`, { status: 200, contentHash: d });
+    }
+    const images: number[] = [];
+    const checks: number[] = [];
+    for (const n of [1, 2, 3, 4, 5, 6]) {
+      const c = await store.canonical(`http://iu.example/p${n}`);
+      if (c.state === 'pruned') images.push(n);
+      else if (c.state === 'queued') checks.push(n);
+    }
+    expect(images.length).toBeGreaterThanOrEqual(3);
+    // the rule's first images are queued as checks: fetched, the document again is support
+    expect(checks.length).toBeGreaterThanOrEqual(1);
+    const sid = async () => (await collect(store.rules())).find((r) => r.id === 'iu.example/query-parameter:sid')!;
+    const support = (await sid()).for;
+    await store.recordFetch(`http://iu.example/p${checks[0]}`, { status: 200, contentHash: `P${checks[0]}` });
+    expect((await sid()).for).toBe(support + 1);
+    const [linked, ...unlinked] = images;
+    // a link names one of them: a duplicate of its document while the rule holds
+    expect((await store.admit([`http://iu.example/p${linked}`]))[0]).toMatchObject({ admitted: false });
+    const before = (await store.stats()).urls.admitted;
+    await store.withdrawRule('iu.example/query-parameter:sid');
+    expect((await store.canonical(`http://iu.example/p${linked}`)).state).toBe('queued');
+    for (const n of unlinked) expect((await store.canonical(`http://iu.example/p${n}`)).state).toBe('unknown');
+    expect((await store.stats()).urls.admitted).toBe(before - unlinked.length);
+    const offered = (await store.next({ limit: 100, perHost: 100 })).map((e) => e.key);
+    expect(offered).toContain(key(`http://iu.example/p${linked}`));
+    for (const n of unlinked) expect(offered).not.toContain(key(`http://iu.example/p${n}`));
+    // forgotten, not refused: a link to one now is a new URL
+    expect((await store.admit([`http://iu.example/p${unlinked[0]}`]))[0]).toMatchObject({ admitted: true, reason: 'new' });
+    await verified(store);
+  });
+
+  for (const order of [['jsessionid', 'ref'], ['ref', 'jsessionid']] as const) {
+    it(`a name a chain of two rules sends a document to is a duplicate, and comes back when either goes (${order.join(' then ')})`, async () => {
+      const { store } = await make();
+      // documents fetched first under a session segment and a tracking parameter together
+      const docs = [1, 2, 3, 4, 5, 6, 7, 8];
+      for (const n of docs) await store.recordFetch(`http://ch.example/p${n};jsessionid=${n}?ref=x${n}`, { status: 200, contentHash: `P${n}` });
+      const teach = {
+        jsessionid: (d: string) => [`http://ch.example/${d}`, `http://ch.example/${d};jsessionid=7${d}`],
+        ref: (d: string) => [`http://ch.example/r${d}`, `http://ch.example/r${d}?ref=feed${d}`],
+      };
+      for (const which of order) {
+        for (const d of ['a', 'b', 'c']) for (const u of teach[which](d)) await store.recordFetch(u, { status: 200, contentHash: `${which}-${d}` });
+      }
+      const rules = await collect(store.rules());
+      expect(rules.find((r) => r.id === 'ch.example/path-parameter:jsessionid')).toMatchObject({ state: 'active' });
+      expect(rules.find((r) => r.id === 'ch.example/query-parameter:ref')).toMatchObject({ state: 'active' });
+      // the plain name is where both rules together send each document
+      const images: number[] = [];
+      for (const n of docs) {
+        const c = await store.canonical(`http://ch.example/p${n}`);
+        if (c.state !== 'pruned') continue;
+        expect(c.canonicalKey).toBe(key(`http://ch.example/p${n};jsessionid=${n}?ref=x${n}`));
+        images.push(n);
+      }
+      expect(images.length).toBeGreaterThanOrEqual(4);
+      // links name two of them: duplicates while both rules hold
+      const linked = images.slice(0, 2);
+      expect((await store.admit(linked.map((n) => `http://ch.example/p${n}`))).map((r) => r.admitted)).toEqual([false, false]);
+      // links that carry both, admitted now, are sent by the chain to their plain name
+      const both = docs.map((n) => `http://ch.example/q${n};jsessionid=${n}?ref=y${n}`);
+      await store.admit(both);
+      const chained: string[] = [];
+      for (const u of both) {
+        const c = await store.canonical(u);
+        if (c.state === 'pruned') chained.push(u);
+      }
+      expect(chained.length).toBeGreaterThanOrEqual(2);
+      // the rule the chain applies last goes (then, in the other test, the first): what both
+      // claimed no longer holds, and the linked names come back to be fetched
+      await store.withdrawRule(`ch.example/${order[1] === 'ref' ? 'query-parameter:ref' : 'path-parameter:jsessionid'}`);
+      for (const n of linked) expect((await store.canonical(`http://ch.example/p${n}`)).state).toBe('queued');
+      // a chained URL is queued as itself, or pruned by the rule left onto a queued name
+      for (const u of chained) {
+        const c = await store.canonical(u);
+        if (c.state === 'pruned') expect((await store.canonical(c.canonicalUrl)).state).toBe('queued');
+        else expect(c.state).toBe('queued');
+      }
+      const offered = (await store.next({ limit: 100, perHost: 100 })).map((e) => e.key);
+      for (const n of linked) expect(offered).toContain(key(`http://ch.example/p${n}`));
+      await verified(store);
+    });
+  }
+
+  it('a rule whose scope grows to subdirectories prunes the images that lie there', async () => {
+    const { store } = await make();
+    // documents under /s/ fetched under their session form first, their plain names unseen
+    for (const n of [1, 2, 3, 4, 5, 6]) await store.recordFetch(`http://iw.example/s/p${n}?sid=${n}`, { status: 200, contentHash: `P${n}` });
+    for (const d of ['a', 'b', 'c']) {
+      await store.recordFetch(`http://iw.example/${d}`, { status: 200, contentHash: d });
+      await store.recordFetch(`http://iw.example/${d}?sid=7${d}`, { status: 200, contentHash: d });
+    }
+    // evidence in / alone holds the rule for the files of / (`/*`), not for /s/
+    const rule = async () => (await collect(store.rules())).find((r) => r.id === 'iw.example/query-parameter:sid');
+    expect(await rule()).toMatchObject({ state: 'active', scopes: [{ at: '/', flat: true }] });
+    for (const n of [1, 2, 3, 4, 5, 6]) expect((await store.canonical(`http://iw.example/s/p${n}`)).state).toBe('unknown');
+    // one pair under /s/ grows the scope to the whole host: the images there are pruned now
+    await store.recordFetch('http://iw.example/s/z', { status: 200, contentHash: 'z' });
+    await store.recordFetch('http://iw.example/s/z?sid=9', { status: 200, contentHash: 'z' });
+    expect((await rule())?.scopes).toEqual([expect.not.objectContaining({ flat: true })]);
+    const pruned = [];
+    for (const n of [1, 2, 3, 4, 5, 6]) {
+      const c = await store.canonical(`http://iw.example/s/p${n}`);
+      if (c.state === 'pruned') pruned.push(c.canonicalKey === key(`http://iw.example/s/p${n}?sid=${n}`));
+    }
+    // all but the few the learner keeps as checks
+    expect(pruned.length).toBeGreaterThanOrEqual(4);
+    expect(pruned.every(Boolean)).toBe(true);
+    await verified(store);
+  });
+
+  it('offers a check the learner asks for before the rest of its host\'s queue', async () => {
+    const { store } = await make();
+    await store.admit(Array.from({ length: 40 }, (_, i) => `http://ck.example/q/${i}`));
+    await store.recordFetch('http://ck.example/z/a', { status: 200, contentHash: 'A' });
+    // different content under a parameter: the variant is fetched again first (is it stable?)
+    await store.recordFetch('http://ck.example/z/a?sid=1', { status: 200, contentHash: 'A-other' });
+    expect((await store.canonical('http://ck.example/z/a?sid=1')).state).toBe('queued');
+    const [first] = await store.next({ host: 'ck.example', limit: 1 });
+    expect(first?.url).toBe('http://ck.example/z/a?sid=1');
+  });
+
+  it('where a token changes the bytes on every fetch, compares pages on their stable text', async () => {
+    const { store } = await make();
+    let token = 0;
+    const fetch = (u: string, text: string): Promise<void> => store.recordFetch(u, { status: 200, contentHash: `${text}#${++token}`, stableHash: text });
+    await fetch('http://tk.example/a', 'A');
+    await fetch('http://tk.example/a?sid=1', 'A');
+    // the bytes differ: the variant is fetched again, its bytes change, its text does not
+    expect((await store.canonical('http://tk.example/a?sid=1')).state).toBe('queued');
+    await fetch('http://tk.example/a?sid=1', 'A');
+    for (const d of ['b', 'c']) {
+      await fetch(`http://tk.example/${d}`, d);
+      await fetch(`http://tk.example/${d}?sid=2${d}`, d);
+    }
+    expect((await collect(store.rules())).find((r) => r.id === 'tk.example/query-parameter:sid')).toMatchObject({ state: 'active', against: 0 });
+    // and a page whose text differs under the parameter contradicts it
+    await fetch('http://tk.example/d', 'D');
+    await fetch('http://tk.example/d?sid=3', 'D-other');
+    expect((await collect(store.rules())).find((r) => r.id === 'tk.example/query-parameter:sid')!.against).toBe(1);
+    await verified(store);
+  });
+
+  it('pages that differ only in the address each prints of itself are one document', async () => {
+    const { store } = await make();
+    // a share widget prints the requested URL: the bytes differ under every name, the echo-free text does not
+    const fetch = (u: string, text: string): Promise<void> => store.recordFetch(u, { status: 200, contentHash: `${text}@${u}`, echoFreeHash: text });
+    for (const d of ['a', 'b', 'c']) {
+      await fetch(`http://ec.example/${d}`, d);
+      await fetch(`http://ec.example/${d}?utm_source=x${d}`, d);
+    }
+    expect((await collect(store.rules())).find((r) => r.id === 'ec.example/query-parameter:utm_source')).toMatchObject({ state: 'active', against: 0 });
+    // no second fetch was needed
+    for (const d of ['a', 'b', 'c']) expect((await store.canonical(`http://ec.example/${d}?utm_source=x${d}`)).state).toBe('fetched');
+    await verified(store);
+  });
+}

@@ -1,0 +1,93 @@
+// SeenStore suite: pruning and giving back (presets, the crawler's trap refusals, failed URLs
+// queued again).
+import { describe, expect, it } from 'vitest';
+import { key } from '../../../src/normalize/index.js';
+import type { SuiteContext } from './context.js';
+
+export function presetPruneRequeueTests(ctx: SuiteContext): void {
+  const { make, verified } = ctx;
+  describe('presets', () => {
+    it('prunes with a configured preset, reversibly', async () => {
+      const { store } = await make({ presets: ['tracking'] });
+      const r = await store.admit(['http://t.example/x?utm_source=mail', 'http://t.example/x', 'http://t.example/y?id=1&fbclid=abc']);
+      expect(r[0]).toMatchObject({ admitted: true, reason: 'new', via: 'preset:tracking', key: key('http://t.example/x'), identityKey: key('http://t.example/x?utm_source=mail') });
+      expect(r[1]).toMatchObject({ admitted: false, reason: 'duplicate-in-batch' });
+      expect(r[2]).toMatchObject({ admitted: true, via: 'preset:tracking', key: key('http://t.example/y?id=1') });
+      expect((await store.admit(['http://t.example/x?utm_medium=a']))[0]).toMatchObject({ admitted: false, reason: 'preset:tracking' });
+      const s = await store.stats();
+      expect(s.pruned).toEqual({ 'preset:tracking': 3 });
+      expect(await store.canonical('http://t.example/x?utm_source=mail')).toMatchObject({ state: 'pruned', via: 'preset:tracking', canonicalKey: key('http://t.example/x') });
+      await verified(store);
+      expect(await store.restore('tracking')).toBe(3);
+      expect((await store.canonical('http://t.example/x?utm_source=mail')).state).toBe('queued');
+      const after = await store.stats();
+      expect(after.urls.pruned).toBe(0);
+      expect(after.urls.queued).toBe(5);
+    });
+  });
+
+  describe('prune (the crawler\'s trap refusals)', () => {
+    it('records trap:<name> reasons in one call, keeps conservation, survives a reopen, and restore gives them back', async () => {
+      const b = await make();
+      let store = b.store;
+      await store.admit(['http://p.example/queued', 'http://p.example/fetched', 'http://p.example/shallow'], { depth: 1 });
+      await store.recordFetch('http://p.example/fetched', { status: 200 });
+      await expect(store.prune([{ url: 'http://p.example/x', reason: 'rule:p.example/x' }])).rejects.toBeInstanceOf(TypeError);
+      await expect(store.prune([{ url: 'http://p.example/x', reason: 'depth' }])).rejects.toBeInstanceOf(TypeError);
+      await store.prune([
+        { url: 'http://p.example/a/a/a/', reason: 'trap:repeated-segments' }, // unknown: admitted and pruned
+        { url: 'http://p.example/queued', reason: 'trap:path-depth' }, // queued: leaves the frontier
+        { url: 'http://p.example/fetched', reason: 'trap:path-depth' }, // fetched: left alone
+        { url: 'http://p.example/shallow', reason: 'trap:max-depth', depth: 3 }, // queued at a smaller depth: left alone
+        { url: 'http://p.example/deep', reason: 'trap:max-depth', depth: 3 },
+        { url: 'http://[bad', reason: 'trap:max-depth' }, // invalid: skipped
+      ]);
+      const s = await store.stats();
+      expect(s.pruned).toEqual({ 'trap:max-depth': 1, 'trap:path-depth': 1, 'trap:repeated-segments': 1 });
+      expect(s.urls).toMatchObject({ admitted: 5, queued: 1, fetched: 1, pruned: 3 });
+      expect(s.frontier.size).toBe(1);
+      expect(await store.canonical('http://p.example/queued')).toMatchObject({ state: 'pruned', canonicalKey: key('http://p.example/queued') });
+      expect((await store.admit(['http://p.example/deep']))[0]).toMatchObject({ admitted: false });
+      await verified(store);
+      if (b.reopen !== undefined) {
+        store = await b.reopen();
+        expect((await store.stats()).pruned).toEqual(s.pruned);
+        await verified(store);
+      }
+      expect(await store.restore('trap:path-depth')).toBe(1);
+      expect((await store.canonical('http://p.example/queued')).state).toBe('queued');
+      const after = await store.stats();
+      expect(after.pruned).toEqual({ 'trap:max-depth': 1, 'trap:repeated-segments': 1 });
+      expect(after.urls).toMatchObject({ admitted: 5, queued: 2, pruned: 2 });
+      await verified(store);
+    });
+  });
+
+  describe('requeueFailed (transient failures given another chance)', () => {
+    it('queues again the failed URLs with a listed code and an attempt before `before`; the rest stay', async () => {
+      const { store } = await make();
+      const urls = ['http://r.example/503', 'http://r.example/dns', 'http://r.example/404', 'http://r.example/loop', 'http://r.example/ok'];
+      await store.admit(urls);
+      expect(await store.requeueFailed({ codes: ['ERR_SERVER_ERROR'] })).toBe(0); // nothing failed yet
+      await store.next({ limit: 10, host: 'r.example' });
+      await store.recordFetch(urls[0]!, { status: 503, error: 'ERR_SERVER_ERROR' });
+      await store.recordFetch(urls[1]!, { status: 0, error: 'ERR_DNS' });
+      await store.recordFetch(urls[2]!, { status: 404 });
+      await store.recordFetch(urls[3]!, { status: 0, error: 'ERR_TOO_MANY_REDIRECTS' });
+      await store.recordFetch(urls[4]!, { status: 200 });
+      const codes = ['ERR_SERVER_ERROR', 'ERR_DNS'];
+      // the cool-down has not passed: nothing
+      expect(await store.requeueFailed({ codes, before: Date.now() - 60_000 })).toBe(0);
+      expect((await store.stats()).urls.failed).toBe(3);
+      expect(await store.requeueFailed({ codes, before: Date.now() + 1 })).toBe(2);
+      const s = await store.stats();
+      expect(s.urls.failed).toBe(1);
+      expect(s.urls.queued).toBe(2);
+      const again = await store.next({ limit: 10, host: 'r.example' });
+      expect(again.map((e) => e.url).sort()).toEqual([urls[1], urls[0]].sort());
+      expect((await store.canonical(urls[3]!)).state).toBe('failed');
+      await verified(store);
+      await expect(store.requeueFailed({ codes: 'ERR_DNS' } as never)).rejects.toThrow(TypeError);
+    });
+  });
+}
