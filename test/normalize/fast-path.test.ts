@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fingerprintWords, isNormalHttpUrl, keyFromRecord, recompose, UrlError, key, normalize, normalizeAndKey } from '../../src/normalize/index.js';
 import { knownAuthorityFailure } from '../../src/normalize/single-pass/authority-failures.js';
+import { memo } from '../../src/normalize/single-pass/authority.js';
 import { normalizeWith, resolveNormalizeOptions } from '../../src/normalize/normalize.js';
 import { keyFingerprintOf, normalOf, restOf, singlePassIdentity, singlePassKey, singlePassNormal, singlePassScan, SinglePassResult } from '../../src/normalize/single-pass/single-pass.js';
 import { seededRandom } from '../../sites/seeded-random.js';
@@ -195,6 +196,21 @@ describe('single pass', () => {
       'http://a.b/', 'http://a.b/ ', 'http://a.b/\tx', 'http://xn--a.b/', 'http://a.b/',
     ];
     for (let round = 0; round < 3; round++) check(round === 1 ? [...sequence].reverse() : sequence);
+  });
+
+  it('compiles a remembered authority\'s expressions for a hit only, so a stream over many hosts stays cheap', () => {
+    // hosts of one length and last letter pass the memo's first checks: a run built for each of
+    // them would compile an expression per URL (a broad crawl's stream ran at a third of the speed)
+    const hosts = Array.from({ length: 64 }, (_, i) => `http://h${(1000 + i).toString(36)}.site${i % 7}.example`);
+    for (const h of hosts) singlePassKey(`${h}/p.html`);
+    expect(memo.filter((a) => hosts.some((h) => a.prefix === h)).every((a) => a.run === undefined && a.anyCaseRun === undefined)).toBe(true);
+    // a hit builds the run it needs (a normal form: the exact case first; a key: any case), and
+    // answers as before
+    const last = hosts[hosts.length - 1]!;
+    expect(singlePassNormal(`${last}/q.html`)).toBe(`${last}/q.html`);
+    expect(memo.find((a) => a.prefix === last)?.run).toBeDefined();
+    expect(singlePassKey(`${last.toUpperCase()}/r.html`)).toBe(key(`${last}/r.html`));
+    expect(memo.find((a) => a.prefix === last)?.anyCaseRun).toBeDefined();
   });
 
   it('reads an authority in another ASCII case as that authority, through the memo and the table', () => {
