@@ -1,4 +1,4 @@
-// bench/crawlee: Crawlee's CheerioCrawler on simulator sites (sim/), once with Crawlee's own
+// bench/crawlee: Crawlee's CheerioCrawler on simulator sites (sites/sim/), once with Crawlee's own
 // uniqueKey and once with urldedup/crawlee on a fresh LevelDB store, side by side per seed:
 // requests, documents missed, requests over the site's floor. Crawlee reads no robots.txt here
 // (its robots fetch does not go through the site's proxy), so both fetch what robots.txt disallows.
@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CheerioCrawler, Configuration, log, ProxyConfiguration, RequestQueue, type CheerioCrawlerOptions, type CheerioCrawlingContext } from 'crawlee';
-import { startSimSite, type SimSite } from '../sim/site.js';
+import { startSimSite, type SimSite } from '../sites/sim/site.js';
 import { CrawleeDedup } from '../src/integrations/crawlee.js';
 import { openStore } from '../src/store/index.js';
 

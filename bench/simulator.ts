@@ -1,5 +1,5 @@
 // bench/simulator: urldedup (with and without presets) and `wget --recursive` on large simulated
-// sites (sim/: real server behaviours composed at random over Debian documentation trees), scored
+// sites (sites/sim/: real server behaviours composed at random over Debian documentation trees), scored
 // against each site's ground truth: recall, false merges (documents whose URL urldedup maps onto
 // something else), requests per document, and requests over the site's floor (each document once,
 // plus the redirects and failures no crawler can skip, plus one robots.txt per host).
@@ -15,8 +15,8 @@
 
 import { cpus } from 'node:os';
 import type { PresetName } from '../src/normalize/index.js';
-import { crawlSimWithFleet, crawlSimWithUrldedup, crawlSimWithWget, type SimRun } from '../sim/crawl.js';
-import { startSimSite } from '../sim/site.js';
+import { crawlSimWithFleet, crawlSimWithUrldedup, crawlSimWithWget, type SimRun } from '../sites/sim/crawl.js';
+import { startSimSite } from '../sites/sim/site.js';
 
 interface Row {
   readonly seed: number;

@@ -1,7 +1,7 @@
 // The realistic site's crawl runs, scored against its ground truth (sites/realistic-site.ts):
 // recall, false merges (documents whose URL urldedup mapped onto another document or onto no
 // document), the documents those merges lost, requests per document. Used by
-// bench/crawl-realistic-site.ts, the simulator (sim/) and the tests.
+// bench/crawl-realistic-site.ts, the simulator (sites/sim/) and the tests.
 
 import { normalize, parseUriReference, recompose, type PresetName } from '../src/normalize/index.js';
 import { openStore, type CanonicalResult, type SeenStore } from '../src/store/index.js';
@@ -35,7 +35,7 @@ export interface RealisticRun extends ClientRun {
 /** What a URL names, as a site with a ground truth says: a document's id, or why it names none. */
 type TruthLike = { readonly kind: 'document'; readonly id: string } | { readonly kind: 'none'; readonly why: string };
 
-/** A site with a ground truth: this realistic site, or a simulated one (sim/site.ts). */
+/** A site with a ground truth: this realistic site, or a simulated one (sites/sim/site.ts). */
 export interface TruthSite {
   /** Every link URL met from the seeds, with its truth. */
   readonly links: ReadonlyMap<string, TruthLike>;

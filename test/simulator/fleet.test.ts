@@ -1,6 +1,6 @@
 /**
  * The learner's property test in a fleet (issue 26, "the fleet learns the same"): simulated sites
- * (sim/), each crawled by one LevelDB worker and by a fleet of three workers (each its own fleet
+ * (sites/sim/), each crawled by one LevelDB worker and by a fleet of three workers (each its own fleet
  * store and Redis connections, in this process) through one fleet store on a real Redis Cluster,
  * with and without presets. On every seed the fleet reaches every document, merges none onto
  * anything else and obeys robots.txt; over the seeds, its requests stay within 5 % of one worker's
@@ -11,10 +11,10 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PresetName } from '../../src/normalize/index.js';
-import { crawlSimWithFleet, crawlSimWithUrldedup, type SimRun } from '../../sim/crawl.js';
-import { failuresOf } from '../../sim/shrink.js';
-import { startSimSite } from '../../sim/site.js';
-import { availableTrees, TREE_PACKAGES } from '../../sim/tree.js';
+import { crawlSimWithFleet, crawlSimWithUrldedup, type SimRun } from '../../sites/sim/crawl.js';
+import { failuresOf } from '../../sites/sim/shrink.js';
+import { startSimSite } from '../../sites/sim/site.js';
+import { availableTrees, TREE_PACKAGES } from '../../sites/sim/tree.js';
 import { sharedCluster, type TestCluster } from '../support/redis-cluster.js';
 import { describeWith, REDIS, type Requirement } from '../support/requirements.js';
 

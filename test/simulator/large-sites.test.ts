@@ -10,8 +10,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { PresetName } from '../../src/normalize/index.js';
-import { failuresOf, runCase } from '../../sim/shrink.js';
-import { startSimSite } from '../../sim/site.js';
+import { failuresOf, runCase } from '../../sites/sim/shrink.js';
+import { startSimSite } from '../../sites/sim/site.js';
 
 const PAGES = 300;
 

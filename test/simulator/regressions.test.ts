@@ -5,8 +5,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { failuresOf, runCase, type SimCase } from '../../sim/shrink.js';
-import { availableTrees } from '../../sim/tree.js';
+import { failuresOf, runCase, type SimCase } from '../../sites/sim/shrink.js';
+import { availableTrees } from '../../sites/sim/tree.js';
 
 const file = new URL('../regressions/simulator-cases.json', import.meta.url);
 const cases = (JSON.parse(readFileSync(file, 'utf8')) as { entries: (SimCase & { test: string })[] }).entries.filter((e) => e.test === 'simulator');

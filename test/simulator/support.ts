@@ -1,8 +1,8 @@
 /**
  * The learner's property test (issue 26): sites composed at random from real server behaviours
- * over real documentation trees (sim/), each crawled for real on loopback with and without
+ * over real documentation trees (sites/sim/), each crawled for real on loopback with and without
  * presets. On every seed: recall 1, no document merged onto anything else, robots.txt obeyed.
- * A failing seed is shrunk (sim/shrink.ts) to the fewest behaviours and pages that still fail,
+ * A failing seed is shrunk (sites/sim/shrink.ts) to the fewest behaviours and pages that still fail,
  * and the shrunk case is printed for test/regressions/simulator-cases.json.
  *
  * Needs a documentation tree (`npm test` installs python-flask-doc and others; valgrind's manual is
@@ -10,9 +10,9 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { PresetName } from '../../src/normalize/index.js';
-import { failuresOf, runCase, shrink, type SimCase } from '../../sim/shrink.js';
-import { startSimSite } from '../../sim/site.js';
-import { availableTrees, TREE_PACKAGES } from '../../sim/tree.js';
+import { failuresOf, runCase, shrink, type SimCase } from '../../sites/sim/shrink.js';
+import { startSimSite } from '../../sites/sim/site.js';
+import { availableTrees, TREE_PACKAGES } from '../../sites/sim/tree.js';
 
 const PRESET_RUNS: readonly (readonly PresetName[])[] = [[], ['session-ids', 'tracking']];
 

@@ -4,9 +4,9 @@
  * the failure holds, then halve the pages while it holds. The result is a case for
  * test/regressions/simulator-cases.json, replayed on every run.
  *
- *   node dist/sim/shrink.js --seed N [--presets] [--mirrors] [--behaviours a,b,…] [--pages N] [--tree DIR]
+ *   node dist/sites/sim/shrink.js --seed N [--presets] [--mirrors] [--behaviours a,b,…] [--pages N] [--tree DIR]
  */
-import type { PresetName } from '../src/normalize/index.js';
+import type { PresetName } from '../../src/normalize/index.js';
 import { crawlSimWithUrldedup, type SimRun } from './crawl.js';
 import { startSimSite, type SimOptions } from './site.js';
 

@@ -8,7 +8,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { absoluteHttp } from '../sites/realistic-site.js';
+import { absoluteHttp } from '../realistic-site.js';
 import { BEHAVIOURS } from './behaviours/index.js';
 import type { Answer, Behaviour, BehaviourKind, LinkContext, NotADocument, SimDoc, SimRequest, SiteBuilder } from './model.js';
 import { allowed, parseRobots, type RobotsRule } from './robots.js';

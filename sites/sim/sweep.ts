@@ -1,6 +1,6 @@
-// node dist/sim/sweep.js [--seeds 1-200] [--mirrors]: the test suite's sites (sim/, 16–40 tree pages), each
+// node dist/sites/sim/sweep.js [--seeds 1-200] [--mirrors]: the test suite's sites (sim/, 16–40 tree pages), each
 // crawled with and without presets; prints the failing seeds and the totals (before/after figures).
-import type { PresetName } from '../src/normalize/index.js';
+import type { PresetName } from '../../src/normalize/index.js';
 import { failuresOf, runCase } from './shrink.js';
 import { startSimSite } from './site.js';
 

@@ -1,4 +1,4 @@
-// node dist/sim/run.js [--seeds A-B] [--presets] [--mirrors] [--behaviours a,b] [--pages N] [--tree DIR] [--why]
+// node dist/sites/sim/run.js [--seeds A-B] [--presets] [--mirrors] [--behaviours a,b] [--pages N] [--tree DIR] [--why]
 //   [--fleet N]: a fleet of N workers on the Redis Cluster of URLDEDUP_REDIS_CLUSTER instead of one LevelDB worker
 import { crawlSimWithFleet, crawlSimWithUrldedup } from './crawl.js';
 import { startSimSite } from './site.js';
