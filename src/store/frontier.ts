@@ -224,7 +224,34 @@ export class Frontier {
   private turn = 0;
   private total = 0;
 
+  /**
+   * Per-host deltas of the batches submitted and not yet written: with `counts`, a host's count as
+   * the next batch builds on it (`queuedNext`; the `frontier:<host>` counter's next value).
+   */
+  private readonly pending = new Map<string, number>();
+
   constructor(private readonly kv: Kv) {}
+
+  /** `host`'s queued URLs as the next batch builds on it: written, and submitted since. */
+  queuedNext(host: string): number {
+    return (this.counts.get(host) ?? 0) + (this.pending.get(host) ?? 0);
+  }
+
+  /** A batch was submitted: its per-host deltas count for the next batch. */
+  submitted(batch: FrontierBatch): void {
+    for (const [host, delta] of batch.deltas) if (delta !== 0) this.addPending(host, delta);
+  }
+
+  /** A write failed: the batches submitted since the last written one are refused. */
+  rollback(): void {
+    this.pending.clear();
+  }
+
+  private addPending(host: string, delta: number): void {
+    const n = (this.pending.get(host) ?? 0) + delta;
+    if (n === 0) this.pending.delete(host);
+    else this.pending.set(host, n);
+  }
 
   /** Set at open from the counters. */
   load(counts: ReadonlyMap<string, number>): void {
@@ -342,7 +369,11 @@ export class Frontier {
    */
   written(batch: FrontierBatch, urls: ReadonlyMap<string, { readonly k?: string } | null>): void {
     for (const k of urls.keys()) this.changed(k);
-    for (const [host, delta] of batch.deltas) if (delta !== 0) this.adjust(host, delta);
+    for (const [host, delta] of batch.deltas) {
+      if (delta === 0) continue;
+      this.addPending(host, -delta);
+      this.adjust(host, delta);
+    }
     for (const [block, n] of batch.blockLive) this.setLive(block, n);
     for (const k of batch.landed) this.land(k);
     for (const u of batch.urgent) {

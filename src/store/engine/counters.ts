@@ -3,36 +3,57 @@
  * block sequence), in memory in two versions, as the write queue moves them (write-queue.ts):
  * what the next batch builds on (every submitted batch included) and what is written (what
  * `stats` reports). A failed write takes the first back to the second.
+ *
+ * The per-host queue counts (`frontier:<host>`) are as many as the hosts: the frontier keeps the
+ * only copy of each in memory (frontier.ts `queuedNext`), and these read it, so a broad crawl
+ * does not hold a million hosts three times over.
  */
+import { counterNames } from '../keys.js';
+
+const PER_HOST = counterNames.frontier('');
 
 /** A counter's new value after a batch: [name, value]. */
 export type CounterChange = readonly [string, number];
+
+/** True for a per-host queue count, which the frontier keeps (`Counters`). */
+export function isPerHost(name: string): boolean {
+  return name.startsWith(PER_HOST);
+}
+
+/** The host of a per-host queue count's name. */
+export function hostOfCounter(name: string): string {
+  return name.slice(PER_HOST.length);
+}
 
 export class Counters {
   /** Including submitted batches not yet written. */
   private next = new Map<string, number>();
   private readonly written = new Map<string, number>();
 
+  /** `queued`: a host's queue count as the next batch builds on it (the frontier's). */
+  constructor(private readonly queued: (host: string) => number) {}
+
   /** A counter as the next batch builds on it. */
   get(name: string): number {
-    return this.next.get(name) ?? 0;
+    return isPerHost(name) ? this.queued(hostOfCounter(name)) : (this.next.get(name) ?? 0);
   }
 
-  /** The names of the counters that are not zero, as the next batch builds on them. */
+  /** The names of the store-wide counters that are not zero, as the next batch builds on them (not the per-host ones). */
   names(): IterableIterator<string> {
     return this.next.keys();
   }
 
-  /** The counters as written. */
+  /** The store-wide counters as written. */
   get asWritten(): ReadonlyMap<string, number> {
     return this.written;
   }
 
-  /** Every counter at once (at open, or after a rebuild). */
+  /** Every store-wide counter at once (at open, or after a rebuild); the per-host ones are skipped. */
   load(counts: Iterable<readonly [string, number]>): void {
     this.next = new Map();
     this.written.clear();
     for (const [name, n] of counts) {
+      if (isPerHost(name)) continue;
       this.next.set(name, n);
       this.written.set(name, n);
     }
@@ -41,6 +62,7 @@ export class Counters {
   /** A batch was submitted: the next batch builds on its values. */
   submitted(changed: readonly CounterChange[]): void {
     for (const [name, value] of changed) {
+      if (isPerHost(name)) continue;
       if (value === 0) this.next.delete(name);
       else this.next.set(name, value);
     }
@@ -49,6 +71,7 @@ export class Counters {
   /** The batch is written. */
   wrote(changed: readonly CounterChange[]): void {
     for (const [name, value] of changed) {
+      if (isPerHost(name)) continue;
       if (value === 0) this.written.delete(name);
       else this.written.set(name, value);
     }

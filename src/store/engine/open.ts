@@ -165,7 +165,7 @@ async function reconcilePruned(s: EngineParts, q: WriteQueue): Promise<void> {
 /** At a clean close: the fronts, for a quick next open; a failure here costs only that (the next open rebuilds). */
 export async function writeFrontsAtClose(s: Pick<EngineParts, 'counters' | 'kv' | 'o' | 'seen'>): Promise<void> {
   if (s.kv.durable && !s.o.readOnly && s.seen.front.count + s.seen.aliasFront.count >= s.o.frontSnapshotMinKeys) {
-    const counts = { admitted: (s.counters.asWritten.get(counterNames.admitted) ?? 0), aliases: (s.counters.asWritten.get(counterNames.aliases) ?? 0) };
+    const counts = { admitted: s.counters.asWritten.get(counterNames.admitted) ?? 0, aliases: s.counters.asWritten.get(counterNames.aliases) ?? 0 };
     await writeFrontSnapshot(s.kv, { url: s.seen.front, alias: s.seen.aliasFront }, counts, s.o.sync !== 'never').catch(() => undefined);
   }
 }

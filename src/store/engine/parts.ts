@@ -3,8 +3,8 @@
  * memory (seen-set.ts), the frontier (../frontier.ts) and the rule book (../learning/rule-book.ts),
  * beside the database (`kv`), the options and the fleet's outbox. The database is the truth; the
  * parts follow it in two steps (write-queue.ts):
- * - at submission (`submitted`), what the next batch builds on: counters, the seen set's keys in
- *   flight and its Bloom front;
+ * - at submission (`submitted`), what the next batch builds on: counters, the frontier's per-host
+ *   counts, the seen set's keys in flight and its Bloom front;
  * - when the write returned (`written`), the rest: written counters (for `stats`), the entry
  *   cache, the frontier, the rules and the learner's caches.
  * A failed write rolls the first part back to what was written (`rollback`).
@@ -12,10 +12,9 @@
 import type { NormalizeOptions } from '../../normalize/index.js';
 import type { Kv } from '../backends/kv.js';
 import { Frontier } from '../frontier.js';
-import { counterNames } from '../keys.js';
 import { RuleBook } from '../learning/rule-book.js';
 import type { Txn } from './batch.js';
-import { Counters, type CounterChange } from './counters.js';
+import { Counters, hostOfCounter, isPerHost, type CounterChange } from './counters.js';
 import { customNormalizeOptions, type ResolvedOptions } from './options.js';
 import { SeenSet } from './seen-set.js';
 
@@ -27,7 +26,7 @@ export class EngineParts {
   readonly normalizeOptions: NormalizeOptions | undefined;
   /** The store's salt for redacting passwords (userinfo.ts), read or made at open. */
   salt = '';
-  readonly counters = new Counters();
+  readonly counters = new Counters((host) => this.frontier.queuedNext(host));
   readonly seen: SeenSet;
   /** Replaced when the counters are loaded (`loadCounters`): it starts from their per-host counts. */
   frontier: Frontier;
@@ -48,12 +47,12 @@ export class EngineParts {
     this.rules = new RuleBook(kv);
   }
 
-  /** Set every counter (at open, or after a rebuild), and a frontier loaded with their per-host counts. */
+  /** Set every counter (at open, or after a rebuild): the store-wide ones, and a frontier loaded with the per-host ones. */
   loadCounters(counts: Iterable<readonly [string, number]>): void {
-    this.counters.load(counts);
+    const all = [...counts];
+    this.counters.load(all);
     const hostCounts = new Map<string, number>();
-    const frontierPrefix = counterNames.frontier('');
-    for (const name of this.counters.names()) if (name.startsWith(frontierPrefix)) hostCounts.set(name.slice(frontierPrefix.length), this.counters.get(name));
+    for (const [name, n] of all) if (isPerHost(name)) hostCounts.set(hostOfCounter(name), n);
     this.frontier = new Frontier(this.kv);
     this.frontier.load(hostCounts);
   }
@@ -61,6 +60,7 @@ export class EngineParts {
   /** A batch was submitted: what the next batch builds on follows it. */
   submitted(txn: Txn, changed: readonly CounterChange[]): void {
     this.counters.submitted(changed);
+    this.frontier.submitted(txn.queue);
     this.seen.submitted(txn);
   }
 
@@ -75,6 +75,7 @@ export class EngineParts {
   /** A write failed: back to what was written (the batches built on it are refused by the queue). */
   rollback(): void {
     this.counters.rollback();
+    this.frontier.rollback();
     this.seen.rollback();
   }
 }

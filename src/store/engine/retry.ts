@@ -27,7 +27,7 @@ export function checkRequeueOptions(o: RequeueFailedOptions): void {
 
 /** Queue again the failed URLs whose error code is in `codes` and last fetch before `before`. */
 export async function requeueFailed(s: Pick<EngineParts, 'counters' | 'frontier' | 'kv' | 'o'>, q: WriteQueue, o: RequeueFailedOptions): Promise<number> {
-  if ((s.counters.get(counterNames.state('failed'))) <= 0) return 0;
+  if (s.counters.get(counterNames.state('failed')) <= 0) return 0;
   const codes = new Set(o.codes);
   const before = o.before ?? Infinity;
   let total = 0;

@@ -15,7 +15,7 @@ import { inForce } from './give-back.js';
 import type { EngineParts } from './parts.js';
 import { recordOfKey } from './url-state.js';
 
-export async function verify(s: Pick<EngineParts, 'counters' | 'kv' | 'o' | 'rules' | 'seen'>): Promise<VerifyReport> {
+export async function verify(s: Pick<EngineParts, 'counters' | 'frontier' | 'kv' | 'o' | 'rules' | 'seen'>): Promise<VerifyReport> {
   const problems: string[] = [];
   const problem = (p: string): void => {
     if (problems.length < 100) problems.push(p);
@@ -32,7 +32,7 @@ export async function verify(s: Pick<EngineParts, 'counters' | 'kv' | 'o' | 'rul
   }
 }
 
-async function walk(s: Pick<EngineParts, 'counters' | 'kv' | 'o' | 'rules' | 'seen'>, problems: string[], problem: (p: string) => void): Promise<VerifyReport> {
+async function walk(s: Pick<EngineParts, 'counters' | 'frontier' | 'kv' | 'o' | 'rules' | 'seen'>, problems: string[], problem: (p: string) => void): Promise<VerifyReport> {
   const counted = new Map<string, number>();
   const bump = (name: string, d = 1): void => {
     counted.set(name, (counted.get(name) ?? 0) + d);
@@ -96,7 +96,7 @@ async function walk(s: Pick<EngineParts, 'counters' | 'kv' | 'o' | 'rules' | 'se
     if (k.startsWith('l' + SEP)) bump(counterNames.loops);
     else if (k.startsWith('t' + SEP)) bump(counterNames.temporary);
   }
-  const names = new Set([...counted.keys(), ...[...s.counters.names()].filter((n) => n !== counterNames.seq)]);
+  const names = new Set([...counted.keys(), ...[...s.counters.names()].filter((n) => n !== counterNames.seq), ...Object.keys(s.frontier.hosts()).map(counterNames.frontier)]);
   for (const name of names) {
     const want = counted.get(name) ?? 0;
     const have = s.counters.get(name);
