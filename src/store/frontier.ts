@@ -202,7 +202,7 @@ interface Flying {
 
 export class Frontier {
   /** Queued URLs per host, in flight included (mirrors the `frontier:<host>` counters). */
-  private readonly counts = new Map<string, number>();
+  private counts = new Map<string, number>();
   private readonly flying = new Map<string, Flying>();
   private readonly flyingByHost = new Map<string, number>();
   /** Entries given back by `release`, and checks (`offerFirst`): offered first. */
@@ -218,7 +218,7 @@ export class Frontier {
    * one out of the middle of an array is O(hosts), and a broad crawl drains hosts by the million.
    */
   private ring: string[] = [];
-  private readonly inRing = new Set<string>();
+  private inRing = new Set<string>();
   /** Hosts in `ring` without entries, left for the compaction. */
   private gone = 0;
   private turn = 0;
@@ -253,9 +253,13 @@ export class Frontier {
     else this.pending.set(host, n);
   }
 
-  /** Set at open from the counters. */
-  load(counts: ReadonlyMap<string, number>): void {
-    for (const [host, n] of counts) if (n > 0) this.adjust(host, n);
+  /** Set at open from the counters (each count above 0): the map becomes the frontier's own. */
+  load(counts: Map<string, number>): void {
+    if (this.counts.size > 0) throw new Error('Frontier.load: a frontier is loaded once, when new');
+    this.counts = counts;
+    this.ring = [...counts.keys()];
+    this.inRing = new Set(this.ring);
+    for (const n of counts.values()) this.total += n;
   }
 
   /** Apply a committed change of one host's count of queued URLs. */

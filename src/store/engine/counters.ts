@@ -20,9 +20,17 @@ export function isPerHost(name: string): boolean {
   return name.startsWith(PER_HOST);
 }
 
-/** The host of a per-host queue count's name. */
+/** Characters beyond one byte: a string with none is copied as Latin-1 (one byte a character). */
+const WIDE = /[^\x00-\xff]/;
+
+/**
+ * The host of a per-host queue count's name, as a string of its own: V8 makes a slice of a longer
+ * string point into it, and a frontier that keeps a million hosts would keep each one's counter
+ * name (and the database key it was read from) alive with it.
+ */
 export function hostOfCounter(name: string): string {
-  return name.slice(PER_HOST.length);
+  const host = name.slice(PER_HOST.length);
+  return WIDE.test(host) ? Buffer.from(host, 'utf16le').toString('utf16le') : Buffer.from(host, 'latin1').toString('latin1');
 }
 
 export class Counters {

@@ -169,3 +169,4 @@ export async function writeFrontsAtClose(s: Pick<EngineParts, 'counters' | 'kv' 
     await writeFrontSnapshot(s.kv, { url: s.seen.front, alias: s.seen.aliasFront }, counts, s.o.sync !== 'never').catch(() => undefined);
   }
 }
+

@@ -47,12 +47,19 @@ export class EngineParts {
     this.rules = new RuleBook(kv);
   }
 
-  /** Set every counter (at open, or after a rebuild): the store-wide ones, and a frontier loaded with the per-host ones. */
+  /**
+   * Set every counter (at open, or after a rebuild): the store-wide ones, and a frontier loaded
+   * with the per-host ones (one entry per host: read once, into the frontier's own map).
+   */
   loadCounters(counts: Iterable<readonly [string, number]>): void {
-    const all = [...counts];
-    this.counters.load(all);
+    const storeWide: (readonly [string, number])[] = [];
     const hostCounts = new Map<string, number>();
-    for (const [name, n] of all) if (isPerHost(name)) hostCounts.set(hostOfCounter(name), n);
+    for (const c of counts) {
+      if (isPerHost(c[0])) {
+        if (c[1] > 0) hostCounts.set(hostOfCounter(c[0]), c[1]);
+      } else storeWide.push(c);
+    }
+    this.counters.load(storeWide);
     this.frontier = new Frontier(this.kv);
     this.frontier.load(hostCounts);
   }
