@@ -325,7 +325,7 @@ export class Frontier {
 
   /**
    * The `url` entry of an in-flight key as `next()` read it, while no written batch has changed it
-   * since (the engine's `applyWritten` calls `changed`): what the database holds, for a call that
+   * since (`written` calls `changed`): what the database holds, for a call that
    * runs with no write in flight.
    */
   stateOf(key: string): UrlState | undefined {

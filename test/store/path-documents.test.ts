@@ -13,7 +13,7 @@ async function fromDatabase(kv: MemoryKv, host: string, path: string, limit: num
   return out;
 }
 
-/** Write `ops` as the engine does: to the database, then to the table (`applyWritten`). */
+/** Write `ops` as the engine does: to the database, then to the table (`RuleBook.wrote`). */
 async function commit(kv: MemoryKv, docs: PathDocuments, ops: KvOp[]): Promise<void> {
   await kv.write(ops);
   docs.written(ops);

@@ -27,7 +27,7 @@ export class Txn {
   readonly newKeys: string[] = [];
   /** Fingerprint words of `newKeys`, two per key. */
   readonly newWords: number[] = [];
-  /** The single-pass parts of `newKeys` ('' and the key when it came whole): see `EngineParts.applyWritten`. */
+  /** The single-pass parts of `newKeys` ('' and the key when it came whole): see `SeenSet.wrote`. */
   readonly newHeads: string[] = [];
   readonly newRests: string[] = [];
   private createdSet: Set<string> | undefined;

@@ -40,7 +40,7 @@ type HostEntries = readonly (readonly [string, string])[];
 /**
  * Each host's not-found entries as last read, so that a fetch does not open a database iterator
  * to learn that its host has none or the same few: kept until a written batch changes one of
- * the host's entries (the engine's `applyWritten` calls `written`), never filled by a read that
+ * the host's entries (the rule book's `wrote` calls `written`), never filled by a read that
  * such a write overtook.
  */
 export class NotFoundCache {

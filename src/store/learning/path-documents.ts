@@ -3,7 +3,7 @@
  * keys.ts `pathDocument`), where content-pairs.ts looks for parameter pairs on every fetch.
  *
  * A host's entries are read once, in one pass, and then followed by the written batches (the
- * engine's `applyWritten` calls `written`), so a fetch does not open a database iterator to learn
+ * rule book's `wrote` calls `written`), so a fetch does not open a database iterator to learn
  * that its path has no other document, which is nearly always the answer. A host with more than
  * `HOST_ENTRIES` entries is not kept (each fetch reads its own path, as before), nor is a read
  * that a write to the host's entries overtook; the hosts read last are kept, up to `ALL_ENTRIES`
