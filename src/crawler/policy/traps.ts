@@ -240,7 +240,9 @@ export class PatternTraps {
   private readonly counts = new Map<string, PatternCount>();
   /** Host and text hash → URLs served with it. */
   private readonly texts = new Map<string, number>();
-  private readonly words = new Set<string>();
+  /** The words each host's pages have shown (`MAX_WORDS` in all at most). */
+  private readonly words = new Map<string, Set<string>>();
+  private wordCount = 0;
   /** An admitted URL → the page it was found on: the URL that answered, and the one requested. */
   private readonly sources = new Map<string, readonly [string, string]>();
   private readonly trappedSet = new Set<string>();
@@ -292,13 +294,17 @@ export class PatternTraps {
     let newText = served === 0;
     if (newText && words !== undefined) {
       let fresh = 0;
+      let known = this.words.get(host);
+      if (known === undefined) this.words.set(host, (known = new Set()));
       for (const w of words) {
-        const k = `${host} ${w}`;
-        if (this.words.has(k)) continue;
+        if (known.has(w)) continue;
         fresh++;
-        if (this.words.size < MAX_WORDS) this.words.add(k);
+        if (this.wordCount < MAX_WORDS) {
+          known.add(w);
+          this.wordCount++;
+        }
       }
-      newText = fresh >= NEW_WORDS || this.words.size >= MAX_WORDS;
+      newText = fresh >= NEW_WORDS || this.wordCount >= MAX_WORDS;
     }
     // a page counts for the patterns of the page it was found on (seeds and resumed entries: none),
     // by the URLs requested and by those that answered (a server may redirect every link)

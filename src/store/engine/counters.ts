@@ -43,7 +43,7 @@ export class Counters {
 
   /** A counter as the next batch builds on it. */
   get(name: string): number {
-    return isPerHost(name) ? this.queued(hostOfCounter(name)) : (this.next.get(name) ?? 0);
+    return isPerHost(name) ? this.queued(name.slice(PER_HOST.length)) : (this.next.get(name) ?? 0);
   }
 
   /** The names of the store-wide counters that are not zero, as the next batch builds on them (not the per-host ones). */
