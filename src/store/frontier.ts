@@ -304,6 +304,11 @@ export class Frontier {
     return this.total;
   }
 
+  /** The hosts with queued URLs (in flight included), unsorted. */
+  queuedHosts(): IterableIterator<string> {
+    return this.counts.keys();
+  }
+
   /** Hosts with queued URLs. */
   get hostCount(): number {
     return this.counts.size;

@@ -162,7 +162,7 @@ export async function rebuildDerived(s: EngineParts): Promise<RebuildReport> {
   }
   // 6. the counters: the recount, and a sequence number past every block
   let counterWrites = 0;
-  const names = new Set([...counted.keys(), ...s.counters.names(), ...Object.keys(s.frontier.hosts()).map(counterNames.frontier)]);
+  const names = new Set([...counted.keys(), ...s.counters.names(), ...[...s.frontier.queuedHosts()].map(counterNames.frontier)]);
   names.delete(counterNames.seq);
   for (const name of names) {
     const n = counted.get(name) ?? 0;

@@ -96,7 +96,7 @@ async function walk(s: Pick<EngineParts, 'counters' | 'frontier' | 'kv' | 'o' | 
     if (k.startsWith('l' + SEP)) bump(counterNames.loops);
     else if (k.startsWith('t' + SEP)) bump(counterNames.temporary);
   }
-  const names = new Set([...counted.keys(), ...[...s.counters.names()].filter((n) => n !== counterNames.seq), ...Object.keys(s.frontier.hosts()).map(counterNames.frontier)]);
+  const names = new Set([...counted.keys(), ...[...s.counters.names()].filter((n) => n !== counterNames.seq), ...[...s.frontier.queuedHosts()].map(counterNames.frontier)]);
   for (const name of names) {
     const want = counted.get(name) ?? 0;
     const have = s.counters.get(name);
