@@ -12,7 +12,6 @@ import { defaultLimits, fingerprintInto, fingerprintWords, recompose, UrlError, 
 import { identifyInto, UrlIdentity } from '../../normalize/identify.js';
 import { decodeJson, decodeUrlEntry, encodeUrlEntry, isUnlinkedImage, type AdmitReason, type AliasEntry, type UrlEntry } from '../keys.js';
 import { outsidePartition } from '../host-tag.js';
-import { dirOf } from '../learning/rule-scope.js';
 import { foldCase } from '../learning/path-variants.js';
 import { hostOf } from '../rules.js';
 import type { AdmitResult } from '../seen-store.js';
@@ -429,21 +428,12 @@ function cachedNoDocument(s: Pick<EngineParts, 'seen'>, key: string, h1: number)
   return e.s === 'redirected' || answeredNoDocument(e);
 }
 
-/** The first URLs each rule rewrites that are fetched as themselves too. */
-const REWRITE_SAMPLES_FIRST = 2;
-/** After those, one rewritten URL in this many (besides powers of two and new directories). */
-const REWRITE_SAMPLE_EVERY = 128;
-/** Directories per rule remembered for the new-directory check (past it, only the counts sample). */
-const SAMPLED_DIRS = 256;
-
 /**
  * The entry of `k0`, which `via` maps onto `key`: pruned, so that a give-back finds it. A rule's
  * rewrites are checked after it acts (DUSTBuster's validation step, Bar-Yossef et al., WWW 2007):
- * a rewritten URL is queued to be fetched as itself too (the `v` check), and the learner compares
- * it with its rewrite, when it is one of the rule's first rewrites, when the rule's count of
- * rewrites reaches a power of two from 8 or a multiple of `REWRITE_SAMPLE_EVERY`, and when it
- * lies in a directory where the rule has neither evidence nor a check yet: the places least like
- * the evidence are checked first, and a rule sure in a place is not checked there at a fixed rate.
+ * a rewritten URL the rule's samples pick (learning/rewrite-samples.ts: by count and by new
+ * place) is queued to be fetched as itself too (the `v` check), and the learner compares it with
+ * its rewrite.
  */
 function rewritten(s: Pick<EngineParts, 'rules'>, k0: string, key: string, via: string, depth: number, now: number, src: string | undefined): UrlEntry {
   const entry: UrlEntry = via.startsWith('rule:') && checksRewrite(s, via, k0) ? { s: 'queued', d: depth, t: now, k: 'v', by: via, to: key } : { s: 'pruned', d: depth, t: now, by: via, to: key };
@@ -453,38 +443,17 @@ function rewritten(s: Pick<EngineParts, 'rules'>, k0: string, key: string, via: 
 
 /**
  * Count one more rewrite by rule `via` (`rule:<id>`) of the URL `k0`; true when it is one the
- * learner checks (`rewritten`): the first ones, powers of two from 8, every
- * `REWRITE_SAMPLE_EVERY`-th, and the first in a directory without evidence.
+ * learner checks (`RewriteSamples`). For the case rule a place is its folded spelling:
+ * `/liBrary/` is `/library/`, where the rule's evidence may lie, not a new place (links in random
+ * case would make every one new).
  */
 export function checksRewrite(s: Pick<EngineParts, 'rules'>, via: string, k0: string): boolean {
-  const n = s.rules.rewrites.get(via) ?? 0;
-  s.rules.rewrites.set(via, n + 1);
-  return n < REWRITE_SAMPLES_FIRST || (n >= 8 && (n & (n - 1)) === 0) || n % REWRITE_SAMPLE_EVERY === 0 || newDirectory(s, via, k0);
-}
-
-/** The directory an entry lies in: `/a/b.html` and `/a/b/` both in `/a/`. */
-function entryDir(path: string): string {
-  return dirOf(path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path || '/');
-}
-
-/**
- * True the first time rule `via` rewrites a URL of a directory where it has no evidence. For the
- * case rule a directory is its folded spelling: `/liBrary/` is `/library/`, where the rule's
- * evidence may lie, not a new place (links in random case would make every one new).
- */
-function newDirectory(s: Pick<EngineParts, 'rules'>, via: string, k0: string): boolean {
-  let dirs = s.rules.rewriteDirs.get(via);
-  const folds = via.endsWith('/case-insensitive');
-  const place = (path: string): string => entryDir(folds ? foldCase(path) : path);
-  if (dirs === undefined) {
-    dirs = new Set((s.rules.get(via.slice(5))?.support ?? []).map((x) => place(x.p)));
-    s.rules.rewriteDirs.set(via, dirs);
-  }
-  if (dirs.size >= SAMPLED_DIRS) return false;
-  const dir = place(recordOfKey(k0).path);
-  if (dirs.has(dir)) return false;
-  dirs.add(dir);
-  return true;
+  return s.rules.samples.take(
+    via,
+    () => recordOfKey(k0).path,
+    () => (s.rules.get(via.slice(5))?.support ?? []).map((x) => x.p),
+    via.endsWith('/case-insensitive') ? foldCase : undefined,
+  );
 }
 
 /** One `admit` call, built into a batch and submitted (the queue's `admitQueued` runs it). */

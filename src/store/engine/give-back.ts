@@ -267,7 +267,7 @@ async function sampleCandidates(s: EngineParts, q: WriteQueue, host: string, id:
     if (queued?.h !== undefined && queued.n !== undefined) txn.queue.urge(r.key, queued.h, queued.n, queued.d);
     setUrl(s, txn, c.key, prev, { ...prev, k: 'v', by: t.via, to: t.key });
     // they are the rule's first checked rewrites: admit's sampling goes on from there
-    s.rules.rewrites.set(t.via, (s.rules.rewrites.get(t.via) ?? 0) + 1);
+    s.rules.samples.counted(t.via);
     marked++;
   }
   await q.commit(txn);

@@ -9,6 +9,7 @@ import { compareForApply, parseRuleId, type ActiveRule, type RuleRecord } from '
 import type { Kv, KvOp } from '../backends/kv.js';
 import { NotFoundCache } from './not-found.js';
 import { PathDocuments } from './path-documents.js';
+import { RewriteSamples } from './rewrite-samples.js';
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -82,10 +83,8 @@ export class LiveRules {
 
 /** The live rules and what the learner remembers beside them. */
 export class RuleBook extends LiveRules {
-  /** URLs each rule rewrote in this process: which of them are fetched as themselves too (admit.ts). */
-  readonly rewrites = new Map<string, number>();
-  /** The directories where each rule has evidence or a checked rewrite (admit.ts `newDirectory`). */
-  readonly rewriteDirs = new Map<string, Set<string>>();
+  /** URLs each rule rewrote in this process, and where: which of them are fetched as themselves too. */
+  readonly samples = new RewriteSamples();
   /** Scopes per rule (their node, flat, query and values) whose documents were read for images (give-back.ts `pruneImages`). */
   readonly imageScans = new Map<string, Set<string>>();
   /** Presets off on a host because its redirects contradict them (host → preset names; evidence.ts). */

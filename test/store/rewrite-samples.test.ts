@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { entryDir, RewriteSamples } from '../../src/store/learning/rewrite-samples.js';
+import { foldCase } from '../../src/store/learning/path-variants.js';
+
+/** Takes rewrites of rule `r` at `paths`, in order, after `warm` rewrites at the evidence's own place. */
+function checks(paths: readonly string[], evidence: readonly string[], warm = 2): boolean[] {
+  const s = new RewriteSamples();
+  for (let i = 0; i < warm; i++) s.take('rule:r', () => evidence[0]!, () => evidence);
+  return paths.map((p) => s.take('rule:r', () => p, () => evidence));
+}
+
+describe('entryDir', () => {
+  it('puts a page and a directory entry in the directory that holds them', () => {
+    expect(entryDir('/a/b.html')).toBe('/a/');
+    expect(entryDir('/a/b/')).toBe('/a/');
+    expect(entryDir('/b')).toBe('/');
+    expect(entryDir('/')).toBe('/');
+    expect(entryDir('')).toBe('/');
+  });
+});
+
+describe('RewriteSamples', () => {
+  it('checks the first two rewrites of each rule wherever they lie', () => {
+    const s = new RewriteSamples();
+    const ev = () => ['/docs/a.html'];
+    expect([1, 2, 3].map(() => s.take('rule:a', () => '/docs/x.html', ev))).toEqual([true, true, false]);
+    expect(s.take('rule:b', () => '/docs/x.html', ev)).toBe(true);
+    expect(s.size).toBe(2);
+  });
+
+  it('checks by count at powers of two from 8 and at every 128th', () => {
+    const s = new RewriteSamples();
+    const hits: number[] = [];
+    for (let n = 0; n < 300; n++) if (s.take('rule:a', () => '/docs/x.html', () => ['/docs/a.html'])) hits.push(n);
+    expect(hits).toEqual([0, 1, 8, 16, 32, 64, 128, 256]);
+  });
+
+  it('does not check where the evidence lies, but checks the first directory of another section', () => {
+    expect(checks(['/docs/b.html', '/docs/c/', '/api/x.html', '/api/y.html'], ['/docs/a.html'])).toEqual([false, false, true, false]);
+  });
+
+  it('checks the first two subdirectories a rule reaches under a parent, then counts only', () => {
+    const got = checks(['/docs/one/a.html', '/docs/two/a.html', '/docs/three/a.html', '/docs/two/b.html', '/docs/one/deep/a.html'], ['/docs/a.html']);
+    // one and two are new siblings under /docs/; three is the third; deep is the first under one
+    expect(got).toEqual([true, true, false, false, true]);
+  });
+
+  it('counts a check made elsewhere toward the first ones', () => {
+    const s = new RewriteSamples();
+    s.counted('rule:a');
+    expect(s.take('rule:a', () => '/docs/x.html', () => ['/docs/a.html'])).toBe(true);
+    expect(s.take('rule:a', () => '/docs/y.html', () => ['/docs/a.html'])).toBe(false);
+  });
+
+  it('spells a place the way the rule does: a case variant of the evidence is not new', () => {
+    const s = new RewriteSamples();
+    const ev = () => ['/Library/a.html'];
+    for (let i = 0; i < 2; i++) s.take('rule:c', () => '/library/a.html', ev, foldCase);
+    expect(s.take('rule:c', () => '/LIBRARY/b.html', ev, foldCase)).toBe(false);
+    expect(s.take('rule:c', () => '/Other/b.html', ev, foldCase)).toBe(true);
+  });
+
+  it('stops remembering places past its cap and samples by count only', () => {
+    const s = new RewriteSamples();
+    let checked = 0;
+    for (let i = 0; i < 2000; i++) if (s.take('rule:a', () => `/s${i}/x.html`, () => [])) checked++;
+    // 256 new sections checked, then the count's samples only (powers of two and every 128th)
+    expect(checked).toBeGreaterThanOrEqual(256);
+    expect(checked).toBeLessThan(256 + 30);
+  });
+});
