@@ -4,7 +4,7 @@
  * large difference between pages that carry a per-response token.
  */
 import { describe, expect, it } from 'vitest';
-import { echoFreeTextHash, pageShape, stableTextHash, textWords, withoutOwnAddress, wordSketch } from '../../src/crawler/html/page-shape.js';
+import { echoFreeTextHash, pageShape, stableTextHash, textHashes, textWords, withoutOwnAddress, wordSketch } from '../../src/crawler/html/page-shape.js';
 import { sketchSimilarity } from '../../src/store/learning/stability.js';
 import { extractLinks } from '../../src/crawler/html/extract.js';
 
@@ -63,6 +63,26 @@ describe('page shape', () => {
 
   it('words: letters only, lower-cased, three or more, each once', () => {
     expect(textWords('Events: November 2026, NOVEMBER; a to of 42x item-list')).toEqual(['events', 'november', 'item', 'list']);
+  });
+
+  it('words are the runs of three letters or more by code point, as /\\p{L}{3,}/u reads them', () => {
+    const texts = ['Ärger über Straße', 'naïve CAFÉ déjà', '日本語 ab 中文字', '𝒜𝒷𝒸 x𝒜y', 'ab\ud800cd ef\udc00gh ijk', 'İstanbul ǅemal ﬃx', 'one1two3three', 'a-b-c dd_ee fff'];
+    for (const t of texts) expect(textWords(t)).toEqual([...new Set([...t.toLowerCase().matchAll(/\p{L}{3,}/gu)].map((m) => m[0]))]);
+    expect(textWords('𝒜𝒷𝒸 x𝒜y')).toEqual(['𝒜𝒷𝒸', 'x𝒜y']);
+  });
+
+  it('textHashes gives the stable and echo-free hashes of one text', () => {
+    for (const t of ['  a 1\n\t2 b  ', 'Page 12 of 40\u00a0\u2003end', '', 'x'.repeat(100)]) {
+      for (const truncated of [false, true]) expect(textHashes(t, truncated)).toEqual({ stableHash: stableTextHash(t, truncated), echoFreeHash: echoFreeTextHash(t, truncated) });
+    }
+    expect(stableTextHash('page 1 of 2')).toBe(stableTextHash('page  13 of\n7'));
+    expect(echoFreeTextHash('page 1 of 2')).not.toBe(echoFreeTextHash('page 13 of 7'));
+  });
+
+  it('a minted token is taken out of the shape whatever surrounds it; a long word is not', () => {
+    const page = (id: string): string => `Not found. Reference ${id}; please retry.`;
+    expect(pageShape(page('7f3a09c2b1d44e0f9a8b'), 'http://h.localhost/x')).toBe(pageShape(page('00c9e1a2f7b3d5e8aa10'), 'http://h.localhost/y'));
+    expect(pageShape('internationalization guide', 'http://h.localhost/x')).not.toBe(pageShape('internationalisation guide', 'http://h.localhost/x'));
   });
 
   it('word sketches estimate how alike two pages are', () => {

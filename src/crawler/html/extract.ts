@@ -23,7 +23,7 @@
  * reported. Bounded work: at most `maxOutlinks` distinct links per page (the rest are counted as
  * dropped) and `maxHrefBytes` of raw reference text kept until the end.
  */
-import { echoFreeTextHash, pageShape, SHAPE_TEXT_LIMIT, stableTextHash, textWords, withoutOwnAddress, wordSketch, type RequestedParts } from './page-shape.js';
+import { pageShape, SHAPE_TEXT_LIMIT, textHashes, textWords, withoutOwnAddress, wordSketch, type RequestedParts } from './page-shape.js';
 import { createHash, type Hash } from 'node:crypto';
 import { TextDecoder } from 'node:util';
 import { parseWhatwg, serializeWhatwg, type WhatwgUrl } from '../../normalize/index.js';
@@ -352,7 +352,7 @@ export class LinkExtractor implements BodySink {
     let linked = text;
     for (const r of this.refs) if (r.kind !== 'link' && r.kind !== 'refresh') linked += '\n' + r.raw;
     const own = withoutOwnAddress(linked, this.documentUrl, this.documentParts);
-    return { shapeHash: pageShape(text, this.documentParts ?? this.documentUrl, truncated), words, wordSketch: wordSketch(words), stableHash: stableTextHash(own, truncated), echoFreeHash: echoFreeTextHash(own, truncated) };
+    return { shapeHash: pageShape(text, this.documentParts ?? this.documentUrl, truncated), words, wordSketch: wordSketch(words), ...textHashes(own, truncated) };
   }
 
   private textDigest(): string {

@@ -72,14 +72,42 @@ function echoes(url: string | RequestedParts): string[] {
   return [...out].filter((s) => s.trim().length >= 2).sort((a, b) => b.length - a.length);
 }
 
-/** A run that may be a token a server minted (normalize's `looksMinted` decides). */
-const TOKEN_RUN = /[A-Za-z0-9_-]{16,}/g;
+/** A run of this many token characters (`[A-Za-z0-9_-]`) or more may be a token a server minted. */
+const TOKEN_RUN = 16;
+
+function isTokenChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45;
+}
+
+/**
+ * `t` with every maximal run of `TOKEN_RUN` token characters or more that normalize's
+ * `looksMinted` calls a token replaced by `~` (step 2; a scan, not a regular expression: a page's
+ * text is read once, and most of it is short words).
+ */
+function withoutTokens(t: string): string {
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < t.length; ) {
+    if (!isTokenChar(t.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    while (j < t.length && isTokenChar(t.charCodeAt(j))) j++;
+    if (j - i >= TOKEN_RUN && looksMinted(t.slice(i, j))) {
+      out += t.slice(from, i) + '~';
+      from = j;
+    }
+    i = j;
+  }
+  return from === 0 ? t : out + t.slice(from);
+}
 
 /** The shape of a page's `text` requested as `url` (or its path and query: 32 hex digits). */
 export function pageShape(text: string, url: string | RequestedParts, truncated = false): string {
   let t = text;
   for (const e of echoes(url)) if (t.includes(e)) t = t.split(e).join(' ');
-  t = t.replace(TOKEN_RUN, (w) => (looksMinted(w) ? '~' : w));
+  t = withoutTokens(t);
   t = t.replace(/[0-9]+/g, '#').replace(/\s+/g, ' ').trim();
   return createHash('sha256').update(truncated ? `${t}\u0000…` : t).digest('hex').slice(0, 32);
 }
@@ -92,8 +120,25 @@ export function pageShape(text: string, url: string | RequestedParts, truncated 
  * (learning/learner.ts): there it is what stays the same between two fetches.
  */
 export function stableTextHash(text: string, truncated = false): string {
-  const t = text.replace(/[0-9]+/g, '#').replace(/\s+/g, ' ').trim();
+  return textHash(collapsed(text).replace(/[0-9]+/g, '#'), truncated);
+}
+
+/** `text` with runs of white space read as one space, trimmed. */
+function collapsed(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function textHash(t: string, truncated: boolean): string {
   return createHash('sha256').update(truncated ? `${t}\u0000…` : t).digest('hex').slice(0, 16);
+}
+
+/**
+ * `stableTextHash` and `echoFreeTextHash` of one text, its white space collapsed once (digits and
+ * `#` are not white space: reading digits as `#` before or after collapsing gives one string).
+ */
+export function textHashes(text: string, truncated = false): { stableHash: string; echoFreeHash: string } {
+  const t = collapsed(text);
+  return { stableHash: textHash(t.replace(/[0-9]+/g, '#'), truncated), echoFreeHash: textHash(t, truncated) };
 }
 
 /**
@@ -143,8 +188,7 @@ function ownAddress(url: string, parts?: RequestedParts): string[] {
  * pages equal on it differ in nothing but the address each prints of itself.
  */
 export function echoFreeTextHash(text: string, truncated = false): string {
-  const t = text.replace(/\s+/g, ' ').trim();
-  return createHash('sha256').update(truncated ? `${t}\u0000…` : t).digest('hex').slice(0, 16);
+  return textHash(collapsed(text), truncated);
 }
 
 /**
@@ -187,12 +231,45 @@ const MAX_WORDS = 4096;
  * what its host has shown (traps.ts).
  */
 export function textWords(text: string): string[] {
+  // the runs of `\p{L}{3,}` (three code points or more), found by a scan: a page's text is read
+  // once, character by character, and a regular expression's match objects cost more than the words
+  const t = text.toLowerCase();
   const out = new Set<string>();
-  for (const m of text.toLowerCase().matchAll(/\p{L}{3,}/gu)) {
-    out.add(m[0]);
-    if (out.size >= MAX_WORDS) break;
+  let start = 0;
+  let run = 0;
+  for (let i = 0; i <= t.length; ) {
+    let c = i < t.length ? t.charCodeAt(i) : -1;
+    let size = 1;
+    if (c >= 0xd800 && c <= 0xdbff) {
+      c = t.codePointAt(i)!;
+      if (c > 0xffff) size = 2;
+    }
+    if (c !== -1 && isLetter(c)) {
+      if (run++ === 0) start = i;
+    } else {
+      if (run >= 3) {
+        out.add(t.slice(start, i));
+        if (out.size >= MAX_WORDS) break;
+      }
+      run = 0;
+    }
+    i += size;
   }
   return [...out];
+}
+
+const LETTER = /^\p{L}$/u;
+/** Whether each non-ASCII code point seen is a letter (`\p{L}`); a text uses few of them. */
+const letters = new Map<number, boolean>();
+
+function isLetter(c: number): boolean {
+  if (c < 128) return (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
+  let v = letters.get(c);
+  if (v === undefined) {
+    v = LETTER.test(String.fromCodePoint(c));
+    if (letters.size < 65_536) letters.set(c, v);
+  }
+  return v;
 }
 
 /** Minimum hashes in a word sketch. */
