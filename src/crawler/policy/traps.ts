@@ -235,6 +235,34 @@ const MAX_PATTERNS = 100_000;
 /** Texts remembered at most, over all hosts. */
 const MAX_TEXTS = 1_000_000;
 
+/** The patterns of the page (`url` and `requested`, each once) that the page it was found on has too. */
+function sharedPatterns(url: string, requested: string, source: readonly [string, string]): string[] {
+  const from = urlPatterns(source[0]);
+  if (source[1] !== source[0]) from.push(...urlPatterns(source[1]));
+  const mine = urlPatterns(url);
+  if (requested !== url) mine.push(...urlPatterns(requested));
+  const out: string[] = [];
+  for (const p of mine) if (from.includes(p) && !out.includes(p)) out.push(p);
+  return out;
+}
+
+/**
+ * For each of `patterns`, whether one of `urls` lies outside it; and, in `inside` when given, how
+ * many lie in it. Each URL's patterns are built once and read against the few the page has.
+ */
+function outsideOf(patterns: readonly string[], urls: readonly string[], inside?: number[]): boolean[] {
+  const outside = new Array<boolean>(patterns.length).fill(false);
+  for (const u of urls) {
+    const ps = urlPatterns(u);
+    for (let k = 0; k < patterns.length; k++) {
+      if (ps.includes(patterns[k]!)) {
+        if (inside !== undefined) inside[k]!++;
+      } else outside[k] = true;
+    }
+  }
+  return outside;
+}
+
 /** The pattern-trap rule: fetches and fresh fetches per pattern, and the patterns refused. */
 export class PatternTraps {
   private readonly counts = new Map<string, PatternCount>();
@@ -309,20 +337,32 @@ export class PatternTraps {
     // a page counts for the patterns of the page it was found on (seeds and resumed entries: none),
     // by the URLs requested and by those that answered (a server may redirect every link)
     if (source === undefined) return [];
-    const fromPatterns = new Set([...urlPatterns(source[0]), ...urlPatterns(source[1])]);
-    const patterns = [...new Set([...urlPatterns(url), ...(requested === url ? [] : urlPatterns(requested))])].filter((p) => fromPatterns.has(p));
-    const admittedPatterns = admitted.map((a) => new Set(urlPatterns(a)));
-    // the links this page has that the page it was found on had not (that page itself aside)
-    const back = new Set([hash32(source[0]), hash32(source[1])]);
-    const added = parent === undefined ? undefined : links.filter((_, i) => !parent.links.has(hashes[i]!) && !back.has(hashes[i]!)).map((l) => new Set(urlPatterns(l)));
+    const patterns = sharedPatterns(url, requested, source);
+    if (patterns.length === 0) return [];
+    // for each pattern: an admitted URL outside it; links this page has that the page it was found
+    // on had not (that page itself aside), inside it and outside it
+    const admittedOutside = outsideOf(patterns, admitted);
+    let addedIn: number[] | undefined;
+    let addedOutside: boolean[] | undefined;
+    if (parent !== undefined) {
+      const back0 = hash32(source[0]);
+      const back1 = hash32(source[1]);
+      const added: string[] = [];
+      for (let i = 0; i < links.length; i++) {
+        const h = hashes[i]!;
+        if (!parent.links.has(h) && h !== back0 && h !== back1) added.push(links[i]!);
+      }
+      addedIn = new Array<number>(patterns.length).fill(0);
+      addedOutside = outsideOf(patterns, added, addedIn);
+    }
     const out: string[] = [];
-    for (const p of patterns) {
+    for (let k = 0; k < patterns.length; k++) {
+      const p = patterns[k]!;
       // the empty run along this chain: a step that walks on by one link of the pattern at most
       // (previous and next, as a calendar's months: pages that each link several others of the
       // pattern are a site's graph, not a walk), no link outside the pattern its parent lacked,
       // little text
-      const inside = added === undefined ? 0 : added.reduce((n, s) => n + (s.has(p) ? 1 : 0), 0);
-      const adds = added === undefined || newText || admitted.length > 1 || inside > 1 || added.some((s) => !s.has(p));
+      const adds = addedIn === undefined || newText || admitted.length > 1 || addedIn[k]! > 1 || addedOutside![k]!;
       const run = adds ? 0 : (parent!.runs.get(p) ?? 0) + 1;
       if (run > 0) trace.runs.set(p, run);
       let c = this.counts.get(p);
@@ -336,7 +376,7 @@ export class PatternTraps {
       // (`/cal?m=*`, where calendars and filters live) new words, for a path pattern a text not
       // seen before (numbered pages of a site may differ in their numbers alone)
       const isValuePattern = p.indexOf('?') !== -1 && (p.endsWith('=*') || p.includes('=*&'));
-      if ((isValuePattern ? newText : served === 0) || admittedPatterns.some((s) => !s.has(p))) c.fresh++;
+      if ((isValuePattern ? newText : served === 0) || admittedOutside[k]!) c.fresh++;
       if (!this.trappedSet.has(p) && ((c.fetched >= this.minFetches && c.fresh < this.minRatio * c.fetched) || run >= this.emptyRun)) {
         this.trappedSet.add(p);
         out.push(p);
