@@ -18,6 +18,9 @@
 // process's other threads (V8's optimizing compiler and GC helpers, libuv's pool: LevelDB, zlib),
 // from /proc. `--warm` crawls once into a scratch store in the same child before the measured
 // crawl: the crawl's cost without V8's warm-up, for comparison (the figure of record is cold).
+// `--node-arg FLAG` (repeatable) starts the crawl child with a Node or V8 flag:
+// `--node-arg --no-concurrent-recompilation` moves V8's optimizing compiler onto the main
+// thread, so the other threads' share that was compiling shows.
 // After each crawl, bench/crawl-floor.ts sends the same requests and tokenizes and resolves every
 // link and does nothing else, in a cold child process: the last table is CPU per page of the
 // whole crawl process against that floor's whole process.
@@ -43,7 +46,8 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const rounds = Math.max(1, Number(argValue(args, '--runs') ?? 1));
   const profileDir = argValue(args, '--cpu-prof');
-  const measure = { child: true, ...(profileDir === undefined ? {} : { profileDir }), ...(args.includes('--warm') ? { warm: true } : {}) };
+  const nodeArgs = args.flatMap((a, i) => (args[i - 1] === '--node-arg' ? [a] : []));
+  const measure = { child: true, nodeArgs, ...(profileDir === undefined ? {} : { profileDir }), ...(args.includes('--warm') ? { warm: true } : {}) };
   const site = await startAliasSite();
   const runs: ClientRun[] = [];
   const cpu: Record<string, CrawlCpu[]> = {};

@@ -131,8 +131,8 @@ async function crawlChild(job: ChildJob): Promise<void> {
 }
 
 /** Run one crawl in a child process; the child's CPU over the crawl is the crawler's own. */
-function crawlInChild(job: ChildJob, profileDir: string | undefined): Promise<{ report: CrawlReport; cpu: CrawlCpu }> {
-  const execArgv = profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir];
+function crawlInChild(job: ChildJob, profileDir: string | undefined, nodeArgs: readonly string[]): Promise<{ report: CrawlReport; cpu: CrawlCpu }> {
+  const execArgv = [...nodeArgs, ...(profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir])];
   const child = fork(fileURLToPath(import.meta.url), ['--crawl-child', JSON.stringify(job)], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     let got: { report: CrawlReport; cpuMicros: number; mainMicros?: number; processMicros: number } | undefined;
@@ -167,6 +167,8 @@ export interface CrawlMeasure {
   readonly inspect?: (store: string) => Promise<void>;
   /** The store option `learnMirrors` (the opt-in mirror rule). */
   readonly learnMirrors?: boolean;
+  /** Node and V8 flags for the crawl child (`--no-concurrent-recompilation`: compile on the main thread). */
+  readonly nodeArgs?: readonly string[];
 }
 
 /**
@@ -186,7 +188,7 @@ export async function crawlWithUrldedup(
     const job: ChildJob = { store: dir, seeds: site.seeds ?? [site.url], port: site.port, presets, concurrency, ...(measure.warm === true ? { warm: true } : {}), ...(measure.learnMirrors === true ? { learnMirrors: true } : {}) };
     const name = presets.length === 0 ? 'urldedup' : `urldedup --preset ${presets.join(',')}`;
     if (measure.child === true) {
-      const { report, cpu } = await crawlInChild(job, measure.profileDir);
+      const { report, cpu } = await crawlInChild(job, measure.profileDir, measure.nodeArgs ?? []);
       if (measure.inspect !== undefined) await measure.inspect(dir);
       return summarize(site, name, site.requests.slice(from), (performance.now() - t) / 1000, report, cpu);
     }
