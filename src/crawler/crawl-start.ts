@@ -11,7 +11,6 @@ import type { CrawlEvents } from './crawl-events.js';
 import { invalidSeedsOf, noValidSeed, type CheckedCrawlOptions } from './crawl-options.js';
 import { crawlScope } from './crawl-parts.js';
 import { openCrawlStore, preloadBudget } from './crawl-store.js';
-import { storeScopeFilter } from './link-intake.js';
 import type { Politeness } from './policy/politeness.js';
 import { TRANSIENT_CODES, type RetryOptions } from './http/retry.js';
 import type { CrawlScope } from './policy/scope.js';
@@ -20,10 +19,8 @@ import type { HostBudget } from './policy/traps.js';
 /** What the start reads of the crawl. */
 export interface CrawlStart {
   readonly seeds: readonly string[];
-  /** The seeds' normal forms: a seed is crawled whatever the scope's include and exclude say. */
-  readonly seedForms: ReadonlySet<string>;
   readonly maxDepth: number;
-  /** The crawl's scope as it is now (the store's filter reads it at each admission). */
+  /** The crawl's scope as it is now (handed to the store as its admission scope). */
   scope(): CrawlScope;
   readonly politeness: Politeness;
   readonly budget: HostBudget;
@@ -49,10 +46,9 @@ export function seedForms(seeds: readonly string[]): ReadonlySet<string> {
 export async function openStoreOf(o: CheckedCrawlOptions, c: CrawlStart): Promise<{ store: SeenStore; owned: boolean }> {
   const opened = await openCrawlStore(o.store, {
     ...(o.presets === undefined ? {} : { presets: o.presets }),
-    maxDepth: c.maxDepth,
     storeOptions: o.storeOptions,
     // redirect targets the store queues by itself pass the crawl's scope and trap rules too
-    filter: storeScopeFilter(() => c.scope(), c.seedForms, o.traps ?? {}),
+    scope: c.scope().admission(c.seeds, o.traps, c.maxDepth),
   });
   const store = opened.store;
   const politeness = c.politeness;

@@ -2,8 +2,8 @@
  * The crawl's store: opened from what `CrawlOptions.store` names (a store given, a LevelDB folder,
  * or a fleet on Redis Cluster), and the pages it already holds per host for the host budget.
  */
-import type { PresetName, UriRecord } from '../normalize/index.js';
-import { isFleetLocation, openFleetStore, openStore, type FleetLocation, type OpenStoreOptions, type SeenStore } from '../store/index.js';
+import type { PresetName } from '../normalize/index.js';
+import { isFleetLocation, openFleetStore, openStore, type AdmissionScope, type FleetLocation, type OpenStoreOptions, type SeenStore } from '../store/index.js';
 import type { HostBudget } from './policy/traps.js';
 import { nodeUrl } from '../normalize/parse-count.js';
 
@@ -19,9 +19,9 @@ export function hostOfUrl(url: string): string {
 export interface CrawlStoreOptions {
   /** `undefined`: the store's own. */
   readonly presets?: readonly PresetName[];
-  readonly maxDepth: number;
   readonly storeOptions: Omit<OpenStoreOptions, 'presets' | 'scope'> | undefined;
-  readonly filter: (record: UriRecord) => boolean;
+  /** What the store admits: the crawl's scope, seeds, path-trap limits and depth (`CrawlScope.admission`). */
+  readonly scope: AdmissionScope;
 }
 
 /** The store to crawl with, and whether the crawl opened it (and so closes it at the end). */
@@ -30,7 +30,7 @@ export async function openCrawlStore(where: SeenStore | string | FleetLocation, 
   const options = {
     ...(o.storeOptions ?? {}),
     ...(o.presets === undefined ? {} : { presets: o.presets }),
-    scope: { schemes: ['http', 'https'], ...(Number.isFinite(o.maxDepth) ? { maxDepth: o.maxDepth } : {}), filter: o.filter },
+    scope: o.scope,
   };
   const store = typeof where === 'string' ? await openStore(where, options) : await openFleetStore(where.redis, { ...options, fleet: where.fleet ?? {} });
   return { store, owned: true };

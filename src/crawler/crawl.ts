@@ -194,15 +194,18 @@ class Crawler implements Crawl {
 
   /** What crawl-start.ts reads of the crawl. */
   private startView(): CrawlStart {
-    const { seeds, seedForms, maxDepth, politeness, budget, events, log } = this;
-    return { seeds, seedForms, maxDepth, scope: () => this.scope, politeness, budget, retry: this.held.retry, events, log };
+    const { seeds, maxDepth, politeness, budget, events, log } = this;
+    return { seeds, maxDepth, scope: () => this.scope, politeness, budget, retry: this.held.retry, events, log };
   }
 
   private async run(): Promise<void> {
     try {
       const start = this.startView();
       ({ store: this.store, owned: this.ownsStore } = await openStoreOf(this.o, start));
-      this.scope = (await prepareRun(this.store, this.o, start)) ?? this.scope;
+      const resumed = await prepareRun(this.store, this.o, start);
+      if (resumed !== undefined) this.scope = resumed;
+      // a store the crawl opened admits by the crawl's scope (a caller's store keeps its own)
+      if (resumed !== undefined && this.ownsStore) this.store.setScope(resumed.admission(this.seeds, this.o.traps, this.maxDepth));
       if (this.o.onProgress !== undefined) this.record.startProgress(this.store, () => this.frontier.outstanding, this.o.progressIntervalMs ?? 1000, this.o.onProgress);
       const { store, politeness, events, log, aborter, claimed, followed } = this;
       const traps = this.o.traps;

@@ -7,52 +7,17 @@
  * host and path segments; the store's answers (key, identity key, reason, via) label the rest.
  * Only a link the store found seen is compared along the ladder (duplicate-rung.ts).
  */
-import { recompose, urlFromKey, type UriRecord } from '../normalize/index.js';
+import { urlFromKey } from '../normalize/index.js';
 import type { AdmitResult, FrontierEntry, PruneEntry, SeenStore } from '../store/index.js';
 import { RungLabeler } from './report/duplicate-rung.js';
 import type { ExtractedLink, ExtractResult } from './html/extract.js';
 import type { CrawlScope } from './policy/scope.js';
 import { pathTrap, segmentsTrap, type PatternTraps, type TrapOptions, type TrapReason } from './policy/traps.js';
 
-/** Filter verdicts remembered per normal form (a page's links repeat across pages). */
-const FILTER_MEMO_SIZE = 8192;
-
 /** Path traps of a link's record: URL Standard §4.1, the path is a list of segments (or opaque). */
 function linkTrap(link: ExtractedLink, traps: TrapOptions | undefined): TrapReason | undefined {
   const path = link.record.path;
   return typeof path === 'string' ? pathTrap(path, traps) : segmentsTrap(path, traps);
-}
-
-/**
- * The store's scope filter: URLs the store queues by itself (redirect targets) and every admitted
- * URL pass the crawl's scope and path-trap rules on their normal form; a seed passes whatever they
- * say. The verdict is a function of the normal form and the scope, so it is remembered per normal
- * form while the scope stays the same.
- */
-export function storeScopeFilter(
-  scope: () => CrawlScope,
-  seedForms: ReadonlySet<string>,
-  traps: TrapOptions | undefined,
-): (record: UriRecord) => boolean {
-  let memoScope: CrawlScope | undefined;
-  let memo = new Map<string, boolean>();
-  const admitsRecord = (record: UriRecord): boolean => {
-    const url = recompose(record);
-    if (seedForms.has(url)) return true;
-    const s = scope();
-    if (s !== memoScope) {
-      memoScope = s;
-      memo = new Map();
-    }
-    let verdict = memo.get(url);
-    if (verdict === undefined) {
-      verdict = s.checkNormal(record, url) === 'in' && pathTrap(record.path, traps) === undefined;
-      if (memo.size >= FILTER_MEMO_SIZE) memo.clear();
-      memo.set(url, verdict);
-    }
-    return verdict;
-  };
-  return admitsRecord;
 }
 
 /**

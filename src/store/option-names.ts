@@ -38,7 +38,7 @@ const storeNormalizeOptionNames = {
   maxSegments: true,
 } as const satisfies OptionNames<NonNullable<StoreOptions['normalize']>>;
 
-const scopeOptionNames = { schemes: true, hosts: true, maxDepth: true, filter: true } as const satisfies OptionNames<AdmissionScope>;
+const scopeOptionNames = { schemes: true, hosts: true, hostMatch: true, include: true, exclude: true, maxPathDepth: true, maxRepeats: true, always: true, maxDepth: true, filter: true } as const satisfies OptionNames<AdmissionScope>;
 
 /** Check `options` (written `path` by the caller) against `names`, and its `normalize` and `scope`. */
 export function checkStoreOptionNames(fn: string, options: unknown, names: Readonly<Record<string, true>>, path = 'options'): void {

@@ -22,12 +22,33 @@ export interface StoreSupports {
 /** When batches are written with `sync: true` (fsync): LevelDB's hybrid scheme by default. */
 export type SyncPolicy = 'always' | 'never' | { readonly everyBatches: number; readonly everyMs: number };
 
-/** What the store admits (`StoreOptions.scope`): not the crawler's scope (`CrawlScope`), which it may hold as a filter. */
+/**
+ * What the store admits (`StoreOptions.scope`), as data (admission-scope.ts): the depth, the
+ * scheme, then `always`, then hosts, patterns and path limits. A crawl hands its own scope to the
+ * store in this form (its seeds as `always`, its path-trap limits), so the redirect targets the
+ * store queues by itself pass the same tests as the links the crawler offers.
+ */
 export interface AdmissionScope {
   /** Schemes admitted; others are `out-of-scope`. @default ['http', 'https'] */
   readonly schemes?: readonly string[];
-  /** When set, only these hosts and their subdomains are admitted. @example ['example.com'] */
+  /** When set, only these hosts (and, by `hostMatch`, the names under them) are admitted. @example ['example.com'] */
   readonly hosts?: readonly string[];
+  /**
+   * How a host matches `hosts`: `subdomains`, the host or any name under it (`docs.example.com`
+   * for `example.com`); `www`, the host with or without a leading `www.` (a crawl's `host` scope).
+   * Host names are compared without case and without a trailing dot. @default 'subdomains'
+   */
+  readonly hostMatch?: 'subdomains' | 'www';
+  /** Regular expressions on the normal form: when given, one of them must match. @example [/\/docs\//] */
+  readonly include?: readonly RegExp[];
+  /** Regular expressions on the normal form: none of them may match. @example [/\?replytocom=/] */
+  readonly exclude?: readonly RegExp[];
+  /** Path segments allowed (`/a/b/` has 2). @default Infinity */
+  readonly maxPathDepth?: number;
+  /** Back-to-back repeats of a segment or run of segments allowed (`/a/b/a/b/a/b/` repeats `a/b/` twice). @default Infinity */
+  readonly maxRepeats?: number;
+  /** URLs admitted whatever `hosts`, the patterns and the path limits say (a crawl's seeds), compared by normal form. */
+  readonly always?: readonly string[];
   /** Deepest link depth admitted. @default Infinity */
   readonly maxDepth?: number;
   /** A last say on each URL (normal form, password redacted); `false` makes it `out-of-scope`. */
@@ -441,6 +462,12 @@ export interface SeenStore {
    * fleet carries a host's pacing to its next holder; a store of one worker keeps nothing.
    */
   attachWorker(worker: WorkerHooks): void;
+  /**
+   * Admit by `scope` from now on, in place of the scope the store was opened with (a resumed
+   * crawl knows its scope once the store is open: its frontier's hosts). What was admitted stays.
+   * A scope that is not one is a `TypeError`.
+   */
+  setScope(scope: AdmissionScope): void;
   /**
    * Hold `host` for one fetch, `signal` the crawl's. Undefined when this worker may not fetch it
    * now (a fleet worker whose lease on the host lapsed); otherwise the hold's signal aborts the

@@ -124,7 +124,7 @@ describe('unknown option names', () => {
     try {
       await expectMisuseAsync(openMemoryStore({ rulethreshold: 2 } as never), /^openMemoryStore: unknown option "rulethreshold" \(known: normalize, presets, ruleThreshold,/);
       await expectMisuseAsync(openMemoryStore({ normalize: { keepFragments: true } } as never), /^openMemoryStore: unknown option "keepFragments" in options\.normalize \(known: level, keepFragment, strict, maxLength, maxSegments\)$/);
-      await expectMisuseAsync(openMemoryStore({ scope: { host: ['a'] } } as never), /^openMemoryStore: unknown option "host" in options\.scope \(known: schemes, hosts, maxDepth, filter\)$/);
+      await expectMisuseAsync(openMemoryStore({ scope: { host: ['a'] } } as never), /^openMemoryStore: unknown option "host" in options\.scope \(known: schemes, hosts, hostMatch, include, exclude, maxPathDepth, maxRepeats, always, maxDepth, filter\)$/);
       await expectMisuseAsync(openMemoryStore({ normalize: { presets: ['www'] } } as never), /^openMemoryStore: give presets as the store's `presets` option/);
       await expectMisuseAsync(openStore(`${db.path}/s`, { levle: {} } as never), /^openStore: unknown option "levle" \(known: .*, level\)$/);
       await expectMisuseAsync(openStore(undefined as unknown as string), /^openStore: location must be a folder path or an open abstract-level database, not undefined$/);

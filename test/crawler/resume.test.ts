@@ -100,4 +100,43 @@ describe('resume', () => {
       await server.close();
     }
   });
+
+  it('a second run without seeds hands the store its frontier hosts as scope: new links there admitted, a redirect elsewhere not queued', async () => {
+    const server = await httpServer((req, res) => {
+      const host = (req.headers.host ?? '').split(':')[0];
+      if (req.url === '/robots.txt') return res.writeHead(404).end();
+      if (host !== 'a.localhost') return res.writeHead(200, { 'content-type': 'text/html' }).end(html('elsewhere'));
+      if (req.url === '/go') return res.writeHead(301, { location: `${server.origin}/x` }).end();
+      const links = [...['/p1', '/p2', '/p3', '/go'], ...(req.url === '/p1' ? ['/p1/more'] : [])].map((p) => `<a href="${p}">${p} words about a page here</a>`).join('');
+      res.writeHead(200, { 'content-type': 'text/html' }).end(html(`page ${req.url} ${links}`));
+    });
+    const db = tempDir();
+    const seed = `http://a.localhost:${server.origin.split(':')[2]}/`;
+    try {
+      const port = Number(server.origin.split(':')[2]);
+      const first = await runCrawl({ store: db.path, seeds: [seed], allow: loopbackAllow(port), maxPages: 1 });
+      expect(first.stoppedBecause).toBe('max-pages');
+      const before = server.requests.length;
+      const second = await runCrawl({ store: db.path, allow: loopbackAllow(port) });
+      expect(second.stoppedBecause).toBe('done');
+      const targets = server.requests.slice(before);
+      // a link first found in this run is admitted by the frontier's host; the redirect's target
+      // on another host is neither followed nor queued
+      expect(targets).toContain('/p1/more');
+      expect(targets).toContain('/go');
+      expect(targets).not.toContain('/x');
+      const store = await openStore(db.path);
+      try {
+        const x = await store.canonical(`${server.origin}/x`);
+        // recorded as the refused end of the redirect, never queued
+        expect('code' in x ? x.code : x.state).toBe('failed');
+        expect((await store.verify()).problems).toEqual([]);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      db.remove();
+      await server.close();
+    }
+  });
 });

@@ -62,6 +62,25 @@ describeWith([REDIS], 'fleet', () => {
       expect(isStoreError(e) && e.code === 'ERR_STORE_INCOMPATIBLE' && /layout 1/.test(e.message)).toBe(true);
     });
 
+    it('admits by the scope it was opened with, and by the one setScope gives, in partitions held and taken later', async () => {
+      const name = newName();
+      const a = await openFleetStore(cluster.seeds, { fleet: { name, leaseMs: 3000, maxHosts: 4, pollMs: 20 }, scope: { exclude: [/private/] } });
+      try {
+        // a host not held yet: its links go to its inbox, and its holder admits them by the scope
+        await a.admit(['http://s.example/1', 'http://s.example/private'], { depth: 0 });
+        expect(await a.waitForWork(never)).toBe(true);
+        expect((await a.next({ host: 's.example', limit: 10 })).map((e) => e.url)).toEqual(['http://s.example/1']);
+        a.setScope({ exclude: [/secret/] });
+        const held = await a.admit(['http://s.example/private', 'http://s.example/secret'], { depth: 0 });
+        expect(held.map((r) => r.reason)).toEqual(['new', 'out-of-scope']);
+        await a.admit(['http://u.example/secret', 'http://u.example/2'], { depth: 0 });
+        expect(await a.waitForWork(never)).toBe(true);
+        expect((await a.next({ host: 'u.example', limit: 10 })).map((e) => e.url)).toEqual(['http://u.example/2']);
+      } finally {
+        await a.close();
+      }
+    });
+
     it('sends links for a host it does not hold to that host, whose holder admits them once', async () => {
       const name = newName();
       const a = await worker(name);

@@ -14,6 +14,9 @@
 import type { WhatwgUrl } from '../../normalize/index.js';
 import { nodeUrl } from '../../normalize/parse-count.js';
 import type { UriRecord } from '../../normalize/uri-record.js';
+import { comparableHost, ScopeTest, withoutWww } from '../../store/admission-scope.js';
+import type { AdmissionScope } from '../../store/seen-store.js';
+import { defaultTrapOptions, type TrapOptions } from './traps.js';
 
 export type ScopeMode = 'host' | 'domain' | 'any';
 
@@ -28,22 +31,11 @@ export interface ScopeOptions {
   readonly exclude?: readonly RegExp[];
 }
 
-/** `www.example.com` → `example.com`. */
-function withoutWww(host: string): string {
-  return host.startsWith('www.') && host.length > 4 ? host.slice(4) : host;
-}
-
-/** A host name compared without case and without a trailing dot (`Example.COM.` → `example.com`). */
-function comparable(hostname: string): string {
-  const h = hostname.toLowerCase();
-  return h.endsWith('.') ? h.slice(0, -1) : h;
-}
-
 function hostnameOf(url: string): string | undefined {
   try {
     const u = nodeUrl(url);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
-    return comparable(u.hostname);
+    return comparableHost(u.hostname);
   } catch {
     return undefined;
   }
@@ -52,17 +44,19 @@ function hostnameOf(url: string): string | undefined {
 /** The same from a URL record already parsed: URL Standard §4.1, `hostname` is the serialized host. */
 function hostnameOfRecord(record: Readonly<WhatwgUrl>): string | undefined {
   if (record.scheme !== 'http' && record.scheme !== 'https') return undefined;
-  return comparable(record.host ?? '');
+  return comparableHost(record.host ?? '');
 }
 
 export type ScopeVerdict = 'in' | 'out-of-scope' | 'excluded' | 'not-included' | 'other-scheme';
 
-/** A compiled scope test. */
+/**
+ * A compiled scope test: the store's admission scope (admission-scope.ts) built from the seeds'
+ * hosts, so the crawl and the store read one scope alike (`admission` hands it to the store).
+ */
 export class CrawlScope {
   readonly mode: ScopeMode;
-  private readonly roots: ReadonlySet<string>;
-  private readonly include: readonly RegExp[];
-  private readonly exclude: readonly RegExp[];
+  private readonly roots: readonly string[];
+  private readonly test: ScopeTest;
 
   constructor(options: ScopeOptions) {
     this.mode = options.mode ?? 'host';
@@ -72,24 +66,36 @@ export class CrawlScope {
       const h = hostnameOf(s);
       if (h !== undefined) roots.add(withoutWww(h));
     }
-    this.roots = roots;
-    this.include = options.include ?? [];
-    this.exclude = options.exclude ?? [];
+    this.roots = [...roots];
+    this.test = new ScopeTest({
+      ...(this.mode === 'any' ? {} : { hosts: this.roots, hostMatch: this.mode === 'host' ? 'www' : 'subdomains' }),
+      ...(options.include === undefined ? {} : { include: options.include }),
+      ...(options.exclude === undefined ? {} : { exclude: options.exclude }),
+    });
   }
 
   /** The host names the scope is built on (without `www.`). */
   get hosts(): readonly string[] {
-    return [...this.roots];
+    return this.roots;
   }
 
   hostInScope(hostname: string): boolean {
-    if (this.mode === 'any') return true;
-    const h = withoutWww(comparable(hostname));
-    if (this.roots.has(h)) return true;
-    if (this.mode === 'domain') {
-      for (const r of this.roots) if (h.endsWith('.' + r)) return true;
-    }
-    return false;
+    return this.test.hostIn(hostname);
+  }
+
+  /**
+   * The store's admission scope for this crawl: these hosts, patterns and the path-trap limits,
+   * with `seeds` admitted whatever they say (a seed is crawled whatever include and exclude say).
+   */
+  admission(seeds: readonly string[], traps: TrapOptions = {}, maxDepth = Infinity): AdmissionScope {
+    return {
+      ...this.test.scope,
+      schemes: ['http', 'https'],
+      always: seeds,
+      maxPathDepth: traps.maxPathDepth ?? defaultTrapOptions.maxPathDepth,
+      maxRepeats: traps.maxRepeats ?? defaultTrapOptions.maxRepeats,
+      ...(Number.isFinite(maxDepth) ? { maxDepth } : {}),
+    };
   }
 
   /** The verdict on an absolute URL (normal form preferred: the regexes see what they are given). */
@@ -102,7 +108,7 @@ export class CrawlScope {
    * entry); `u` undefined: it did not parse (`check` would say `other-scheme` too).
    */
   checkParsed(u: URL | undefined, url: string): ScopeVerdict {
-    return this.verdict(u !== undefined && (u.protocol === 'http:' || u.protocol === 'https:') ? comparable(u.hostname) : undefined, url);
+    return this.verdict(u !== undefined && (u.protocol === 'http:' || u.protocol === 'https:') ? comparableHost(u.hostname) : undefined, url);
   }
 
   /** `check(url)` for a URL whose record is at hand (`url` is its serialization): no second parse. */
@@ -117,24 +123,14 @@ export class CrawlScope {
    */
   checkNormal(record: UriRecord, url: string): ScopeVerdict {
     const scheme = record.scheme?.toLowerCase();
-    return this.verdict(scheme === 'http' || scheme === 'https' ? comparable(record.host ?? '') : undefined, url);
+    return this.verdict(scheme === 'http' || scheme === 'https' ? comparableHost(record.host ?? '') : undefined, url);
   }
 
   private verdict(h: string | undefined, url: string): ScopeVerdict {
-    if (h === undefined) return 'other-scheme';
-    if (!this.hostInScope(h)) return 'out-of-scope';
-    if (this.include.length > 0 && !this.include.some((re) => testRegex(re, url))) return 'not-included';
-    if (this.exclude.some((re) => testRegex(re, url))) return 'excluded';
-    return 'in';
+    return h === undefined ? 'other-scheme' : this.test.verdict(h, url);
   }
 
   has(url: string): boolean {
     return this.check(url) === 'in';
   }
-}
-
-/** A global or sticky regex keeps `lastIndex` between calls: reset it so each test starts at 0. */
-function testRegex(re: RegExp, s: string): boolean {
-  re.lastIndex = 0;
-  return re.test(s);
 }

@@ -47,6 +47,8 @@
  * its own at zero.
  */
 
+import { hasRepeatedSegments, pathShape } from '../../store/admission-scope.js';
+
 export interface TrapOptions {
   /** Consecutive repeats of a segment or run of segments allowed. @default 2 */
   readonly maxRepeats?: number;
@@ -78,27 +80,7 @@ function segmentsOf(path: string): string[] {
   return path.split('/').slice(1);
 }
 
-/** Is some run of `g` segments repeated back to back more than `maxRepeats` times? */
-export function hasRepeatedSegments(segments: readonly string[], maxRepeats: number): boolean {
-  const n = segments.length;
-  const times = maxRepeats + 1;
-  for (let g = 1; g * times <= n; g++) {
-    for (let i = 0; i + g * times <= n; i++) {
-      let repeated = true;
-      for (let k = 1; k < times && repeated; k++) {
-        for (let j = 0; j < g; j++) {
-          if (segments[i + j] !== segments[i + k * g + j]) {
-            repeated = false;
-            break;
-          }
-        }
-      }
-      // a trailing empty segment (`/a/`) is not a repeat of anything
-      if (repeated && !(g === 1 && segments[i] === '')) return true;
-    }
-  }
-  return false;
-}
+export { hasRepeatedSegments };
 
 /** Path-shape rules on one URL's path: the trap it falls into, if any. */
 export function pathTrap(path: string, options: TrapOptions = {}): TrapReason | undefined {
@@ -110,13 +92,8 @@ export function pathTrap(path: string, options: TrapOptions = {}): TrapReason | 
  * §4.1: `/a/b/` is `['a', 'b', '']`).
  */
 export function segmentsTrap(segments: readonly string[], options: TrapOptions = {}): TrapReason | undefined {
-  const maxPathDepth = options.maxPathDepth ?? defaultTrapOptions.maxPathDepth;
-  const maxRepeats = options.maxRepeats ?? defaultTrapOptions.maxRepeats;
-  const depth = segments.length > 0 && segments[segments.length - 1] === '' ? segments.length - 1 : segments.length;
-  if (depth > maxPathDepth) return 'trap:path-depth';
-  // segments beyond the depth cap were refused above, so this check is O(maxPathDepth² · repeats)
-  if (hasRepeatedSegments(segments, maxRepeats)) return 'trap:repeated-segments';
-  return undefined;
+  const shape = pathShape(segments, options.maxPathDepth ?? defaultTrapOptions.maxPathDepth, options.maxRepeats ?? defaultTrapOptions.maxRepeats);
+  return shape === undefined ? undefined : `trap:${shape}`;
 }
 
 /** Pages fetched per host, against the budget: those of earlier runs are `preload`ed at the start. */

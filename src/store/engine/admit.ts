@@ -108,10 +108,11 @@ function identifyInputs(s: Pick<EngineParts, 'normalizeOptions' | 'o' | 'rules' 
   const slotMask = slots - 1;
   const fast = s.normalizeOptions === undefined;
   const maxLength = defaultLimits.maxLength;
-  const inDepth = depth <= s.o.maxDepth;
-  const httpIn = inDepth && s.o.schemes.has('http');
-  const httpsIn = inDepth && s.o.schemes.has('https');
-  const needsRecord = !(s.o.presets.length === 0 && s.o.hosts === undefined && s.o.filter === undefined);
+  const scope = s.o.scope;
+  const inDepth = depth <= scope.maxDepth;
+  const httpIn = inDepth && scope.schemes.has('http');
+  const httpsIn = inDepth && scope.schemes.has('https');
+  const needsRecord = s.o.presets.length > 0 || scope.needsRecord;
   const aliasFront = s.seen.aliasFront.count > 0 ? s.seen.aliasFront : undefined;
   const fw = new Int32Array(2); // fingerprint words of the key at hand
   const chain: string[] = []; // the keys a chain of rules passes through (reused)

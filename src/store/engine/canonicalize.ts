@@ -49,16 +49,9 @@ export function identity(s: Pick<EngineParts, 'normalizeOptions' | 'salt'>, url:
   return { rec, key: keyFromRecord(rec) };
 }
 
-/** The store's scope: depth, scheme, hosts (and their subdomains), then the caller's filter. */
+/** The store's scope (admission-scope.ts): depth, scheme, `always`, hosts, patterns, path limits, filter. */
 export function inScope(s: Pick<EngineParts, 'o'>, rec: UriRecord, depth: number): boolean {
-  const o = s.o;
-  if (depth > o.maxDepth) return false;
-  if (!o.schemes.has(rec.scheme ?? '')) return false;
-  if (o.hosts !== undefined) {
-    const host = rec.host ?? '';
-    if (!o.hosts.some((h) => host === h || host.endsWith('.' + h))) return false;
-  }
-  return o.filter === undefined || o.filter(rec);
+  return s.o.scope.admits(rec, depth);
 }
 
 /**

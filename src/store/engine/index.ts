@@ -16,7 +16,10 @@
  */
 import type { Kv } from '../backends/kv.js';
 import { parseRuleId, parseSpec, type RuleRecord } from '../rules.js';
+import { defaultStoreOptions } from '../seen-store.js';
+import { ScopeTest } from '../admission-scope.js';
 import type {
+  AdmissionScope,
   AdmitOptions,
   HostHold,
   WorkerHooks,
@@ -201,6 +204,10 @@ export class StoreEngine implements SeenStore {
 
   /** One worker: nothing to carry from one holder of a host to the next. */
   attachWorker(_worker: WorkerHooks): void {}
+
+  setScope(scope: AdmissionScope): void {
+    this.s.o = { ...this.s.o, scope: new ScopeTest(scope, defaultStoreOptions.scope.schemes, this.s.o.normalize) };
+  }
 
   /** One worker holds every host: the hold is the crawl's own signal. */
   holdHost(_host: string, signal: AbortSignal): HostHold {

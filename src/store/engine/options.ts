@@ -2,7 +2,8 @@
  * The store's options, validated once (conflicts rejected up front: a `TypeError` is programmer
  * misuse). All defaults live in `defaultStoreOptions` (seen-store.ts).
  */
-import { isPresetName, type NormalizeOptions, type PresetName, type UriRecord } from '../../normalize/index.js';
+import { isPresetName, type NormalizeOptions, type PresetName } from '../../normalize/index.js';
+import { ScopeTest } from '../admission-scope.js';
 import { defaultDocuments as builtinDefaultDocuments } from '../rules.js';
 import { defaultStoreOptions, type StoreOptions, type SyncPolicy } from '../seen-store.js';
 
@@ -18,10 +19,8 @@ export interface ResolvedOptions {
   readonly temporaryRedirectsMerge: boolean;
   readonly enqueueRedirectTargets: boolean;
   readonly sync: SyncPolicy;
-  readonly schemes: ReadonlySet<string>;
-  readonly hosts: readonly string[] | undefined;
-  readonly maxDepth: number;
-  readonly filter: ((record: UriRecord) => boolean) | undefined;
+  /** What the store admits (admission-scope.ts), compiled; `setScope` replaces it. */
+  readonly scope: ScopeTest;
   readonly defaultDocuments: readonly string[];
   readonly bloomBitsPerKey: number;
   readonly frontSnapshotMinKeys: number;
@@ -66,9 +65,6 @@ export function resolveStoreOptions(options: StoreOptions = {}): ResolvedOptions
   } else if (sync !== 'always' && sync !== 'never') {
     throw new TypeError(`store: sync must be 'always', 'never' or { everyBatches, everyMs }`);
   }
-  const scope = options.scope ?? {};
-  const maxDepth = scope.maxDepth ?? Infinity;
-  if (!(maxDepth >= 0)) throw new TypeError('store: scope.maxDepth must be >= 0');
   return {
     normalize,
     presets: [...presets],
@@ -80,10 +76,7 @@ export function resolveStoreOptions(options: StoreOptions = {}): ResolvedOptions
     temporaryRedirectsMerge: options.temporaryRedirectsMerge ?? d.temporaryRedirectsMerge,
     enqueueRedirectTargets: options.enqueueRedirectTargets ?? d.enqueueRedirectTargets,
     sync,
-    schemes: new Set((scope.schemes ?? d.scope.schemes).map((s) => s.toLowerCase())),
-    hosts: scope.hosts?.map((h) => h.toLowerCase()),
-    maxDepth,
-    filter: scope.filter,
+    scope: new ScopeTest(options.scope ?? {}, d.scope.schemes, normalize),
     defaultDocuments: options.defaultDocuments ?? builtinDefaultDocuments,
     bloomBitsPerKey: positiveInt('bloomBitsPerKey', options.bloomBitsPerKey ?? d.bloomBitsPerKey),
     frontSnapshotMinKeys: atLeastZero('frontSnapshotMinKeys', options.frontSnapshotMinKeys ?? d.frontSnapshotMinKeys),

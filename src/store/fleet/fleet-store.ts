@@ -24,6 +24,7 @@ import { partitionTag } from '../host-tag.js';
 import { checkDurability, clusterReady, connectCluster, redisError, resolveRedisOptions, type RedisSeeds } from '../backends/redis/cluster.js';
 import type { RuleRecord } from '../rules.js';
 import type {
+  AdmissionScope,
   AdmitOptions,
   AdmitResult,
   AliasRecord,
@@ -95,6 +96,13 @@ export class FleetStore implements SeenStore, FleetMember {
     this.onTakeover(worker.onTakeover);
   }
 
+  /** The partitions held now and those taken later admit by `scope`. */
+  setScope(scope: AdmissionScope): void {
+    const options = { ...this.options, scope };
+    for (const p of this.held.values()) p.engine.setScope(scope);
+    this.options = options;
+  }
+
   /** A fetch starts only while this worker holds the host's lease, and stops when it lapses (lease-watch.ts). */
   holdHost(host: string, signal: AbortSignal): HostHold | undefined {
     return this.holds(host) ? watchLease(this, host, signal) : undefined;
@@ -106,7 +114,7 @@ export class FleetStore implements SeenStore, FleetMember {
   private constructor(
     private readonly cluster: Cluster,
     private readonly registry: FleetRegistry,
-    private readonly options: StoreOptions,
+    private options: StoreOptions,
     private readonly o: Required<Omit<FleetOptions, 'sync' | 'name'>> & { name: string },
     location: string,
     private readonly salt: string,

@@ -84,6 +84,32 @@ export function admitTests(ctx: SuiteContext): void {
       expect((await store.admit(['http://example.com/deep'], { depth: 2 }))[0]!.reason).toBe('new');
     });
 
+    it('admits by a scope given as data: www hosts, patterns, path limits and always, replaced by setScope', async () => {
+      const { store } = await make({
+        scope: { hosts: ['www.example.com'], hostMatch: 'www', exclude: [/\?replytocom=/], maxPathDepth: 3, maxRepeats: 2, always: ['HTTP://other.org/start?replytocom=1'] },
+      });
+      const urls = [
+        'http://example.com/a',
+        'https://WWW.Example.com./b',
+        'http://docs.example.com/c',
+        'http://example.com/post?replytocom=7',
+        'http://example.com/1/2/3/4',
+        'http://example.com/a/b/a/b/a/b/',
+        'http://other.org/start?replytocom=1',
+        'http://other.org/next',
+      ];
+      const r = await store.admit(urls);
+      expect(r.map((x) => x.reason)).toEqual(['new', 'new', 'out-of-scope', 'out-of-scope', 'out-of-scope', 'out-of-scope', 'new', 'out-of-scope']);
+      // a scope replaced: what was admitted stays, what the new scope takes is admitted
+      store.setScope({ hosts: ['example.com'], include: [/\/c$/] });
+      const again = await store.admit(['http://docs.example.com/c', 'http://example.com/a', 'http://example.com/z']);
+      expect(again.map((x) => x.reason)).toEqual(['new', 'out-of-scope', 'out-of-scope']);
+      const kept = await store.canonical('http://example.com/a');
+      expect(kept.state).toBe('queued');
+      expect(() => store.setScope({ maxRepeats: 0 })).toThrow(TypeError);
+      await verified(store);
+    });
+
     it('admits exactly one of 1,000 concurrent admits of one URL’s variants', async () => {
       const { store } = await make();
       const variants = (i: number): string => {
