@@ -96,6 +96,7 @@ export function loadTree(root: string, maxPages = 600): Tree {
       .slice(0, 700);
     pages.push({ file, title: title === '' ? file : title, text, links });
   }
+  if (pages.length === 0) throw new Error(`sim: no index.html under ${root} (give the folder that holds the manual's index.html)`);
   const inTree = new Set(pages.map((p) => p.file));
   const tree: Tree = { root, pages: pages.map((p) => ({ ...p, links: p.links.filter((l) => inTree.has(l) && l !== p.file) })) };
   cache.set(root, tree);
