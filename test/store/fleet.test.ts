@@ -76,6 +76,7 @@ describeWith([REDIS], 'fleet', () => {
         await a.admit(['http://u.example/secret', 'http://u.example/2'], { depth: 0 });
         expect(await a.waitForWork(never)).toBe(true);
         expect((await a.next({ host: 'u.example', limit: 10 })).map((e) => e.url)).toEqual(['http://u.example/2']);
+        expect(() => a.setScope({ maxRepeats: 0 })).toThrow(TypeError);
       } finally {
         await a.close();
       }

@@ -21,6 +21,7 @@ import type { Explanation } from '../seen-store.js';
 import { statsOf } from '../engine/lookup.js';
 import type { StoreEngine } from '../engine/index.js';
 import { partitionTag } from '../host-tag.js';
+import { ScopeTest } from '../admission-scope.js';
 import { checkDurability, clusterReady, connectCluster, redisError, resolveRedisOptions, type RedisSeeds } from '../backends/redis/cluster.js';
 import type { RuleRecord } from '../rules.js';
 import type {
@@ -98,6 +99,7 @@ export class FleetStore implements SeenStore, FleetMember {
 
   /** The partitions held now and those taken later admit by `scope`. */
   setScope(scope: AdmissionScope): void {
+    new ScopeTest(scope); // a scope that is not one is refused here, not at the next partition taken
     const options = { ...this.options, scope };
     for (const p of this.held.values()) p.engine.setScope(scope);
     this.options = options;
