@@ -23,6 +23,7 @@ usage() { echo "usage: $0 start|stop DIR PORT..." >&2; exit 2; }
 cmd="$1"; dir="$2"; shift 2
 ports=("$@")
 
+ready() { [ "$("$CLI" -p "$1" ping 2>/dev/null)" = "PONG" ]; }
 cluster_ok() { "$CLI" -p "$1" cluster info 2>/dev/null | grep -q '^cluster_state:ok'; }
 
 start() {
@@ -36,8 +37,9 @@ start() {
       --hash-max-listpack-value "$LISTPACK_VALUE" >/dev/null
   done
   for p in "${ports[@]}"; do
-    for _ in $(seq 100); do "$CLI" -p "$p" ping >/dev/null 2>&1 && break; sleep 0.05; done
-    "$CLI" -p "$p" ping >/dev/null || { echo "redis-server on port $p did not start; see $dir/$p/redis.log" >&2; exit 1; }
+    # PONG, not an error reply: a restart on the same DIR answers LOADING while it reads its AOF
+    for _ in $(seq 600); do ready "$p" && break; sleep 0.05; done
+    ready "$p" || { echo "redis-server on port $p did not start; see $dir/$p/redis.log" >&2; exit 1; }
   done
   # already a cluster (a restart on the same DIR): the nodes find each other from nodes.conf
   if ! "$CLI" -p "${ports[0]}" cluster info | grep -q '^cluster_slots_assigned:16384'; then
