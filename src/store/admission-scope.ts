@@ -94,7 +94,7 @@ function check(scope: AdmissionScope): void {
 export class ScopeTest {
   readonly maxDepth: number;
   readonly schemes: ReadonlySet<string>;
-  /** True when a URL's record is read beyond its scheme (hosts, patterns, path limits, `always`, `filter`). */
+  /** True when a URL's record is read beyond its scheme: hosts, patterns, path limits or `filter` (`always` only lifts those). */
   readonly needsRecord: boolean;
   private readonly roots: ReadonlySet<string> | undefined;
   private readonly www: boolean;
