@@ -15,9 +15,6 @@
 import { normalize, recompose, type NormalizeOptions, type UriRecord } from '../normalize/index.js';
 import type { AdmissionScope } from './seen-store.js';
 
-/** How a URL's host matches `AdmissionScope.hosts`. */
-export type HostMatch = 'subdomains' | 'www';
-
 /** What the host, include and exclude tests say of a URL. */
 export type HostVerdict = 'in' | 'out-of-scope' | 'not-included' | 'excluded';
 
@@ -33,6 +30,11 @@ export function comparableHost(hostname: string): string {
 /** `www.example.com` → `example.com`. */
 export function withoutWww(host: string): string {
   return host.startsWith('www.') && host.length > 4 ? host.slice(4) : host;
+}
+
+/** The path segments of an absolute path (`/a/b/` → `['a', 'b', '']`, URL Standard §4.1). */
+export function pathSegments(path: string): string[] {
+  return path.split('/').slice(1);
 }
 
 /** Is some run of `g` segments repeated back to back more than `maxRepeats` times? */
@@ -126,11 +128,6 @@ export class ScopeTest {
       this.roots !== undefined || this.include.length > 0 || this.exclude.length > 0 || scope.maxPathDepth !== undefined || scope.maxRepeats !== undefined || this.filter !== undefined;
   }
 
-  /** The host names of `hosts`, as compared (without `www.` when `hostMatch` is `www`). */
-  get hosts(): readonly string[] | undefined {
-    return this.roots === undefined ? undefined : [...this.roots];
-  }
-
   /** Is `hostname` one of `hosts` (or under one, or its `www.` form, by `hostMatch`)? */
   hostIn(hostname: string): boolean {
     if (this.roots === undefined) return true;
@@ -152,7 +149,7 @@ export class ScopeTest {
   /** The path limit `path` breaks, if any. */
   pathShape(path: string): PathShape | undefined {
     if (this.maxPathDepth === Infinity && this.maxRepeats === Infinity) return undefined;
-    return pathShape(path.split('/').slice(1), this.maxPathDepth, this.maxRepeats);
+    return pathShape(pathSegments(path), this.maxPathDepth, this.maxRepeats);
   }
 
   /** The store's whole test on a URL's normal-form record, found at link depth `depth`. */

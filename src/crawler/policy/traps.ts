@@ -47,7 +47,7 @@
  * its own at zero.
  */
 
-import { hasRepeatedSegments, pathShape } from '../../store/admission-scope.js';
+import { hasRepeatedSegments, pathSegments, pathShape } from '../../store/admission-scope.js';
 
 export interface TrapOptions {
   /** Consecutive repeats of a segment or run of segments allowed. @default 2 */
@@ -75,16 +75,11 @@ export const defaultTrapOptions = {
 
 export type TrapReason = 'trap:repeated-segments' | 'trap:path-depth' | 'trap:host-budget' | 'trap:pattern';
 
-/** The path segments of an absolute path (`/a/b/` → `['a', 'b', '']`). */
-function segmentsOf(path: string): string[] {
-  return path.split('/').slice(1);
-}
-
 export { hasRepeatedSegments };
 
 /** Path-shape rules on one URL's path: the trap it falls into, if any. */
 export function pathTrap(path: string, options: TrapOptions = {}): TrapReason | undefined {
-  return segmentsTrap(segmentsOf(path), options);
+  return segmentsTrap(pathSegments(path), options);
 }
 
 /**

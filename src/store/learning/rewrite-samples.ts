@@ -18,6 +18,8 @@
  *   places that configure it, a section or a subtree, not at each leaf directory.
  */
 
+import { dirOf } from './rule-scope.js';
+
 /** The first rewrites of each rule that are checked. */
 const FIRST = 2;
 /** After those, one rewrite in this many (besides powers of two from 8 and new places). */
@@ -43,8 +45,7 @@ interface RuleSamples {
 
 /** The directory a path lies in: `/a/b.html` and `/a/b/` both in `/a/`. */
 export function entryDir(path: string): string {
-  const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path || '/';
-  return p.slice(0, p.lastIndexOf('/') + 1) || '/';
+  return dirOf(path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path || '/');
 }
 
 /** The directory above `dir` (`/a/b/` → `/a/`; `/` for `/`). */
