@@ -560,7 +560,7 @@ export function rederive(rule: RuleRecord, support: readonly Support[], contra: 
   // a host that folds case (its file system does) can never answer two names that differ only in
   // case differently: one contradiction shows the host does not, everywhere
   const hostWide = rule.spec === 'case-insensitive' && contra.length > 0;
-  const scopes = rule.manual === true || hostWide ? [] : activeScopes(support, contra, limits.threshold);
+  const scopes = rule.manual === true || hostWide ? [] : activeScopes(support, contra, limits.threshold, rule.spec === 'case-insensitive' || rule.spec.startsWith('suffix:'));
   const state: RuleState = rule.manual === true ? 'withdrawn' : scopes.length > 0 ? 'active' : contra.length > 0 ? 'withdrawn' : 'candidate';
   let next: RuleRecord = { ...rule, support, contra, scopes, state };
   let change: RuleChange;

@@ -325,6 +325,23 @@ describe('content pairs', () => {
     expect(await h.rule('a.example', prefix)).toMatchObject({ state: 'active', for: 2 });
   });
 
+  it('a suffix rule whose pairs cut `.html` from dotted stems gets no support from plain stems, nor holds for them', async () => {
+    const h = new Harness(3);
+    const cut: RuleSpec = { kind: 'suffix', from: '.html', to: '' };
+    // negotiated names of module pages (`/lib/os.path`, Content-Location `os.path.html`): each stem kind once
+    for (const n of ['os.path', 'logging.config', 'xml.sax']) await h.fetch(`http://m.example/lib/${n}`, `h-${n}`, 200, undefined, `http://m.example/lib/${n}.html`);
+    expect(await h.rule('m.example', cut)).toMatchObject({ state: 'candidate' });
+    // plain stems answer under both names too: evidence for `/a` → `/a.html`, never for the cut
+    for (const n of ['search', 'about', 'intro']) {
+      await h.fetch(`http://m.example/lib/${n}.html`, `h-${n}`);
+      await h.fetch(`http://m.example/lib/${n}`, `h-${n}`);
+    }
+    const rule = await h.rule('m.example', cut);
+    expect(rule?.support?.every((x) => x.v !== 'plain')).toBe(true);
+    expect(rule?.state).toBe('candidate');
+    expect(h.rewrite('http://m.example/lib/aifc.html')).toBe(url('http://m.example/lib/aifc.html').key);
+  });
+
   it('two variants of one URL are no pair: the URL without the parameter was never fetched', async () => {
     const h = new Harness(1);
     await h.fetch('http://a.example/p?sid=1', 'p');

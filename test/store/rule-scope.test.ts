@@ -91,6 +91,19 @@ describe('rule scope (pattern tree)', () => {
     expect(deep).toEqual([{ at: '/d/', docs: 6, query: false }]);
   });
 
+  it('kinds of path that vary with the documents hold for no kind; a kind with the threshold holds for itself', () => {
+    const kind = (p: string, v: string): Support => ({ ...at(p), v });
+    const varied = ['config', 'path', 'handler', 'mock', 'abc'].map((x, i) => kind(`/lib/m${i}.${x}.html`, `dotted.${x}`));
+    // as parameter values these would be ids (hold for any value); as kinds each is seen once
+    expect(activeScopes(varied, [], 3)[0]!.values).toBeUndefined();
+    expect(activeScopes(varied, [], 3, true)).toEqual([]);
+    const repeated = [...varied, kind('/lib/a.de.html', 'dotted.de'), kind('/lib/b.de.html', 'dotted.de'), kind('/lib/c.de.html', 'dotted.de')];
+    const scopes = activeScopes(repeated, [], 3, true);
+    expect(scopes.map((s) => [s.at, s.values])).toEqual([['/lib/', ['dotted.de']]]);
+    expect(inScope(scopes, '/lib/d.de.html', false, () => 'dotted.de')).toBe(true);
+    expect(inScope(scopes, '/lib/aifc.html', false, () => 'plain')).toBe(false);
+  });
+
   it('two values of one page that each recur on other pages are a choice: the rule holds at its exact paths only', () => {
     const v = (p: string, d: string, value: string): Support => ({ ...at(p, d), v: value });
     // listings seen in both orders; one of them reads the same either way (one item)

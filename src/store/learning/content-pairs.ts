@@ -90,17 +90,36 @@ export function sameRedirect(id: string, to: LearnedUrl, rewriteTo: string): boo
   return parsed !== undefined && applies(parsed.spec, to.rec) && keyFromRecord(apply(parsed.spec, to.rec)) === rewriteTo;
 }
 
+/**
+ * False for a suffix rule whose direction between `from` and `to` is not the one `suffixPair`
+ * gives them: equal content shows two names are one document, not which name a rewrite may land
+ * on, and the rule language's canonical direction never lands on a name a catch-all route
+ * answers. A rule whose pairs cut `.html` from a stem with a `.` of its own (`/a.de.html` →
+ * `/a.de`, the negotiated name) collects no content support from pairs of plain stems
+ * (`/search.html` and `/search`, whose canonical name is the file's): were it to, it would rewrite
+ * every `.html` name onto an extension-less one.
+ */
+function canonicalSuffix(spec: RuleSpec, from: string, to: string): boolean {
+  if (spec.kind !== 'suffix') return true;
+  const pair = suffixPair(bareParameterPath(from), bareParameterPath(to));
+  return pair !== undefined && pair.from === spec.from && pair.to === spec.to;
+}
+
 /** Documents of other names read for path-variant pairs. */
 const VARIANT_SAMPLE = 8;
 
 export async function contentPairs(fetched: Pick<PathDocuments, 'documents' | 'variants'>, u: LearnedUrl, rules: readonly RuleRecord[], documents: readonly string[]): Promise<ContentPair[]> {
   const out: ContentPair[] = [];
-  // 1. the live rules of the host, both ways
+  // 1. the live rules of the host, both ways (a suffix rule only where its direction is the one
+  // equal content gives that pair, `canonicalSuffix`)
   for (const rule of rules) {
     const spec = parseSpec(rule.spec);
     if (spec === undefined) continue;
-    if (applies(spec, u.rec)) out.push({ variant: u.key, base: keyFromRecord(apply(spec, u.rec)), spec });
-    for (const p of preimages(spec, u.rec)) out.push({ variant: keyFromRecord(p), base: u.key, spec });
+    if (applies(spec, u.rec)) {
+      const to = apply(spec, u.rec);
+      if (canonicalSuffix(spec, u.rec.path, to.path)) out.push({ variant: u.key, base: keyFromRecord(to), spec });
+    }
+    for (const p of preimages(spec, u.rec)) if (canonicalSuffix(spec, p.path, u.rec.path)) out.push({ variant: keyFromRecord(p), base: u.key, spec });
   }
   // 2. a default document and its directory
   const path = u.rec.path;

@@ -150,8 +150,16 @@ interface Node {
   query: boolean;
 }
 
-/** The scopes that hold a rule with this evidence (see the module comment), widest first. */
-export function activeScopes(support: readonly Support[], against: readonly ContradictionSite[], threshold: number): Scope[] {
+/**
+ * The scopes that hold a rule with this evidence (see the module comment), widest first. With
+ * `kinds`, the values are kinds of path (a suffix rule's stem kind, a case rule's shape): a kind
+ * is a class of names, never an id, so kinds that vary with the documents do not make the rule
+ * hold for every kind, as varying parameter values do; it holds for the kinds with the threshold
+ * of documents each. (`/os.path.html` and `/os.path` one document, `/logging.config.html` and
+ * `/logging.config` another: each stem kind once, `dotted.path`, `dotted.config`, and nothing
+ * said of `/aifc.html`, whose `/aifc` a negotiating server need not answer.)
+ */
+export function activeScopes(support: readonly Support[], against: readonly ContradictionSite[], threshold: number, kinds = false): Scope[] {
   const nodes = new Map<string, Node>();
   const add = (at: string, s: Support, entry: string, deep = false): void => {
     let n = nodes.get(at);
@@ -218,7 +226,7 @@ export function activeScopes(support: readonly Support[], against: readonly Cont
     const places = [...new Set(against.map((c) => (c.p === '' ? '/' : c.p)).filter((p) => covers(at, p)))].sort();
     if (places.length > 0 && (n.docs.size < CONTRADICTION_WEIGHT * places.length || places.includes(at) || at.charCodeAt(0) === 0x3d)) continue;
     let values: string[] | undefined;
-    if (n.values.size > 0 && n.values.size < Math.max(threshold, Math.ceil(VALUE_SHARE * n.docs.size))) {
+    if (n.values.size > 0 && (kinds || n.values.size < Math.max(threshold, Math.ceil(VALUE_SHARE * n.docs.size)))) {
       values = [...n.values].filter(([, docs]) => docs.size >= threshold).map(([v]) => v).sort();
       if (values.length === 0) continue;
     }
