@@ -381,6 +381,22 @@ describe('unstable pages say nothing', () => {
     expect(await h.rule('a.example', { kind: 'query-parameter', name: 'view' })).toMatchObject({ against: 1, for: 0 });
   });
 
+  it('where stability is not known yet, a large difference of words contradicts at once: no second fetch is asked', async () => {
+    const h = new Harness(2);
+    const en = wordSketch(['install', 'django', 'python', 'database', 'server', 'version', 'package', 'virtual', 'environment', 'release']);
+    const de = wordSketch(['diese', 'seite', 'ist', 'die', 'deutsche', 'übersetzung', 'installieren', 'datenbank', 'fassung', 'englische']);
+    const near = wordSketch(['install', 'django', 'python', 'database', 'server', 'version', 'package', 'virtual', 'environment', 'release', 'x9']);
+    // a translation under a parameter (`?lang=de`): another document, whatever a second fetch shows
+    await h.fetch('http://a.example/intro/install', 'EN', 200, en);
+    const translated = await h.fetch('http://a.example/intro/install?lang=de', 'DE', 200, de);
+    expect(translated.changes.checks).toEqual([]);
+    expect(await h.rule('a.example', { kind: 'query-parameter', name: 'lang' })).toMatchObject({ for: 0, against: 1 });
+    // a small difference (a token) still waits for the variant's second fetch
+    await h.fetch('http://a.example/intro/tutorial', 'T1', 200, en);
+    const token = await h.fetch('http://a.example/intro/tutorial?sid=7', 'T2', 200, near);
+    expect(token.changes.checks.map((c) => c.kind)).toEqual(['recheck']);
+  });
+
   it('in a stable directory, pages that differ in digits and markup alone ask for their own second fetch', async () => {
     const h = new Harness(2);
     await h.kv.write([{ space: 'evidence', key: evidenceKeys.stability('a.example', '/'), value: 'stable' }]);

@@ -19,7 +19,8 @@
  *    drops numbers or long tokens would make two listings that differ only in dates or ids look
  *    equal, a false merge. A token does not silence the check, though: two pages whose words
  *    differ by far more than a token does (their word sketches, `LARGE_DIFFERENCE`) contradict
- *    the rule there too.
+ *    the rule there too, and at once where the directory's stability is not known yet: no second
+ *    fetch could make them one document.
  *
  * Its interface: it reads the store through `LearnerReads` and the batch, writes only through the
  * `Txn`, and returns the `RuleChanges` of the call (rules that gained scopes prune the frontier,
@@ -424,6 +425,13 @@ export class RuleLearner {
     const id = ruleId(host, p.spec);
     const rule = await this.ruleOf(txn, id);
     if (rule?.manual === true) return;
+    if (known !== STABLE && sketchSimilarity(ve.m, be.m) < LARGE_DIFFERENCE) {
+      // words that differ by far more than a token does: two documents wherever the variant lies,
+      // as in an unstable directory (above), so no second fetch can change the verdict (a
+      // translation beside its original, `/a.de.html` and `/a.html`)
+      await this.compared(txn, p, false, ve, be, changes, now);
+      return;
+    }
     if (known !== STABLE) {
       // unknown: fetch the variant again first; pending: wait for that fetch
       await awaitRecheck(this.reads.kv, txn, known, { rec: vrec, key: p.variant }, { id, variant: p.variant, other: p.base }, changes.checks);
