@@ -91,6 +91,19 @@ describe('rule scope (pattern tree)', () => {
     expect(deep).toEqual([{ at: '/d/', docs: 6, query: false }]);
   });
 
+  it('a directory that holds on its own evidence stays beside a wider scope that excepts it', () => {
+    const support = [at('/a'), at('/b'), at('/c/x'), at('/d'), at('/e'), at('/f'), at('/g'), at('/h'), at('/lib/x'), at('/lib/y'), at('/lib/z')];
+    // `/lib` (the directory's name without its slash) contradicted: `/` keeps the rule less `/lib`
+    const scopes = activeScopes(support, [site('/lib')], 3);
+    expect(scopes.map((s) => [s.at, s.except])).toEqual([['/', ['/lib']], ['/lib/', undefined]]);
+    expect(inScope(scopes, '/lib', false)).toBe(false);
+    expect(inScope(scopes, '/lib/w', false)).toBe(true);
+    // without support of its own there, what lies under the contradicted name stays excepted
+    const thin = activeScopes(support.slice(0, 9), [site('/lib')], 3);
+    expect(thin.map((s) => s.at)).toEqual(['/']);
+    expect(inScope(thin, '/lib/w', false)).toBe(false);
+  });
+
   it('kinds of path that vary with the documents hold for no kind; a kind with the threshold holds for itself', () => {
     const kind = (p: string, v: string): Support => ({ ...at(p), v });
     const varied = ['config', 'path', 'handler', 'mock', 'abc'].map((x, i) => kind(`/lib/m${i}.${x}.html`, `dotted.${x}`));

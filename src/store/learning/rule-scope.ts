@@ -23,7 +23,8 @@
  *    under it, and then those places (each the path of a contradicted URL, and what lies under
  *    it) are excepted from the scope.
  *
- * The scopes of a rule are the maximal nodes that hold it. A contradiction excepts the smallest
+ * The scopes of a rule are the maximal nodes that hold it (a node in a place a wider scope
+ * excepts is not covered by it, and keeps its own scope). A contradiction excepts the smallest
  * place that holds it (its path) from a scope whose support outweighs it, and removes the scopes
  * whose support does not (the rule is narrowed); a rule with no scope left after a contradiction
  * is withdrawn. One wrong rewrite among many right ones costs the rule that path, not the host.
@@ -239,7 +240,9 @@ export function activeScopes(support: readonly Support[], against: readonly Cont
   const out: Scope[] = [];
   for (const s of holding) {
     const path = s.at.charCodeAt(0) === 0x3d ? s.at.slice(1) : s.at;
-    if (out.some((o) => o.at.charCodeAt(0) !== 0x3d && scopeCovers(o, path) && (o.flat !== true || s.at.charCodeAt(0) === 0x3d))) continue;
+    // (a place a wider scope excepts is not covered by it: a node there that holds on its own
+    // evidence stays, `/library/` beside `/` less `/library`, a name that redirected to it)
+    if (out.some((o) => o.at.charCodeAt(0) !== 0x3d && scopeCovers(o, path) && (o.flat !== true || s.at.charCodeAt(0) === 0x3d) && !excepted(o.except, path))) continue;
     out.push(s);
   }
   return out;
