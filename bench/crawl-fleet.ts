@@ -21,17 +21,26 @@
 // other work starves them: then the fleet's speed-up says nothing about the fleet). "longest idle"
 // is the longest time with no request in flight on the whole site (a stall of the fleet would
 // show there, for instance a host left under an expired lease).
+//
+// What Redis costs, per fleet run (issue: a fleet at one worker's cost): the masters' memory
+// (`INFO memory` used_memory after the run less before it) over the URLs the store holds
+// (`urls.admitted`, evidence and rules included in the memory), the round trips the workers made
+// (counted in each worker by bench/redis-round-trips.ts: a write to a Redis socket, one per
+// command sent alone or per pipeline), the commands the masters ran (`INFO commandstats`, those a
+// script calls included) and the masters' CPU (`INFO cpu`, user + sys), each per page fetched.
 
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { destroyRedisStore } from '../src/store/backends/redis/cluster.js';
+import { connectCluster, destroyRedisStore, parseSeeds } from '../src/store/backends/redis/cluster.js';
+import { openFleetStore } from '../src/store/fleet/fleet-store.js';
 import { finishWithin, startCrawlWorker, type CrawlWorker } from '../sites/crawl-worker.js';
 import { startMultiHostSite, summarizeCrawl, type MultiHostSite, type SiteCrawlSummary } from '../sites/multi-host-site.js';
 
 const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const ROUND_TRIPS_HOOK = fileURLToPath(new URL('./redis-round-trips.js', import.meta.url));
 
 interface Config {
   readonly redis: string;
@@ -56,6 +65,44 @@ interface Run {
   readonly cpuSeconds: number | undefined;
   /** Time the workers were runnable but waited for a CPU (run queue), summed. */
   readonly runQueueSeconds: number | undefined;
+  /** A fleet run's cost in Redis (undefined for the LevelDB worker). */
+  readonly redis?: RedisCost;
+}
+
+/** What a fleet run cost Redis: see the head of this file. */
+interface RedisCost {
+  readonly urls: number;
+  readonly bytesPerUrl: number;
+  readonly roundTripsPerPage: number;
+  readonly commandsPerPage: number;
+  readonly cpuMsPerPage: number;
+}
+
+/** The masters' used memory (bytes), CPU (seconds, user + sys) and commands run, summed. */
+interface RedisReading {
+  readonly memory: number;
+  readonly cpu: number;
+  readonly commands: number;
+}
+
+async function readRedis(seeds: string): Promise<RedisReading> {
+  const cluster = connectCluster(seeds);
+  try {
+    let memory = 0;
+    let cpu = 0;
+    let commands = 0;
+    await cluster.ping();
+    for (const m of cluster.nodes('master')) {
+      const info = await m.info('memory');
+      memory += Number(/^used_memory:(\d+)/m.exec(info)?.[1] ?? 0);
+      const c = await m.info('cpu');
+      cpu += Number(/^used_cpu_user:([\d.]+)/m.exec(c)?.[1] ?? 0) + Number(/^used_cpu_sys:([\d.]+)/m.exec(c)?.[1] ?? 0);
+      for (const line of (await m.info('commandstats')).matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)) commands += Number(line[1]);
+    }
+    return { memory, cpu, commands };
+  } finally {
+    cluster.disconnect();
+  }
 }
 
 interface Sched {
@@ -94,7 +141,7 @@ function median(xs: readonly number[]): number {
 }
 
 /** Crawl the whole site with `n` workers on `store` flags; the server's log says what they did. */
-async function crawlWith(site: MultiHostSite, c: Config, subject: string, n: number, store: readonly string[]): Promise<Run> {
+async function crawlWith(site: MultiHostSite, c: Config, subject: string, n: number, store: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
   site.reset();
   const flags = [...site.seeds, '--allow-private', '--preset', 'tracking', '--concurrency', String(c.concurrency), '--per-host', String(c.perHost), '--report', 'json', '--log-level', 'silent', ...store];
   const t = performance.now();
@@ -105,7 +152,13 @@ async function crawlWith(site: MultiHostSite, c: Config, subject: string, n: num
     for (const w of workers) if (w.child.exitCode === null) cpu.set(w, schedOf(w.child.pid) ?? cpu.get(w));
   }, 100);
   try {
-    for (let i = 0; i < n; i++) workers.push(startCrawlWorker(CLI, `${subject} #${i}`, flags));
+    const saved = { ...process.env };
+    try {
+      Object.assign(process.env, env);
+      for (let i = 0; i < n; i++) workers.push(startCrawlWorker(CLI, `${subject} #${i}`, flags));
+    } finally {
+      for (const k of Object.keys(env)) if (saved[k] === undefined) delete process.env[k]; else process.env[k] = saved[k];
+    }
     for (const w of workers) {
       const r = await finishWithin(w, 600_000);
       if (r.code !== 0) throw new Error(`${w.label} exited ${r.code ?? r.signal}: ${w.stderrTail()}`);
@@ -126,9 +179,32 @@ async function crawlWith(site: MultiHostSite, c: Config, subject: string, n: num
 
 async function fleetRun(site: MultiHostSite, c: Config, n: number): Promise<Run> {
   const name = `bench-fleet-${randomBytes(6).toString('hex')}`;
+  const counts = join(tmpdir(), `urldedup-bench-round-trips-${name}.jsonl`);
   try {
-    return await crawlWith(site, c, `fleet (--redis), ${n} worker${n === 1 ? '' : 's'}`, n, ['--redis', c.redis, '--redis-name', name, '--lease-ms', String(c.leaseMs)]);
+    const before = await readRedis(c.redis);
+    const env = {
+      NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --import=${ROUND_TRIPS_HOOK}`.trim(),
+      URLDEDUP_BENCH_REDIS_PORTS: parseSeeds(c.redis).map((s) => s.port).join(','),
+      URLDEDUP_BENCH_ROUND_TRIPS_FILE: counts,
+    };
+    const run = await crawlWith(site, c, `fleet (--redis), ${n} worker${n === 1 ? '' : 's'}`, n, ['--redis', c.redis, '--redis-name', name, '--lease-ms', String(c.leaseMs)], env);
+    const after = await readRedis(c.redis);
+    const store = await openFleetStore(c.redis, { presets: ['tracking'], fleet: { name } });
+    const urls = await store.stats({ hosts: false }).then((st) => st.urls.admitted).finally(() => store.close());
+    const roundTrips = existsSync(counts) ? readFileSync(counts, 'utf8').trim().split('\n').reduce((a, l) => a + (JSON.parse(l) as { writes: number }).writes, 0) : NaN;
+    const pages = Math.max(1, run.summary.documentsFetched);
+    return {
+      ...run,
+      redis: {
+        urls,
+        bytesPerUrl: (after.memory - before.memory) / Math.max(1, urls),
+        roundTripsPerPage: roundTrips / pages,
+        commandsPerPage: (after.commands - before.commands) / pages,
+        cpuMsPerPage: ((after.cpu - before.cpu) * 1000) / pages,
+      },
+    };
   } finally {
+    rmSync(counts, { force: true });
     await destroyRedisStore(c.redis, name);
   }
 }
@@ -215,6 +291,17 @@ async function main(): Promise<void> {
     process.stdout.write(
       `| ${r0.subject} | ${r0.workers} | ${pps.toFixed(1)} | ${vs} | ${Math.round((pps / (r0.workers * ceiling)) * 100)} % | ${median(runs.map((r) => r.summary.requestsPerDocument)).toFixed(3)} | ${Math.max(...runs.map((r) => r.summary.repeatedFetches))} | ${median(runs.map((r) => r.summary.robotsRequests))} | ${Math.max(...runs.map((r) => r.mostInFlightPerHost))} | ${cpuPerPage(runs)} | ${share(runs, 'cpuSeconds')} | ${share(runs, 'runQueueSeconds')} | ${Math.max(...runs.map((r) => r.summary.longestIdleSeconds)).toFixed(2)} | ${median(runs.map((r) => r.summary.seconds)).toFixed(2)} | ${median(runs.map((r) => r.wallSeconds)).toFixed(2)} |\n`,
     );
+  }
+  // what Redis cost each fleet row, beside the LevelDB worker's requests per document
+  process.stdout.write('\n| crawler | requests per document | vs the LevelDB worker | URLs stored | Redis bytes per URL | round trips per page | Redis commands per page | Redis CPU ms per page |\n');
+  process.stdout.write('|---|---:|---:|---:|---:|---:|---:|---:|\n');
+  const levelRpd = median(level.map((r) => r.summary.requestsPerDocument));
+  for (const runs of rows) {
+    const r0 = runs[0]!;
+    const rpd = median(runs.map((r) => r.summary.requestsPerDocument));
+    const costs = runs.map((r) => r.redis).filter((x): x is RedisCost => x !== undefined);
+    const m = (f: (x: RedisCost) => number, digits: number): string => (costs.length === 0 ? '—' : median(costs.map(f)).toFixed(digits));
+    process.stdout.write(`| ${r0.subject} | ${rpd.toFixed(3)} | ${level.length === 0 ? '' : `${(((rpd - levelRpd) / levelRpd) * 100).toFixed(1)} %`} | ${m((x) => x.urls, 0)} | ${m((x) => x.bytesPerUrl, 0)} | ${m((x) => x.roundTripsPerPage, 1)} | ${m((x) => x.commandsPerPage, 1)} | ${m((x) => x.cpuMsPerPage, 2)} |\n`);
   }
   process.stdout.write(`\nload average at the end ${loadavg()[0]!.toFixed(2)}; "on a CPU" and "waiting for a CPU" are shares of the workers' wall time (/proc/PID/schedstat): the rest they waited for answers, Redis or work; waiting for a CPU means the machine, not the fleet, bound them\n`);
   if (c.runs > 1) {
