@@ -55,7 +55,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ClassicLevel } from 'classic-level';
 import { key as keyOf } from '../src/normalize/index.js';
-import { openStore, type SeenStore } from '../src/store/index.js';
+import { openStore, type SeenStore, type StoreStats } from '../src/store/index.js';
 import { clusterReady, connectCluster, scanStoreKeys, usedMemory } from '../src/store/backends/redis/cluster.js';
 import { openRedisStore } from '../src/store/backends/redis-store.js';
 import type { PresetName } from '../src/normalize/index.js';
@@ -245,7 +245,7 @@ export interface Result {
   diskMiB: number | undefined;
   reopenSeconds?: number;
   /** Where the reopened store's Bloom fronts came from: the snapshot its close wrote, or every key. */
-  reopenFront?: 'snapshot' | 'database';
+  reopenFront?: StoreStats['front']['source'];
   /** The process's peak RSS so far after each phase (admit, lookups, close, reopen). */
   peakRssByPhaseMiB?: Record<string, number>;
   /** `process.memoryUsage()` right after the last admit: V8's heap, and memory outside it that V8 knows of. */
@@ -575,7 +575,7 @@ function table(results: readonly Result[], a: Args, source: Source): string {
   ];
   for (const r of results) {
     const extra =
-      (r.reopenSeconds === undefined ? '' : `; reopen ${r.reopenSeconds.toFixed(2)} s (fronts from ${r.reopenFront === 'snapshot' ? 'the snapshot written at close' : 'every key'})`) +
+      (r.reopenSeconds === undefined ? '' : `; reopen ${r.reopenSeconds.toFixed(2)} s (fronts from ${r.reopenFront === 'snapshot' ? 'the snapshot written at close' : r.reopenFront === 'none' ? 'nothing' : 'every key'})`) +
       (r.peakRssByPhaseMiB === undefined ? '' : `; peak RSS after ${Object.entries(r.peakRssByPhaseMiB).map(([phase, mib]) => `${phase} ${fmt(mib)}`).join(', ')} MiB`) +
       (r.rssSplitMiB === undefined ? '' : `; RSS after the last admit ${fmt(r.rssSplitMiB.anon)} MiB anonymous + ${fmt(r.rssSplitMiB.file)} MiB mapped table files`);
     lines.push(

@@ -354,11 +354,13 @@ export interface StoreStats {
   readonly frontier: { readonly size: number; readonly inFlight: number; readonly hostCount: number; readonly hosts: Readonly<Record<string, number>> };
   /**
    * The in-memory Bloom fronts of the seen set and the alias table: where they came from at open
-   * (`snapshot`: written down at the last clean close; `database`: built from every key), the keys
-   * added to them (a front may hold keys of a batch whose write failed, or of an entry forgotten
-   * since: never fewer than stored), and their size.
+   * (`snapshot`: written down at the last clean close; `database`: built from every key; `none`:
+   * a fleet partition opened without a snapshot, whose fronts hold no bits and answer "maybe", so
+   * every lookup reads Redis), the keys added to them (a front may hold keys of a batch whose write
+   * failed, or of an entry forgotten since: never fewer than stored; with `none`, those added
+   * since the open), and their size.
    */
-  readonly front: { readonly source: 'snapshot' | 'database'; readonly keys: number; readonly aliasKeys: number; readonly bytes: number };
+  readonly front: { readonly source: 'snapshot' | 'database' | 'none'; readonly keys: number; readonly aliasKeys: number; readonly bytes: number };
 }
 
 export interface AliasRecord {

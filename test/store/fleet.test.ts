@@ -261,8 +261,56 @@ describeWith([REDIS], 'fleet', () => {
         expect(Date.now() - t0).toBeLessThan(5000);
         const urls = (await b.next({ host: 'gone.example', limit: 10 })).map((e) => e.url).sort();
         expect(urls).toEqual(['http://gone.example/x', 'http://gone.example/y']);
+        // a host this small has its few keys read into a front at the takeover
+        expect((await b.stats({ hosts: false })).front.source).toBe('database');
       } finally {
         await b.close();
+      }
+    });
+
+    it('takes a large host over without reading its history: no front is built, and every lookup still finds what it saw', async () => {
+      const name = newName();
+      // past 100 keys a clean close writes the fronts down (as past 65,536 by default), so a host
+      // that large, taken without that snapshot, is not read key by key
+      const large = async (): Promise<FleetStore> => openFleetStore(cluster.seeds, { frontSnapshotMinKeys: 100, fleet: { name, leaseMs: 1000, maxHosts: 4, pollMs: 20 } });
+      const a = await large();
+      const b = await large();
+      const seen = Array.from({ length: 300 }, (_, i) => `http://history.example/page/${i}`);
+      await a.admit(seen, { depth: 0 });
+      expect(await a.waitForWork(never)).toBe(true);
+      const fetched = await a.next({ host: 'history.example', limit: 40 });
+      for (const e of fetched) await a.recordFetch(e.url, { status: 200, contentHash: `h-${e.url}` });
+      await a.recordRedirect('http://history.example/old-name', 'http://history.example/page/1', 301);
+      // a dies: no clean close, so no snapshot of its fronts
+      (a as unknown as { cluster: Cluster }).cluster.disconnect();
+      try {
+        expect(await b.waitForWork(never)).toBe(true);
+        const st = await b.stats({ hosts: false });
+        // fronts that hold no bits: the takeover read the host's queue and rules, not its 301 URLs
+        expect(st.front).toMatchObject({ source: 'none', bytes: 0 });
+        expect(st.urls.admitted).toBe(301);
+        // what a saw is seen (fetched, queued, and the redirect's source as an alias), what it did not is new
+        const again = await b.admit([...seen, 'http://history.example/old-name', 'http://history.example/new'], { depth: 1 });
+        expect(again.slice(0, 300).filter((r) => r.admitted)).toEqual([]);
+        expect(again[300]).toMatchObject({ admitted: false, reason: 'alias' });
+        expect(again[301]).toMatchObject({ admitted: true });
+        expect((await b.canonical(fetched[0]!.url)).state).toBe('fetched');
+        const queued = (await b.next({ host: 'history.example', limit: 400 })).length;
+        expect(queued).toBe(300 - fetched.length + 1);
+      } finally {
+        await b.close();
+      }
+      // closed cleanly, it is taken next with a front built from nothing: still no snapshot of
+      // a front that knows nothing, and still every key found
+      const c = await large();
+      try {
+        await c.admit(['http://history.example/page/7', 'http://history.example/newer'], { depth: 1 });
+        expect(await c.waitForWork(never)).toBe(true);
+        expect((await c.stats({ hosts: false })).front.source).toBe('none');
+        const r = await c.admit(['http://history.example/page/7', 'http://history.example/new', 'http://history.example/newer']);
+        expect(r.map((x) => x.admitted)).toEqual([false, false, false]);
+      } finally {
+        await c.close();
       }
     });
 

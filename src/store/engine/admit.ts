@@ -113,7 +113,7 @@ function identifyInputs(s: Pick<EngineParts, 'normalizeOptions' | 'o' | 'rules' 
   const httpIn = inDepth && scope.schemes.has('http');
   const httpsIn = inDepth && scope.schemes.has('https');
   const needsRecord = s.o.presets.length > 0 || scope.needsRecord;
-  const aliasFront = s.seen.aliasFront.count > 0 ? s.seen.aliasFront : undefined;
+  const aliasFront = s.seen.aliasFront.knownEmpty ? undefined : s.seen.aliasFront;
   const fw = new Int32Array(2); // fingerprint words of the key at hand
   const chain: string[] = []; // the keys a chain of rules passes through (reused)
   const idr = new UrlIdentity(); // the URL at hand, identified (reused)
@@ -257,7 +257,7 @@ async function stopChains(s: Pick<EngineParts, 'kv' | 'seen'>, items: Items): Pr
     const w = fingerprintWords(stop);
     items.canonicalW1[j] = w[0] | 0;
     items.canonicalW2[j] = w[1] | 0;
-    if (s.seen.aliasFront.count > 0 && s.seen.aliasFront.hasWords(items.canonicalW1[j]!, items.canonicalW2[j]!)) (items.aliasWanted ??= []).push(j);
+    if (!s.seen.aliasFront.knownEmpty && s.seen.aliasFront.hasWords(items.canonicalW1[j]!, items.canonicalW2[j]!)) (items.aliasWanted ??= []).push(j);
   }
 }
 

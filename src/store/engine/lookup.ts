@@ -93,7 +93,7 @@ export async function canonicalMany(s: EngineParts, urls: readonly string[]): Pr
   let w1 = 0;
   let w2 = 0;
   const look: Look = (space, key) => {
-    if (space === 'alias' && s.seen.aliasFront.count === 0) return undefined;
+    if (space === 'alias' && s.seen.aliasFront.knownEmpty) return undefined;
     if (key !== lastKey) {
       [w1, w2] = fingerprintWords(key);
       lastKey = key;

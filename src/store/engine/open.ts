@@ -2,7 +2,7 @@
  * Open and close: the folder's format and identity options are checked before anything is read,
  * the in-memory parts (parts.ts) are loaded from the database, and the Bloom fronts are rebuilt
  * from the keys unless the snapshot written at the last clean close still speaks for the database
- * (front-snapshot.ts).
+ * (front-snapshot.ts); a large fleet partition without one opens with fronts that know nothing.
  */
 import { isPresetName, KEY_FORMAT_VERSION, type PresetName } from '../../normalize/index.js';
 import { ScalableBloom } from '../front/bloom.js';
@@ -104,6 +104,15 @@ export async function load(s: EngineParts, q: WriteQueue): Promise<void> {
     s.seen.front = snapshot.url;
     s.seen.aliasFront = snapshot.alias;
     s.seen.source = 'snapshot';
+  } else if (s.o.partition !== undefined && counts.admitted + counts.aliases > s.o.frontSnapshotMinKeys) {
+    // a fleet partition of a host past the size a clean close writes its fronts down at, taken
+    // over from a worker that did not close it: reading every URL the host ever saw would make a
+    // takeover cost its history; its fronts know nothing instead, and each lookup is settled by
+    // Redis (the keys of one admit are read in one round trip). A smaller host's keys are read,
+    // as many as a snapshot would save at most, and its lookups answered in memory.
+    s.seen.front = ScalableBloom.unknown();
+    s.seen.aliasFront = ScalableBloom.unknown();
+    s.seen.source = 'none';
   } else {
     await buildFronts(s);
   }
@@ -164,7 +173,9 @@ async function reconcilePruned(s: EngineParts, q: WriteQueue): Promise<void> {
 
 /** At a clean close: the fronts, for a quick next open; a failure here costs only that (the next open rebuilds). */
 export async function writeFrontsAtClose(s: Pick<EngineParts, 'counters' | 'kv' | 'o' | 'seen'>): Promise<void> {
-  if (s.kv.durable && !s.o.readOnly && s.seen.front.count + s.seen.aliasFront.count >= s.o.frontSnapshotMinKeys) {
+  // (fronts that know nothing of what was stored before them are never written down: a snapshot
+  // speaks for every key of the database)
+  if (s.kv.durable && !s.o.readOnly && s.seen.front.complete && s.seen.aliasFront.complete && s.seen.front.count + s.seen.aliasFront.count >= s.o.frontSnapshotMinKeys) {
     const counts = { admitted: s.counters.asWritten.get(counterNames.admitted) ?? 0, aliases: s.counters.asWritten.get(counterNames.aliases) ?? 0 };
     await writeFrontSnapshot(s.kv, { url: s.seen.front, alias: s.seen.aliasFront }, counts, s.o.sync !== 'never').catch(() => undefined);
   }

@@ -17,8 +17,11 @@ export class SeenSet {
   front!: ScalableBloom;
   /** Every `alias` source key, likewise. */
   aliasFront!: ScalableBloom;
-  /** Where the fronts came from at open: the snapshot of the last clean close, or the keys. */
-  source: 'snapshot' | 'database' = 'database';
+  /**
+   * Where the fronts came from at open: the snapshot of the last clean close, the keys, or
+   * nowhere (`none`: a fleet partition without a snapshot, whose fronts answer "maybe").
+   */
+  source: 'snapshot' | 'database' | 'none' = 'database';
   /** Admit batches submitted and not yet written: their new keys count as present. */
   readonly inflight = new Set<Txn>();
   /** The keys those batches create (each by one batch: a later one finds it here), by fingerprint word. */

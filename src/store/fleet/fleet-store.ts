@@ -563,8 +563,14 @@ export class FleetStore implements SeenStore, FleetMember {
     let keys = 0;
     let aliasKeys = 0;
     let bytes = 0;
+    // the held partitions' fronts: `none` when any was taken over without a snapshot, `snapshot`
+    // when every one came from its snapshot, else `database`
+    let none = false;
+    let snapshots = 0;
     for (const p of this.held.values()) {
       const s = await p.engine.stats(options);
+      if (s.front.source === 'none') none = true;
+      else if (s.front.source === 'snapshot') snapshots++;
       Object.assign(hosts, s.frontier.hosts);
       hostCount += s.frontier.hostCount;
       size += s.frontier.size;
@@ -573,7 +579,8 @@ export class FleetStore implements SeenStore, FleetMember {
       aliasKeys += s.front.aliasKeys;
       bytes += s.front.bytes;
     }
-    return statsOf(await this.allCounters(), { size, inFlight, hostCount, hosts }, { source: 'database', keys, aliasKeys, bytes });
+    const source = none ? 'none' : snapshots > 0 && snapshots === this.held.size ? 'snapshot' : 'database';
+    return statsOf(await this.allCounters(), { size, inFlight, hostCount, hosts }, { source, keys, aliasKeys, bytes });
   }
 
   /** Each partition in turn, read-only (held ones through their engine). */

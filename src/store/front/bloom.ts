@@ -95,17 +95,35 @@ export interface BloomLayerSnapshot {
   readonly words: Uint32Array;
 }
 
-/** A chain of Bloom filters that grows by doubling: never a false negative, bounded false positives. */
+/**
+ * A chain of Bloom filters that grows by doubling: never a false negative, bounded false positives.
+ *
+ * `ScalableBloom.unknown()` is a front that knows nothing of the keys stored before it: it answers
+ * "maybe" for every key (each is settled by the database), holds no bits, and only counts what is
+ * added. A fleet partition taken over without the snapshot of a clean close starts with one, so
+ * that taking a host over reads its queue and its rules, not every URL it ever saw.
+ */
 export class ScalableBloom {
   private readonly layers: BloomFilter[] = [];
   private readonly bitsPerKey: number;
+  /** False for `unknown()`: a "no" from this front would not be certain, so it never says one. */
+  readonly complete: boolean;
+  /** Keys added to a front with no layers (`unknown()`). */
+  private added = 0;
+
+  /** A front that knows none of the keys stored before it (see the class comment). */
+  static unknown(): ScalableBloom {
+    return new ScalableBloom(0, 0, undefined, false);
+  }
 
   /**
    * @param expected keys to size the first filter for (the stored count at open, plus room).
    * @param restored the layers of a front written down before (`snapshot()`), instead of an empty one.
    */
-  constructor(expected: number, bitsPerKey: number, restored?: readonly BloomLayerSnapshot[]) {
+  constructor(expected: number, bitsPerKey: number, restored?: readonly BloomLayerSnapshot[], complete = true) {
     this.bitsPerKey = bitsPerKey;
+    this.complete = complete;
+    if (!complete) return;
     if (restored !== undefined && restored.length > 0) {
       for (const layer of restored) this.layers.push(new BloomFilter(layer.capacity, bitsPerKey, layer));
     } else {
@@ -125,6 +143,10 @@ export class ScalableBloom {
 
   /** Add by the key's fingerprint words (`fingerprintWords(key)`), computed once by the caller. */
   addWords(h1: number, h2: number): void {
+    if (!this.complete) {
+      this.added++;
+      return;
+    }
     let last = this.layers[this.layers.length - 1]!;
     if (last.count >= last.capacity) {
       last = new BloomFilter(last.capacity * 2, this.bitsPerKey);
@@ -140,11 +162,17 @@ export class ScalableBloom {
 
   hasWords(h1: number, h2: number): boolean {
     for (let i = 0; i < this.layers.length; i++) if (this.layers[i]!.hasHashes(h1, h2)) return true;
-    return false;
+    return !this.complete;
   }
 
+  /** True when no key was ever added: certain only for a complete front. */
+  get knownEmpty(): boolean {
+    return this.complete && this.count === 0;
+  }
+
+  /** The keys added (for `unknown()`, those added since it was made). */
   get count(): number {
-    let n = 0;
+    let n = this.added;
     for (const l of this.layers) n += l.count;
     return n;
   }
