@@ -33,6 +33,22 @@ const DRAIN = `#!lua
 local items = redis.call('LRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
 return items`;
 
+const TAKEN = `#!lua
+redis.call('SADD', KEYS[1], ARGV[1])
+redis.call('SADD', KEYS[2], ARGV[1])
+redis.call('SREM', KEYS[3], ARGV[1])
+return 1`;
+
+const GIVING_UP = `#!lua
+if ARGV[2] == '1' then redis.call('SADD', KEYS[1], ARGV[1]) end
+redis.call('SREM', KEYS[2], ARGV[1])
+return 1`;
+
+const LISTED_READY = `#!lua
+redis.call('SADD', KEYS[1], ARGV[1])
+redis.call('SADD', KEYS[2], ARGV[1])
+return 1`;
+
 export class FleetRegistry {
   private readonly cluster: Cluster;
 
@@ -92,25 +108,31 @@ export class FleetRegistry {
     return this.cluster.scard(this.key('ready'));
   }
 
-  /** After this worker took `tag`'s lease. */
+  // The fleet's sets share one slot (`{g}`): each change that moves a tag between them is one
+  // script, one round trip, its steps in order even when an outage makes it run twice (each step
+  // may run twice: set membership).
+
+  /** After this worker took `tag`'s lease: in `hosts` and `leased`, then out of `ready`. */
   async taken(tag: string): Promise<void> {
-    await this.cluster.sadd(this.key('hosts'), tag);
-    await this.cluster.sadd(this.key('leased'), tag);
-    await this.cluster.srem(this.key('ready'), tag);
+    this.listed.add(tag);
+    await this.cluster.eval(TAKEN, 3, this.key('hosts'), this.key('leased'), this.key('ready'), tag);
   }
 
-  /** Before `tag`'s lease is given up: back to `ready` when it has work left. */
+  /** Before `tag`'s lease is given up: back to `ready` when it has work left, then out of `leased`. */
   async givingUp(tag: string, hasWork: boolean): Promise<void> {
-    if (hasWork) await this.cluster.sadd(this.key('ready'), tag);
-    await this.cluster.srem(this.key('leased'), tag);
+    await this.cluster.eval(GIVING_UP, 2, this.key('ready'), this.key('leased'), tag, hasWork ? '1' : '0');
   }
 
-  /** Links for `tag` from another worker: its inbox, and `tag` ready (in that order). */
+  /** Tags this worker put in `hosts` (a set only added to while the store lives). */
+  private readonly listed = new Set<string>();
+
+  /** Links for `tag` from another worker: its inbox, then `tag` in `hosts` and `ready`. */
   async send(tag: string, entries: readonly InboxEntry[]): Promise<void> {
     if (entries.length === 0) return;
     await this.cluster.rpush(inboxKey(this.name, tag), ...entries.map((e) => JSON.stringify(e)));
-    await this.cluster.sadd(this.key('hosts'), tag);
-    await this.cluster.sadd(this.key('ready'), tag);
+    if (this.listed.has(tag)) await this.cluster.sadd(this.key('ready'), tag);
+    else await this.cluster.eval(LISTED_READY, 2, this.key('hosts'), this.key('ready'), tag);
+    this.listed.add(tag);
   }
 
   /** The first `n` lines of `tag`'s inbox, left in place until `dropInbox` (at-least-once). */

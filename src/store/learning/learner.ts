@@ -29,6 +29,7 @@
 import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
 import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, type UrlEntry } from '../keys.js';
 import { outsidePartition } from '../host-tag.js';
+import type { Kv } from '../backends/kv.js';
 import { bareParameterPath, parameterDifference, withoutAddedParameters } from './parameter-difference.js';
 import { dirOf, type ContradictionSite, type Support } from './rule-scope.js';
 import {
@@ -69,6 +70,17 @@ import { noRuleChanges, type LearnedUrl, type LearnerReads, type LearningPolicy,
 
 /** Documents with one body read for moved-prefix pairs (content-pairs.ts `prefixPairs`). */
 const SAME_BODY_SAMPLE = 8;
+/** Rewrite failures waiting for one URL's answer, read at most. */
+const FAILURES_READ = 16;
+/** Rewrites onto one URL read to tell whether a rule acted beyond its evidence. */
+const REWRITES_READ = 4;
+
+/** The entries of `prefix` in the evidence space, `limit` at most, in key order. */
+async function readRange(kv: Pick<Kv, 'entries'>, prefix: string, limit: number): Promise<[string, string][]> {
+  const out: [string, string][] = [];
+  for await (const e of kv.entries('evidence', { ...prefixRange(prefix), limit })) out.push(e);
+  return out;
+}
 /** Fetched documents of a host judged when a candidate appears. */
 const EXISTING_SAMPLE = 64;
 
@@ -278,12 +290,19 @@ export class RuleLearner {
       await this.redirectTargetFailed(txn, u, changes);
       return changes;
     }
-    await this.originalAnswered(txn, u, undefined, changes, now);
+    // the three ranges every document's fetch reads, asked at once: on Redis one round trip (the
+    // keys share the host's slot, and commands issued together go as one pipeline), not three
+    const [failures, same, rewrites] = await Promise.all([
+      readRange(this.reads.kv, evidenceKeys.rewriteFailurePrefix(u.key), FAILURES_READ),
+      readRange(this.reads.kv, evidenceKeys.documentPrefix(host, hash), SAME_BODY_SAMPLE),
+      this.policy.probeNotFound ? readRange(this.reads.kv, evidenceKeys.rewritePrefix(u.key), REWRITES_READ) : [],
+    ]);
+    await this.originalAnswered(txn, u, undefined, changes, now, false, failures);
     putEvidence(txn, evidenceKeys.document(host, hash, u.key), '');
     putEvidence(txn, evidenceKeys.pathDocument(host, bareParameterPath(u.rec.path), u.key), hash);
     await this.shellAfterFetch(txn, host, hash, u, changes);
     const pairs = await contentPairs(this.pathDocuments, u, this.liveRulesOf(txn, host), this.policy.defaultDocuments);
-    pairs.push(...prefixPairs(u, await this.sameBody(host, hash)));
+    pairs.push(...prefixPairs(u, same.map(([k]) => k.slice(k.lastIndexOf(SEP) + 1))));
     if (stable !== undefined) pairs.push(...prefixPairs(u, await tailsAlike(this.pathDocuments, this.reads.kv, txn, u, hash, stable)));
     if (this.policy.learnMirrors === true && !this.policy.partition) {
       // indexed by the body less the page's own address where it was given: a page that prints
@@ -305,15 +324,8 @@ export class RuleLearner {
     // a rule's rewrite, made where its evidence does not lie, that answered a document: its
     // directory's not-found page is asked for (a soft 404 there would have passed for one), and a
     // probe that finds it fails the rewrite
-    if (this.policy.probeNotFound && (await this.rewrittenBeyondEvidence(txn, u))) await this.notFound.ask(txn, u, dirOf(u.rec.path), changes.checks);
+    if (this.policy.probeNotFound && (await this.rewrittenBeyondEvidence(txn, rewrites))) await this.notFound.ask(txn, u, dirOf(u.rec.path), changes.checks);
     return changes;
-  }
-
-  /** Other documents of the host fetched with this body, `SAME_BODY_SAMPLE` at most. */
-  private async sameBody(host: string, hash: string): Promise<string[]> {
-    const out: string[] = [];
-    for await (const [k] of this.reads.kv.entries('evidence', { ...prefixRange(evidenceKeys.documentPrefix(host, hash)), limit: SAME_BODY_SAMPLE })) out.push(k.slice(k.lastIndexOf(SEP) + 1));
-    return out;
   }
 
   /**
@@ -529,8 +541,8 @@ export class RuleLearner {
    * True when a rule rewrote some URL onto `u` (the rewrite index) from a directory where none of
    * its support lies: the rule acted beyond the places its evidence showed.
    */
-  private async rewrittenBeyondEvidence(txn: Txn, u: LearnedUrl): Promise<boolean> {
-    for await (const [k, reason] of this.reads.kv.entries('evidence', { ...prefixRange(evidenceKeys.rewritePrefix(u.key)), limit: 4 })) {
+  private async rewrittenBeyondEvidence(txn: Txn, rewrites: readonly (readonly [string, string])[]): Promise<boolean> {
+    for (const [k, reason] of rewrites) {
       const rule = reason.startsWith('rule:') ? await this.ruleOf(txn, reason.slice(5)) : undefined;
       if (rule === undefined) continue;
       const dir = dirOf(bareParameterPath(recordOfKey(k.slice(k.lastIndexOf(SEP) + 1)).path));
@@ -610,9 +622,9 @@ export class RuleLearner {
    * already (the original was not asked first) is taken back when the two failures agree. A
    * loop's hop (`loop`) agrees with nothing.
    */
-  private async originalAnswered(txn: Txn, u: LearnedUrl, answer: FailedAnswer | undefined, changes: RuleChanges, now: number, loop = false): Promise<void> {
+  private async originalAnswered(txn: Txn, u: LearnedUrl, answer: FailedAnswer | undefined, changes: RuleChanges, now: number, loop = false, read?: readonly (readonly [string, string])[]): Promise<void> {
     const prefix = evidenceKeys.rewriteFailurePrefix(u.key);
-    for await (const [k, v] of this.reads.kv.entries('evidence', { ...prefixRange(prefix), limit: 16 })) {
+    for (const [k, v] of read ?? (await readRange(this.reads.kv, prefix, FAILURES_READ))) {
       const id = k.slice(prefix.length);
       const f = decodeJson<RewriteFailure>(v);
       const alike = answer !== undefined && !loop && failuresAlike(id, answer, f);
