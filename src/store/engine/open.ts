@@ -7,7 +7,7 @@
 import { isPresetName, KEY_FORMAT_VERSION, type PresetName } from '../../normalize/index.js';
 import { ScalableBloom } from '../front/bloom.js';
 import { StoreError } from '../errors.js';
-import { deleteFrontSnapshot, readFrontSnapshot, writeFrontSnapshot } from '../front/snapshot.js';
+import { deleteFrontSnapshot, FRONT_HEADER, readFrontSnapshot, writeFrontSnapshot } from '../front/snapshot.js';
 import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, SEP_END, splitPair, STORE_FORMAT_VERSION, STORE_FORMATS_READ } from '../keys.js';
 import type { RuleRecord } from '../rules.js';
 import { newSalt } from '../userinfo.js';
@@ -26,7 +26,9 @@ function incompatible(s: Pick<EngineParts, 'location'>, detail: string): StoreEr
  * back what is pruned by a reason no longer in force.
  */
 export async function load(s: EngineParts, q: WriteQueue): Promise<void> {
-  const format = await s.kv.get('meta', 'format');
+  // the meta records an open checks, and the front snapshot's header, in one read (on Redis one
+  // round trip: a fleet partition is opened each time its host is taken)
+  const [format, storedIdentity, storedSalt, storedPresets, frontHeader] = await s.kv.getMany('meta', ['format', 'identity', 'salt', 'presets', FRONT_HEADER]);
   /** Presets a `changePresets` open adds: queued URLs they map elsewhere are pruned. */
   let added: PresetName[] = [];
   const identity = identityOptions(s.o.normalize);
@@ -62,18 +64,18 @@ export async function load(s: EngineParts, q: WriteQueue): Promise<void> {
     if (f.key !== KEY_FORMAT_VERSION) {
       throw incompatible(s, `key format version ${f.key}, this build writes ${KEY_FORMAT_VERSION}; rebuild the store from its URLs`);
     }
-    const stored = decodeJson<{ level: string; keepFragment: boolean }>((await s.kv.get('meta', 'identity')) ?? '{}');
+    const stored = decodeJson<{ level: string; keepFragment: boolean }>(storedIdentity ?? '{}');
     if (stored.level !== identity.level || stored.keepFragment !== identity.keepFragment) {
       throw incompatible(s, 
         `keys were made with normalize ${encodeJson(stored)}, not ${encodeJson(identity)}; open it with the same normalize options`,
       );
     }
-    const salt = await s.kv.get('meta', 'salt');
+    const salt = storedSalt;
     if (salt === undefined || !/^[0-9a-f]{64}$/.test(salt)) throw new StoreError('ERR_STORE_CORRUPT', s.location, { detail: 'meta/salt missing' });
     s.salt = salt;
     // the store's presets are its own: an open that names none uses them (read-only opens always
     // do); naming others needs `changePresets`, which prunes and gives back to match
-    const raw = await s.kv.get('meta', 'presets');
+    const raw = storedPresets;
     const recorded: unknown = raw === undefined ? [] : decodeJson<unknown>(raw);
     if (!Array.isArray(recorded) || !recorded.every((p): p is PresetName => typeof p === 'string' && isPresetName(p))) {
       throw incompatible(s, `meta/presets ${raw ?? ''} names a preset this build does not know`);
@@ -90,16 +92,15 @@ export async function load(s: EngineParts, q: WriteQueue): Promise<void> {
     }
   }
 
-  const counters: [string, number][] = [];
-  for await (const [name, value] of s.kv.entries('counter')) counters.push([name, Number(value)]);
-  s.loadCounters(counters);
-
-  for await (const [, value] of s.kv.entries('rule')) s.rules.remember(decodeJson<RuleRecord>(value));
+  // counters, rules and the presets hosts suspended: read at once
+  const [counters, rules] = await Promise.all([collect(s.kv.entries('counter')), collect(s.kv.entries('rule')), loadSuspendedPresets(s)]);
+  s.loadCounters(counters.map(([name, value]) => [name, Number(value)]));
+  for (const [, value] of rules) s.rules.remember(decodeJson<RuleRecord>(value));
 
   // the fronts: as written down at the last clean close when nothing was written since
   // (front-snapshot.ts), else sized from the stored counts and filled from the keys themselves
   const counts = { admitted: s.counters.get(counterNames.admitted), aliases: s.counters.get(counterNames.aliases) };
-  const snapshot = await readFrontSnapshot(s.kv, counts, s.o.bloomBitsPerKey);
+  const snapshot = frontHeader === undefined ? undefined : await readFrontSnapshot(s.kv, counts, s.o.bloomBitsPerKey, frontHeader);
   if (snapshot !== undefined) {
     s.seen.front = snapshot.url;
     s.seen.aliasFront = snapshot.alias;
@@ -117,7 +118,6 @@ export async function load(s: EngineParts, q: WriteQueue): Promise<void> {
     await buildFronts(s);
   }
 
-  await loadSuspendedPresets(s);
   if (s.o.readOnly) return;
   // from here on the database changes: a snapshot would no longer speak for it
   await deleteFrontSnapshot(s.kv);
@@ -128,6 +128,12 @@ export async function load(s: EngineParts, q: WriteQueue): Promise<void> {
   await reconcilePruned(s, q);
   if (added.length > 0) await pruneQueued(s, q, (via) => added.some((p) => via === `preset:${p}`));
   await s.kv.write([{ space: 'meta', key: 'presets', value: encodeJson(s.o.presets) }], { sync: false });
+}
+
+async function collect(entries: AsyncIterable<[string, string]>): Promise<[string, string][]> {
+  const out: [string, string][] = [];
+  for await (const e of entries) out.push(e);
+  return out;
 }
 
 function samePresets(a: readonly PresetName[], b: readonly PresetName[]): boolean {

@@ -29,7 +29,9 @@ import type { Kv, KvOp } from '../backends/kv.js';
 
 /** The header's layout version. */
 const SNAPSHOT_VERSION = 1;
-const HEADER = 'front';
+/** The meta key of a snapshot's header (its chunks are `front:NNNNNN`). */
+export const FRONT_HEADER = 'front';
+const HEADER = FRONT_HEADER;
 /**
  * Bytes of bit array per chunk value: small enough that a chunk's base64 text and its UTF-8 copy
  * are ordinary young-generation garbage (under V8's large-object size), not large objects that
@@ -142,10 +144,11 @@ export async function writeFrontSnapshot(kv: Kv, fronts: Fronts, counts: FrontCo
 /**
  * The fronts written down at the last clean close, when they still speak for the database: same
  * counters, same checksum, same byte order. `undefined` when there is none or it does not fit.
- * Read a chunk at a time, straight into the layers' bit arrays.
+ * Read a chunk at a time, straight into the layers' bit arrays (`headerRead`: the header's record,
+ * when the caller read it already).
  */
-export async function readFrontSnapshot(kv: Kv, counts: FrontCounts, bitsPerKey: number): Promise<Fronts | undefined> {
-  const raw = await kv.get('meta', HEADER);
+export async function readFrontSnapshot(kv: Kv, counts: FrontCounts, bitsPerKey: number, headerRead?: string): Promise<Fronts | undefined> {
+  const raw = headerRead ?? (await kv.get('meta', HEADER));
   if (raw === undefined) return undefined;
   let header: Header | null;
   try {
