@@ -153,4 +153,28 @@ describe('LevelDB store', () => {
     );
     expect(error?.code).toBe('ERR_STORE_CORRUPT');
   });
+
+  it('checks the records a bounded range read whole returns, as it checks those it iterates', async () => {
+    const dir = tempDir();
+    let store = await openStore(dir);
+    await store.admit(['http://range.example/a', 'http://range.example/b']);
+    await store.recordFetch('http://range.example/a', { status: 200, contentHash: 'same-body' });
+    await store.close();
+    // the learner's index of documents by body, for /a: its value damaged in place (checksum kept wrong)
+    const db = new ClassicLevel<string, string>(dir);
+    await db.open();
+    let damaged: string | undefined;
+    for await (const [k, v] of db.iterator()) {
+      if (k.startsWith('!evidence!h') && k.includes('same-body') && k.endsWith('/a')) {
+        damaged = k;
+        await db.put(k, v.slice(0, -1) + (v.endsWith('0') ? '1' : '0'));
+      }
+    }
+    await db.close();
+    expect(damaged).toBeDefined();
+    // /b answers the same body: the fetch reads that index (one read of the whole range) and is refused
+    store = await openStore(dir);
+    await expect(store.recordFetch('http://range.example/b', { status: 200, contentHash: 'same-body' })).rejects.toMatchObject({ code: 'ERR_STORE_CORRUPT' });
+    await store.close();
+  });
 });

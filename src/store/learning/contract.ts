@@ -17,7 +17,7 @@ export interface LearnedUrl {
 
 /** What the learner reads. */
 export interface LearnerReads {
-  readonly kv: Pick<Kv, 'get' | 'entries'>;
+  readonly kv: Pick<Kv, 'get' | 'entries' | 'range'>;
   readonly rules: LiveRules;
   /** The not-found entries as read, kept while no written batch changes them (the engine's). */
   readonly notFound?: NotFoundCache;

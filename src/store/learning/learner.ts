@@ -29,7 +29,7 @@
 import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
 import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, type UrlEntry } from '../keys.js';
 import { outsidePartition } from '../host-tag.js';
-import type { Kv } from '../backends/kv.js';
+import { readRange, type Kv } from '../backends/kv.js';
 import { bareParameterPath, parameterDifference, withoutAddedParameters } from './parameter-difference.js';
 import { dirOf, type ContradictionSite, type Support } from './rule-scope.js';
 import {
@@ -76,10 +76,8 @@ const FAILURES_READ = 16;
 const REWRITES_READ = 4;
 
 /** The entries of `prefix` in the evidence space, `limit` at most, in key order. */
-async function readRange(kv: Pick<Kv, 'entries'>, prefix: string, limit: number): Promise<[string, string][]> {
-  const out: [string, string][] = [];
-  for await (const e of kv.entries('evidence', { ...prefixRange(prefix), limit })) out.push(e);
-  return out;
+function readPrefix(kv: Pick<Kv, 'entries' | 'range'>, prefix: string, limit: number): Promise<[string, string][]> {
+  return readRange(kv, 'evidence', { ...prefixRange(prefix), limit });
 }
 /** Fetched documents of a host judged when a candidate appears. */
 const EXISTING_SAMPLE = 64;
@@ -293,9 +291,9 @@ export class RuleLearner {
     // the three ranges every document's fetch reads, asked at once: on Redis one round trip (the
     // keys share the host's slot, and commands issued together go as one pipeline), not three
     const [failures, same, rewrites] = await Promise.all([
-      readRange(this.reads.kv, evidenceKeys.rewriteFailurePrefix(u.key), FAILURES_READ),
-      readRange(this.reads.kv, evidenceKeys.documentPrefix(host, hash), SAME_BODY_SAMPLE),
-      this.policy.probeNotFound ? readRange(this.reads.kv, evidenceKeys.rewritePrefix(u.key), REWRITES_READ) : [],
+      readPrefix(this.reads.kv, evidenceKeys.rewriteFailurePrefix(u.key), FAILURES_READ),
+      readPrefix(this.reads.kv, evidenceKeys.documentPrefix(host, hash), SAME_BODY_SAMPLE),
+      this.policy.probeNotFound ? readPrefix(this.reads.kv, evidenceKeys.rewritePrefix(u.key), REWRITES_READ) : [],
     ]);
     await this.originalAnswered(txn, u, undefined, changes, now, false, failures);
     putEvidence(txn, evidenceKeys.document(host, hash, u.key), '');
@@ -624,7 +622,7 @@ export class RuleLearner {
    */
   private async originalAnswered(txn: Txn, u: LearnedUrl, answer: FailedAnswer | undefined, changes: RuleChanges, now: number, loop = false, read?: readonly (readonly [string, string])[]): Promise<void> {
     const prefix = evidenceKeys.rewriteFailurePrefix(u.key);
-    for (const [k, v] of read ?? (await readRange(this.reads.kv, prefix, FAILURES_READ))) {
+    for (const [k, v] of read ?? (await readPrefix(this.reads.kv, prefix, FAILURES_READ))) {
       const id = k.slice(prefix.length);
       const f = decodeJson<RewriteFailure>(v);
       const alike = answer !== undefined && !loop && failuresAlike(id, answer, f);
