@@ -51,6 +51,8 @@ return 1`;
 
 export class FleetRegistry {
   private readonly cluster: Cluster;
+  /** Tags this worker put in `hosts` (a set only added to while the store lives). */
+  private readonly listed = new Set<string>();
 
   constructor(
     cluster: Cluster,
@@ -122,9 +124,6 @@ export class FleetRegistry {
   async givingUp(tag: string, hasWork: boolean): Promise<void> {
     await this.cluster.eval(GIVING_UP, 2, this.key('ready'), this.key('leased'), tag, hasWork ? '1' : '0');
   }
-
-  /** Tags this worker put in `hosts` (a set only added to while the store lives). */
-  private readonly listed = new Set<string>();
 
   /** Links for `tag` from another worker: its inbox, then `tag` in `hosts` and `ready`. */
   async send(tag: string, entries: readonly InboxEntry[]): Promise<void> {
