@@ -58,9 +58,13 @@ export interface Kv {
 }
 
 /** The entries of a bounded range of `space`, read whole: one call where the backend has one (`Kv.range`). */
-export async function readRange(kv: Pick<Kv, 'entries' | 'range'>, space: Space, range: KvRange & { readonly limit: number }): Promise<[string, string][]> {
-  if (kv.range !== undefined) return kv.range(space, range);
+export function readRange(kv: Pick<Kv, 'entries' | 'range'>, space: Space, range: KvRange & { readonly limit: number }): Promise<[string, string][]> {
+  return kv.range !== undefined ? kv.range(space, range) : collect(kv.entries(space, range));
+}
+
+/** Every entry an iteration gives, in order. */
+export async function collect(entries: AsyncIterable<[string, string]>): Promise<[string, string][]> {
   const out: [string, string][] = [];
-  for await (const e of kv.entries(space, range)) out.push(e);
+  for await (const e of entries) out.push(e);
   return out;
 }

@@ -4,6 +4,7 @@
  * from the keys unless the snapshot written at the last clean close still speaks for the database
  * (front-snapshot.ts); a large fleet partition without one opens with fronts that know nothing.
  */
+import { collect } from '../backends/kv.js';
 import { isPresetName, KEY_FORMAT_VERSION, type PresetName } from '../../normalize/index.js';
 import { ScalableBloom } from '../front/bloom.js';
 import { StoreError } from '../errors.js';
@@ -100,7 +101,7 @@ export async function load(s: EngineParts, q: WriteQueue): Promise<void> {
   // the fronts: as written down at the last clean close when nothing was written since
   // (front-snapshot.ts), else sized from the stored counts and filled from the keys themselves
   const counts = { admitted: s.counters.get(counterNames.admitted), aliases: s.counters.get(counterNames.aliases) };
-  const snapshot = frontHeader === undefined ? undefined : await readFrontSnapshot(s.kv, counts, s.o.bloomBitsPerKey, frontHeader);
+  const snapshot = await readFrontSnapshot(s.kv, frontHeader, counts, s.o.bloomBitsPerKey);
   if (snapshot !== undefined) {
     s.seen.front = snapshot.url;
     s.seen.aliasFront = snapshot.alias;
@@ -128,12 +129,6 @@ export async function load(s: EngineParts, q: WriteQueue): Promise<void> {
   await reconcilePruned(s, q);
   if (added.length > 0) await pruneQueued(s, q, (via) => added.some((p) => via === `preset:${p}`));
   await s.kv.write([{ space: 'meta', key: 'presets', value: encodeJson(s.o.presets) }], { sync: false });
-}
-
-async function collect(entries: AsyncIterable<[string, string]>): Promise<[string, string][]> {
-  const out: [string, string][] = [];
-  for await (const e of entries) out.push(e);
-  return out;
 }
 
 function samePresets(a: readonly PresetName[], b: readonly PresetName[]): boolean {

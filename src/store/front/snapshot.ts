@@ -31,7 +31,6 @@ import type { Kv, KvOp } from '../backends/kv.js';
 const SNAPSHOT_VERSION = 1;
 /** The meta key of a snapshot's header (its chunks are `front:NNNNNN`). */
 export const FRONT_HEADER = 'front';
-const HEADER = FRONT_HEADER;
 /**
  * Bytes of bit array per chunk value: small enough that a chunk's base64 text and its UTF-8 copy
  * are ordinary young-generation garbage (under V8's large-object size), not large objects that
@@ -39,7 +38,7 @@ const HEADER = FRONT_HEADER;
  */
 const CHUNK_BYTES = 1 << 16;
 /** Every snapshot key: `front` and `front:…` (";" sorts right after ":"). */
-const RANGE = { gte: HEADER, lt: HEADER + ';' } as const;
+const RANGE = { gte: FRONT_HEADER, lt: FRONT_HEADER + ';' } as const;
 
 interface LayerHeader {
   readonly capacity: number;
@@ -73,7 +72,7 @@ export interface Fronts {
 }
 
 function chunkKey(i: number): string {
-  return `${HEADER}:${String(i).padStart(6, '0')}`;
+  return `${FRONT_HEADER}:${String(i).padStart(6, '0')}`;
 }
 
 /** FNV-1a, word by word, over the layers' bit arrays. */
@@ -138,17 +137,16 @@ export async function writeFrontSnapshot(kv: Kv, fronts: Fronts, counts: FrontCo
     url: url.map(shape),
     alias: alias.map(shape),
   };
-  await kv.write([{ space: 'meta', key: HEADER, value: JSON.stringify(header) }], { sync });
+  await kv.write([{ space: 'meta', key: FRONT_HEADER, value: JSON.stringify(header) }], { sync });
 }
 
 /**
  * The fronts written down at the last clean close, when they still speak for the database: same
  * counters, same checksum, same byte order. `undefined` when there is none or it does not fit.
- * Read a chunk at a time, straight into the layers' bit arrays (`headerRead`: the header's record,
- * when the caller read it already).
+ * Read a chunk at a time, straight into the layers' bit arrays. `raw` is the header's record
+ * (`meta` `FRONT_HEADER`), which the open reads with the other meta records.
  */
-export async function readFrontSnapshot(kv: Kv, counts: FrontCounts, bitsPerKey: number, headerRead?: string): Promise<Fronts | undefined> {
-  const raw = headerRead ?? (await kv.get('meta', HEADER));
+export async function readFrontSnapshot(kv: Kv, raw: string | undefined, counts: FrontCounts, bitsPerKey: number): Promise<Fronts | undefined> {
   if (raw === undefined) return undefined;
   let header: Header | null;
   try {

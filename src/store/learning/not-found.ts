@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { keyFromRecord } from '../../normalize/index.js';
 import { decodeJson, encodeJson, encodeUrlEntry, evidenceKeys, prefixRange, SEP, type UrlEntry } from '../keys.js';
-import type { Kv, KvOp } from '../backends/kv.js';
+import { readRange, type Kv, type KvOp } from '../backends/kv.js';
 import { dirOf } from './rule-scope.js';
 import { hostOf, isDocumentStatus } from '../rules.js';
 import { getEvidence, getUrl, putEvidence, type Txn } from '../engine/batch.js';
@@ -78,17 +78,13 @@ const NOT_FOUND_KEY = evidenceKeys.notFoundPrefix('').slice(0, -SEP.length);
 
 export class NotFoundSignatures {
   constructor(
-    private readonly kv: Pick<Kv, 'get' | 'entries'>,
+    private readonly kv: Pick<Kv, 'get' | 'entries' | 'range'>,
     private readonly cache?: NotFoundCache,
   ) {}
 
   /** `host`'s first not-found entries in the database. */
   private entriesOf(host: string): Promise<HostEntries> {
-    const load = async (): Promise<HostEntries> => {
-      const out: (readonly [string, string])[] = [];
-      for await (const e of this.kv.entries('evidence', { ...prefixRange(evidenceKeys.notFoundPrefix(host)), limit: PROBES_PER_HOST })) out.push(e);
-      return out;
-    };
+    const load = (): Promise<HostEntries> => readRange(this.kv, 'evidence', { ...prefixRange(evidenceKeys.notFoundPrefix(host)), limit: PROBES_PER_HOST });
     return this.cache === undefined ? load() : this.cache.read(host, load);
   }
 
