@@ -10,13 +10,13 @@
  */
 import { defaultLimits, fingerprintInto, fingerprintWords, recompose, UrlError, type UriRecord, type UrlErrorCode } from '../../normalize/index.js';
 import { identifyInto, UrlIdentity } from '../../normalize/identify.js';
-import { decodeJson, decodeUrlEntry, encodeUrlEntry, isUnlinkedImage, type AdmitReason, type AliasEntry, type UrlEntry } from '../keys.js';
+import { decodeJson, decodeUrlEntry, encodeUrlEntry, evidenceKeys, isUnlinkedImage, type AdmitReason, type AliasEntry, type UrlEntry } from '../keys.js';
 import { outsidePartition } from '../host-tag.js';
 import { foldCase } from '../learning/path-variants.js';
 import { hostOf } from '../rules.js';
 import type { AdmitResult } from '../seen-store.js';
-import { getUrl, type Txn } from './batch.js';
-import { canonicalize, identity, inScope, isUrlError, transform, type Identity } from './canonicalize.js';
+import { getEvidence, getUrl, type Txn } from './batch.js';
+import { canonicalize, identity, inScope, isUrlError, transform, type Identity, type Transformed } from './canonicalize.js';
 import type { EngineParts } from './parts.js';
 import { answeredDocument, answeredNoDocument, entrySummary, lookupEntry, recordOfKey, setUrl } from './url-state.js';
 import type { WriteQueue } from './write-queue.js';
@@ -69,7 +69,15 @@ class Items {
   chains = false;
   /** Pairs: input index of an in-batch duplicate, input index of its first occurrence. */
   readonly duplicates: number[] = [];
+  /**
+   * The presets' outputs the rules move further, as items of their own (`addPresetOutput`): their
+   * URLs (input index `urls.length + n`), and for each input sent through one, the input index
+   * whose result is that output's.
+   */
+  extraUrls: string[] | undefined;
+  expanded: Map<number, { readonly o: number; readonly owner: boolean }> | undefined;
 
+  /** `n` items at most (the inputs, and with presets and active rules as many presets' outputs). */
   constructor(n: number) {
     this.inputIndex = new Int32Array(n);
     this.identityKey = new Array<string>(n);
@@ -98,12 +106,14 @@ function outOfScope(url: string, key: string): AdmitResult {
 /** Phase 1 (synchronous): identity, scope, in-batch duplicates, presets and rules. */
 function identifyInputs(s: Pick<EngineParts, 'normalizeOptions' | 'o' | 'rules' | 'salt' | 'seen'>, urls: readonly string[], depth: number, results: (AdmitResult | undefined)[]): Items {
   const n = urls.length;
-  const items = new Items(n);
+  // with presets and active rules, room for a presets' output per input (`addPresetOutput`)
+  const expand = s.o.presets.length > 0 && s.rules.anyActive;
+  const items = new Items(expand ? 2 * n : n);
   const { inputIndex, identityKey } = items;
   // in-batch duplicates (same identity key): open addressing over the fingerprint the Bloom
   // front needs anyway, each hit confirmed by comparing the keys (no Map hashing of each key)
   let slots = 1024;
-  while (slots < 2 * n) slots *= 2;
+  while (slots < 2 * items.inputIndex.length) slots *= 2;
   const firstOf = new Int32Array(slots); // item + 1, 0: empty
   const slotMask = slots - 1;
   const fast = s.normalizeOptions === undefined;
@@ -194,6 +204,23 @@ function identifyInputs(s: Pick<EngineParts, 'normalizeOptions' | 'o' | 'rules' 
       items.duplicates.push(i, first);
       continue;
     }
+    chain.length = 0;
+    let t = rec === undefined ? undefined : transform(s, rec, k0, undefined, chain);
+    if (expand && t?.preset !== undefined && inScope(s, t.preset.rec, depth) && !outsidePartition(s.o.partition, hostOf(t.preset.rec))) {
+      // the presets' output, which the rules move further, goes first as an item of its own: the
+      // URL is recorded onto it, and it onto the rules' end (decide), where the rules' checks and
+      // give-backs reach it as they reach a link named so
+      const p = t.preset;
+      const extras = items.extraUrls?.length ?? 0;
+      const o = addPresetOutput(s, items, urls.length, p.key, p.rec, firstOf, slotMask, chain, aliasFront);
+      // the input that made the output an item is the one its queuing counts for
+      (items.expanded ??= new Map()).set(i, { o, owner: (items.extraUrls?.length ?? 0) > extras });
+      t = { rec: p.rec, key: p.key, via: t.via };
+      chain.length = 0;
+      // the output took a slot: the URL's own is the first free one on its probe again
+      slot = (g1 ^ (g1 >>> 16)) & slotMask;
+      while (firstOf[slot] !== 0) slot = (slot + 1) & slotMask;
+    }
     const j = items.count++;
     firstOf[slot] = j + 1;
     inputIndex[j] = i;
@@ -203,30 +230,63 @@ function identifyInputs(s: Pick<EngineParts, 'normalizeOptions' | 'o' | 'rules' 
     items.keyRest[j] = rest;
     items.identityW1[j] = g1;
     items.identityW2[j] = g2;
-    let key = k0;
-    let h1 = g1;
-    let h2 = g2;
-    if (rec !== undefined) {
-      chain.length = 0;
-      const t = transform(s, rec, k0, undefined, chain);
-      if (t.key !== k0 || t.via !== undefined) {
-        const m: Mapping = { transformedKey: t.key, transformedRecord: t.via === undefined ? undefined : t.rec, via: t.via };
-        items.map(j, chain.length > 0 && t.via?.startsWith('rule:') === true ? { ...m, chain: [...chain] } : m);
-        if (chain.length > 0) items.chains = true;
-        if (t.key !== k0) {
-          key = t.key;
-          fingerprintInto(key, fw);
-          h1 = fw[0]!;
-          h2 = fw[1]!;
-        }
-      }
-    }
-    items.canonicalKey[j] = key;
-    items.canonicalW1[j] = h1;
-    items.canonicalW2[j] = h2;
-    if (aliasFront?.hasWords(h1, h2) === true) (items.aliasWanted ??= []).push(j);
+    mapItem(items, j, k0, g1, g2, t, chain, fw, aliasFront);
   }
   return items;
+}
+
+/** Item `j`'s canonical key so far: `t`, the URL's presets and rules (none when it has no record). */
+function mapItem(items: Items, j: number, k0: string, g1: number, g2: number, t: Transformed | undefined, chain: readonly string[], fw: Int32Array, aliasFront: { hasWords(h1: number, h2: number): boolean } | undefined): void {
+  let key = k0;
+  let h1 = g1;
+  let h2 = g2;
+  if (t !== undefined && (t.key !== k0 || t.via !== undefined)) {
+    const m: Mapping = { transformedKey: t.key, transformedRecord: t.via === undefined ? undefined : t.rec, via: t.via };
+    items.map(j, chain.length > 0 && t.via !== undefined ? { ...m, chain: [...chain] } : m);
+    if (chain.length > 0) items.chains = true;
+    if (t.key !== k0) {
+      key = t.key;
+      fingerprintInto(key, fw);
+      h1 = fw[0]!;
+      h2 = fw[1]!;
+    }
+  }
+  items.canonicalKey[j] = key;
+  items.canonicalW1[j] = h1;
+  items.canonicalW2[j] = h2;
+  if (aliasFront?.hasWords(h1, h2) === true) (items.aliasWanted ??= []).push(j);
+}
+
+/**
+ * The presets' output `key` of an input, as an item of its own (unless the batch has it already,
+ * linked or the output of another input): its own rules apply to it as to a link. Returns the
+ * input index whose result is the output's.
+ */
+function addPresetOutput(s: Pick<EngineParts, 'o' | 'rules'>, items: Items, inputs: number, key: string, rec: UriRecord, firstOf: Int32Array, slotMask: number, chain: string[], aliasFront: { hasWords(h1: number, h2: number): boolean } | undefined): number {
+  const fw = fingerprintWords(key);
+  const g1 = fw[0] | 0;
+  const g2 = fw[1] | 0;
+  let slot = (g1 ^ (g1 >>> 16)) & slotMask;
+  for (let f = firstOf[slot]!; f !== 0; f = firstOf[slot]!) {
+    if (items.identityKey[f - 1] === key) return items.inputIndex[f - 1]!;
+    slot = (slot + 1) & slotMask;
+  }
+  const extra = (items.extraUrls ??= []);
+  const i = inputs + extra.length;
+  extra.push(recompose(rec));
+  const j = items.count++;
+  firstOf[slot] = j + 1;
+  items.inputIndex[j] = i;
+  items.identityKey[j] = key;
+  items.hostPort[j] = hostOf(rec);
+  items.keyHead[j] = '';
+  items.keyRest[j] = key;
+  items.identityW1[j] = g1;
+  items.identityW2[j] = g2;
+  chain.length = 0;
+  const t = transform(s, rec, key, undefined, chain);
+  mapItem(items, j, key, g1, g2, t, chain, new Int32Array(2), aliasFront);
+  return i;
 }
 
 /**
@@ -348,9 +408,10 @@ function decide(s: Pick<EngineParts, 'frontier' | 'o' | 'rules' | 'seen'>, txn: 
   const isPresent = (k: string, p: number): boolean => (p === ASKED ? found?.has(k) === true : p === PRESENT);
   // once a transform maps an input onto another key, inputs may collide with keys this batch created
   let transformed = false;
+  const inputs = urls.length;
   for (let j = 0; j < items.count; j++) {
     const i = items.inputIndex[j]!;
-    const url = urls[i]!;
+    const url = i < inputs ? urls[i]! : items.extraUrls![i - inputs]!;
     const k0 = items.identityKey[j]!;
     const key = items.canonicalKey[j]!;
     const image = items.images?.get(k0);
@@ -409,12 +470,26 @@ function decide(s: Pick<EngineParts, 'frontier' | 'o' | 'rules' | 'seen'>, txn: 
     }
     results[i] = admitted ? { url, key, identityKey: k0, admitted: true, reason: 'new', via } : { url, key, identityKey: k0, admitted: false, reason: via as AdmitReason };
   }
+  // an input sent through a presets' output: queued when the output or the rules' end was, and
+  // named by where it leads (its own entry names the output, which names the end)
+  if (items.expanded !== undefined) {
+    for (const [i, { o, owner }] of items.expanded) {
+      const r = results[i];
+      const ro = results[o];
+      if (r === undefined || ro === undefined || ro.key === undefined) continue;
+      const via = r.via ?? (r.reason.startsWith('preset:') ? r.reason : undefined);
+      // (an output the batch links, or another input's, is that input's entry)
+      results[i] = ro.admitted && owner && r.reason !== 'seen' ? { url: r.url, key: ro.key, identityKey: r.identityKey, admitted: true, reason: 'new', ...(via === undefined ? {} : { via }) } : { ...r, key: ro.key };
+    }
+  }
   const dup = items.duplicates;
   for (let q = 0; q < dup.length; q += 2) {
     const i = dup[q]!;
     const r = results[dup[q + 1]!]!;
     results[i] = { url: urls[i]!, key: r.key, identityKey: r.identityKey, admitted: false, reason: 'duplicate-in-batch' };
   }
+  // the presets' outputs' own results were for the lines above
+  if (items.extraUrls !== undefined) results.length = inputs;
 }
 
 /**
@@ -501,6 +576,27 @@ export function queueNew(txn: Txn, key: string, h: string, depth: number, now: n
  */
 export async function admitOne(s: EngineParts, txn: Txn, rec: UriRecord, k0: string, depth: number, src: string | undefined, now: number, exclude?: string): Promise<{ key: string; admitted: boolean; via: string | undefined }> {
   const { key, via, t } = await canonicalize(s, txn, rec, k0, exclude);
+  if (key !== k0 && via !== undefined && via !== 'alias') {
+    const own = await getUrl(s.kv, txn, k0);
+    if (own === undefined && t.preset !== undefined && key !== t.preset.key) {
+      // the presets' output, which the rules move further, is a URL of its own (as in `decide`):
+      // admitted first, and this URL recorded onto it
+      const p = t.preset;
+      const pOwn = await getUrl(s.kv, txn, p.key);
+      let r = { key: p.key, admitted: false };
+      if (pOwn === undefined) r = await admitOne(s, txn, p.rec, p.key, depth, src, now, exclude);
+      else linkImage(s, txn, p.key, pOwn);
+      setUrl(s, txn, k0, undefined, rewritten(s, k0, p.key, via, depth, now, src), rec);
+      return { key: r.key, admitted: r.admitted, via };
+    }
+    if (own === undefined && via.startsWith('rule:') && (await rewriteAnsweredNoDocument(s, txn, key))) {
+      // the rule's rewrite already answered no document: the URL is queued as itself (as in `decide`)
+      const entry: UrlEntry = { s: 'queued', d: depth, t: now };
+      if (src !== undefined) entry.src = src;
+      setUrl(s, txn, k0, undefined, entry, rec);
+      return { key: k0, admitted: true, via: undefined };
+    }
+  }
   let admitted = false;
   const target = await getUrl(s.kv, txn, key);
   if (target === undefined) {
@@ -521,6 +617,18 @@ export async function admitOne(s: EngineParts, txn: Txn, rec: UriRecord, k0: str
     else linkImage(s, txn, k0, own);
   } else if (target !== undefined && key === k0) linkImage(s, txn, k0, target);
   return { key, admitted, via };
+}
+
+/**
+ * True when `key`, a rule's rewrite, already answered no document (a 404, an error, a redirect
+ * loop): the rewrite failed before it was made, so the URL stays queued as itself (its fetch, a
+ * document beside a failed image, contradicts the rule there).
+ */
+export async function rewriteAnsweredNoDocument(s: Pick<EngineParts, 'kv'>, txn: Txn, key: string): Promise<boolean> {
+  const e = await getUrl(s.kv, txn, key);
+  if (e === undefined) return false;
+  if (e.s === 'redirected') return (await getEvidence(s.kv, txn, evidenceKeys.loop(key))) !== undefined;
+  return answeredNoDocument(e);
 }
 
 /** A URL named now (a redirect's target, a URL given back): an unlinked image it was is linked (`UrlEntry.i`). */

@@ -25,6 +25,12 @@ export interface Transformed {
   readonly key: string;
   /** `preset:<name>` or `rule:<id>`: the first step that changed the key. */
   readonly via: string | undefined;
+  /**
+   * When presets changed the URL and rules then moved it further: the presets' output, a URL of
+   * its own that the rules rewrote (a link is recorded onto it, and it onto the rules' end, so
+   * that the rules' checks and give-backs reach it as they reach a link named so).
+   */
+  readonly preset?: { readonly key: string; readonly rec: UriRecord };
 }
 
 export function isUrlError(e: unknown): e is UrlError {
@@ -63,6 +69,7 @@ export function transform(s: Pick<EngineParts, 'o' | 'rules'>, rec: UriRecord, k
   const presetNames = s.o.presets;
   let cur = rec;
   let via: string | undefined;
+  let preset: UriRecord | undefined;
   if (presetNames.length > 0) {
     let presets = exclude?.startsWith('preset:') ? presetNames.filter((p) => `preset:${p}` !== exclude) : presetNames;
     const off = s.rules.suspendedPresets.size === 0 ? undefined : s.rules.suspendedPresets.get(hostOf(rec));
@@ -70,7 +77,7 @@ export function transform(s: Pick<EngineParts, 'o' | 'rules'>, rec: UriRecord, k
     if (presets.length > 0) {
       const r = applyPolicy(cur, presets);
       if (r.applied.length > 0) {
-        cur = r.record;
+        cur = preset = r.record;
         via = `preset:${r.applied[0]}`;
       }
     }
@@ -79,12 +86,24 @@ export function transform(s: Pick<EngineParts, 'o' | 'rules'>, rec: UriRecord, k
     const passed: UriRecord[] | undefined = steps === undefined ? undefined : [];
     const trace = passed === undefined ? undefined : (_id: string, after: UriRecord): void => void passed.push(after);
     const r = applyRules(cur, s.rules.activeOf, exclude?.startsWith('rule:') ? exclude.slice(5) : undefined, trace);
-    // the last step is the result, keyed below
-    if (passed !== undefined) for (let i = 0; i < passed.length - 1; i++) steps!.push(keyFromRecord(passed[i]!));
     if (r.first !== undefined) {
       cur = r.record;
       via ??= `rule:${r.first}`;
+      if (preset !== undefined) {
+        const pk = keyFromRecord(preset);
+        const key = keyFromRecord(cur);
+        if (pk !== k0 && key !== k0 && key !== pk) {
+          // the presets' output is the first URL on the chain's way
+          if (passed !== undefined) {
+            steps!.push(pk);
+            for (let i = 0; i < passed.length - 1; i++) steps!.push(keyFromRecord(passed[i]!));
+          }
+          return { rec: cur, key, via, preset: { key: pk, rec: preset } };
+        }
+      }
     }
+    // the last step is the result, keyed below
+    if (passed !== undefined) for (let i = 0; i < passed.length - 1; i++) steps!.push(keyFromRecord(passed[i]!));
   }
   if (cur === rec) return { rec, key: k0, via: undefined };
   const key = keyFromRecord(cur);
@@ -107,12 +126,12 @@ export async function canonicalize(s: Pick<EngineParts, 'kv' | 'o' | 'rules' | '
   const steps: string[] = [];
   let t = transform(s, rec, k0, exclude, steps);
   // a chain of rules stops at a URL on its way the host answered with a document (admit.ts
-  // `stopChains`, lookup.ts)
-  if (steps.length > 0 && t.via?.startsWith('rule:') === true) {
+  // `stopChains`, lookup.ts), the presets' output among them
+  if (steps.length > 0 && t.via !== undefined) {
     for (const k of steps) {
       const e = await getUrl(s.kv, txn, k);
       if (answeredDocument(e)) {
-        t = { rec: recordOfKey(k), key: k, via: t.via };
+        t = { rec: recordOfKey(k), key: k, via: t.via, ...(t.preset !== undefined && t.preset.key !== k ? { preset: t.preset } : {}) };
         break;
       }
     }

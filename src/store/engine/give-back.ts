@@ -9,13 +9,14 @@ import { evidenceKeys, parseFrontierKey, prefixRange, SEP, type UrlEntry } from 
 import { parseBlock } from '../frontier.js';
 import { applies, hostOf, parseRuleId, rewrites } from '../rules.js';
 import { dirOf } from '../learning/rule-scope.js';
+import { hostTag } from '../host-tag.js';
 import type { PruneEntry } from '../seen-store.js';
-import { admitOne, checksRewrite } from './admit.js';
-import { getAlias, getEvidence, getUrl, prefetchUrls, type Txn } from './batch.js';
+import { admitOne, checksRewrite, rewriteAnsweredNoDocument } from './admit.js';
+import { getAlias, getUrl, prefetchUrls, type Txn } from './batch.js';
 import { canonicalize, identity, isUrlError, transform, type Identity } from './canonicalize.js';
 import type { RuleChanges } from '../learning/contract.js';
 import type { EngineParts } from './parts.js';
-import { answeredDocument, answeredNoDocument, carried, forgetUnlinkedImage, recordOfKey, setUrl } from './url-state.js';
+import { answeredDocument, carried, forgetUnlinkedImage, recordOfKey, setUrl } from './url-state.js';
 import type { WriteQueue } from './write-queue.js';
 
 /** True while what pruned a URL still holds: its preset is on, its rule active, or it is a trap. */
@@ -275,18 +276,6 @@ async function sampleCandidates(s: EngineParts, q: WriteQueue, host: string, id:
 }
 
 /**
- * True when `key`, a rule's rewrite, already answered no document (a 404, an error, a redirect
- * loop): the rewrite failed before it was made, so the URL stays queued as itself (its fetch, a
- * document beside a failed image, contradicts the rule there).
- */
-async function rewriteAnsweredNoDocument(s: Pick<EngineParts, 'kv'>, txn: Txn, key: string): Promise<boolean> {
-  const e = await getUrl(s.kv, txn, key);
-  if (e === undefined) return false;
-  if (e.s === 'redirected') return (await getEvidence(s.kv, txn, evidenceKeys.loop(key))) !== undefined;
-  return answeredNoDocument(e);
-}
-
-/**
  * One batch of `pruneFrontier`: each candidate still queued where it was read, pruned when the
  * rules move it. A rule learned from content alone (its originals answer as themselves) rewrites
  * onto a name the store has not seen only where that saves a fetch, for two or more queued URLs
@@ -355,8 +344,10 @@ export async function restoreReason(s: EngineParts, q: WriteQueue, reason: strin
  * caller commits what it changes before asking for the next batch: each read starts after the
  * last key read, so an entry rewritten under another reason is not met again.
  */
-async function* prunedUnder(s: Pick<EngineParts, 'kv' | 'o'>, reason: string): AsyncIterable<string[]> {
-  const range = prefixRange(reason + SEP);
+async function* prunedUnder(s: Pick<EngineParts, 'kv' | 'o'>, reason: string, keyPrefix = ''): AsyncIterable<string[]> {
+  const prefix = reason + SEP + keyPrefix;
+  // every key that starts with `prefix` (prefixRange's end is for a prefix ending in SEP)
+  const range = { gte: prefix, lt: prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1) };
   let after: string | undefined;
   for (;;) {
     const chunk: string[] = [];
@@ -369,20 +360,25 @@ async function* prunedUnder(s: Pick<EngineParts, 'kv' | 'o'>, reason: string): A
 }
 
 /**
- * Rule `id` gave back: URLs pruned under another rule of its host, through a chain in which `id`
- * came later (`/a;jsessionid=1?ref=x`, recorded under the session rule, sent to `/a` by the
- * tracking rule after it; an image made by such a chain), are out of reach of `id`'s own
+ * Rule `id` gave back: URLs pruned under another rule or a preset of its host, through a chain in
+ * which `id` came later (`/a;jsessionid=1?ref=x`, recorded under the session rule, sent to `/a` by
+ * the tracking rule after it; `/a?utm_source=x`, recorded under the tracking preset, sent to `/a/`
+ * by a slash rule after it; an image made by such a chain), are out of reach of `id`'s own
  * give-back. Each is evaluated again where the rules of now no longer send it where it was sent;
- * the others stay pruned. Read only while another rule of the host is active, as their pruned
- * entries are all that may hold such a chain.
+ * the others stay pruned. Read only under the reasons in force on the host (another active rule, a
+ * preset not suspended there, the host's keys only), as their pruned entries are all that may hold
+ * such a chain.
  */
 async function restoreChained(s: EngineParts, q: WriteQueue, id: string): Promise<void> {
   const host = parseRuleId(id)?.host;
   if (host === undefined) return;
-  const others = [...s.rules.idsOf(host)].filter((o) => o !== id && s.rules.get(o)?.state === 'active');
-  for (const other of others) {
-    const reason = `rule:${other}`;
-    for await (const keys of prunedUnder(s, reason)) {
+  const reasons: { reason: string; keyPrefix: string }[] = [];
+  for (const o of s.rules.idsOf(host)) if (o !== id && s.rules.get(o)?.state === 'active') reasons.push({ reason: `rule:${o}`, keyPrefix: '' });
+  // a preset's pruned entries are of every host: those of the rule's host name (any port) are read
+  const hostKeys = hostTag(host).slice(1) + ')';
+  for (const name of s.o.presets) if (inForce(s, `preset:${name}`, host)) reasons.push({ reason: `preset:${name}`, keyPrefix: hostKeys });
+  for (const { reason, keyPrefix } of reasons) {
+    for await (const keys of prunedUnder(s, reason, keyPrefix)) {
       const txn = q.newTxn();
       const now = Date.now();
       await prefetchUrls(s.kv, txn, keys);
@@ -391,7 +387,8 @@ async function restoreChained(s: EngineParts, q: WriteQueue, id: string): Promis
         if (prev?.s !== 'pruned' || prev.by !== reason || prev.to === undefined || prev.to === key) continue;
         if (stillImage(s, key, prev.to, reason)) continue;
         const mapped = await canonicalize(s, txn, recordOfKey(key), key);
-        if (mapped.via === reason && mapped.key === prev.to) continue;
+        // (a URL the presets send to a URL of its own, which the rules move further, is pruned onto that URL)
+        if (mapped.via === reason && (mapped.key === prev.to || mapped.t.preset?.key === prev.to)) continue;
         // mapped nowhere while the rule it was pruned under is active: the rules of now make a
         // cycle of it (`/a.htm` → `/a.html` → `/a` → `/a.en.html` → `/a.html`), which applies none
         // (rules.ts `applyRules`); its own rule still sends it where it was sent
@@ -441,7 +438,13 @@ async function restoreEntry(s: EngineParts, txn: Txn, key: string, prev: UrlEntr
   if (t.via === undefined && exclude === undefined && prev.to !== undefined && prev.to !== key && stillImage(s, key, prev.to, reason)) return false;
   if (prev.s === 'pruned' && prev.i === true) return restoreImage(s, txn, key, prev, t, reason, exclude, now);
   let onto: string | undefined;
-  if (t.via !== undefined && t.key !== key) {
+  if (t.via !== undefined && t.key !== key && t.preset !== undefined) {
+    // the presets' output, which the rules move further, is a URL of its own (admit.ts): pruned
+    // onto it, admitted as a link would be unless it has an entry, whose state then speaks for it
+    const p = t.preset;
+    if ((await getUrl(s.kv, txn, p.key)) === undefined) await admitOne(s, txn, p.rec, p.key, prev.d, prev.src, now, exclude);
+    onto = p.key;
+  } else if (t.via !== undefined && t.key !== key) {
     const r = await admitOne(s, txn, t.rec, t.key, prev.d, prev.src, now, exclude);
     if (r.key !== key && !(t.via.startsWith('rule:') && (await rewriteAnsweredNoDocument(s, txn, r.key)))) onto = r.key;
   }

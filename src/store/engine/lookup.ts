@@ -18,7 +18,7 @@ interface Lookup {
   readonly tKey: string;
   readonly tVia: string | undefined;
   readonly normal: string | undefined;
-  /** The keys a chain of rules passed through before `tKey`, when it took more than one step. */
+  /** The keys a chain passed through before `tKey` (the presets' output, a rule's), when it took more than one step. */
   readonly steps?: readonly string[];
 }
 
@@ -26,7 +26,7 @@ interface Lookup {
 function lookupOf(s: Pick<EngineParts, 'o' | 'rules'>, i: number, rec: UriRecord, k0: string, normal: string | undefined): Lookup {
   const steps: string[] = [];
   const t = transform(s, rec, k0, undefined, steps);
-  return steps.length > 0 && t.via?.startsWith('rule:') === true ? { i, k0, tKey: t.key, tVia: t.via, normal, steps } : { i, k0, tKey: t.key, tVia: t.via, normal };
+  return steps.length > 0 && t.via !== undefined ? { i, k0, tKey: t.key, tVia: t.via, normal, steps } : { i, k0, tKey: t.key, tVia: t.via, normal };
 }
 /** A read for `canonicalMany`: the value, `undefined` when absent, or `NEED` (asked for, read next round). */
 type Look = (space: 'url' | 'alias', key: string) => string | undefined | typeof NEED;

@@ -1,5 +1,5 @@
 // SeenStore suite, host rules (3 of 3): chains of rules (stopped by a document on the way, given
-// back when the end fails), explain, and withdrawal (content differs, by hand, an inverse redirect,
+// back when the end fails; a preset's output a rule sends on), explain, and withdrawal (content differs, by hand, an inverse redirect,
 // a frontier of many blocks given back).
 import { expect, it } from 'vitest';
 import { key } from '../../../src/normalize/index.js';
@@ -63,6 +63,48 @@ export function hostRuleChainTests(ctx: SuiteContext): void {
     // and the redirect's target, where the rules of now send the link, is queued
     expect((await store.canonical('http://cf.example/docs/x')).state).toBe('redirected');
     expect((await store.canonical('https://cf.example/docs/x')).state).toBe('queued');
+    await verified(store);
+  });
+
+  it('a link a preset sends on through a rule is recorded onto the preset’s output, which the rule’s failure gives back', async () => {
+    const { store } = await make({ presets: ['tracking'] });
+    for (const p of ['a', 'b', 'c']) await store.recordRedirect(`http://pt.example:8080/docs/${p}`, `http://pt.example:8080/docs/${p}/`, 301);
+    // past the rewrites the rule checks first (queued as themselves too)
+    for (const p of ['g', 'h', 'i', 'j']) await store.admit([`http://pt.example:8080/docs/${p}`]);
+    const [linked] = await store.admit(['http://pt.example:8080/docs/x?utm_source=feed']);
+    expect(linked).toMatchObject({ admitted: true, key: key('http://pt.example:8080/docs/x/'), via: 'preset:tracking' });
+    // the link names the presets' output, which the rule sends on: one answer for both
+    expect(await store.canonical('http://pt.example:8080/docs/x?utm_source=feed')).toMatchObject({ canonicalKey: key('http://pt.example:8080/docs/x/'), state: 'pruned' });
+    expect(await store.canonical('http://pt.example:8080/docs/x')).toMatchObject({ canonicalKey: key('http://pt.example:8080/docs/x/'), via: 'rule:pt.example:8080/slash-add' });
+    // the rule's rewrite is no document: the presets' output is asked for as itself, and the link leads there
+    await store.recordFetch('http://pt.example:8080/docs/x/', { status: 404, contentHash: 'NF' });
+    expect((await store.canonical('http://pt.example:8080/docs/x')).state).toBe('queued');
+    expect((await store.canonical('http://pt.example:8080/docs/x?utm_source=feed')).canonicalKey).toBe(key('http://pt.example:8080/docs/x'));
+    expect((await store.next({ limit: 100, perHost: 100 })).map((e) => e.key)).toContain(key('http://pt.example:8080/docs/x'));
+    // a second link there, after the failure, queues nothing and leads to that URL, not to the failed rewrite
+    const [again] = await store.admit(['http://pt.example:8080/docs/x?utm_medium=email']);
+    expect(again).toMatchObject({ admitted: false });
+    expect((await store.canonical('http://pt.example:8080/docs/x?utm_medium=email')).canonicalKey).toBe(key('http://pt.example:8080/docs/x'));
+    await verified(store);
+  });
+
+  it('a link recorded through a preset and a rule comes back when the rule is withdrawn', async () => {
+    const { store } = await make({ presets: ['tracking'] });
+    for (const p of ['a', 'b', 'c']) await store.recordRedirect(`http://pw.example/docs/${p}`, `http://pw.example/docs/${p}/`, 301);
+    for (const p of ['g', 'h', 'i', 'j']) await store.admit([`http://pw.example/docs/${p}`]);
+    // one batch with two tracking forms of a URL, and a tracking form then the URL itself: one entry queued for each
+    const r = await store.admit(['http://pw.example/docs/y?utm_source=a', 'http://pw.example/docs/y?utm_source=b', 'http://pw.example/docs/z?utm_source=a', 'http://pw.example/docs/z']);
+    expect(r.map((x) => [x.admitted, x.key, x.reason])).toEqual([
+      [true, key('http://pw.example/docs/y/'), 'new'],
+      [false, key('http://pw.example/docs/y/'), 'preset:tracking'],
+      [true, key('http://pw.example/docs/z/'), 'new'],
+      [false, key('http://pw.example/docs/z/'), 'duplicate-in-batch'],
+    ]);
+    await store.withdrawRule('pw.example/slash-add');
+    for (const p of ['y', 'z']) {
+      expect((await store.canonical(`http://pw.example/docs/${p}`)).state).toBe('queued');
+      expect((await store.canonical(`http://pw.example/docs/${p}?utm_source=a`)).canonicalKey).toBe(key(`http://pw.example/docs/${p}`));
+    }
     await verified(store);
   });
 
