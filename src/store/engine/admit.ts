@@ -574,28 +574,26 @@ export function queueNew(txn: Txn, key: string, h: string, depth: number, now: n
  * The pipeline for one URL inside a batch (redirect targets, give-backs, frontier pruning):
  * queue the canonical key when new, and record the URL as pruned when a preset or rule mapped it.
  */
-export async function admitOne(s: EngineParts, txn: Txn, rec: UriRecord, k0: string, depth: number, src: string | undefined, now: number, exclude?: string): Promise<{ key: string; admitted: boolean; via: string | undefined }> {
+export async function admitOne(s: EngineParts, txn: Txn, rec: UriRecord, k0: string, depth: number, src: string | undefined, now: number, exclude?: string): Promise<{ key: string; admitted: boolean; via: string | undefined; onto: string }> {
   const { key, via, t } = await canonicalize(s, txn, rec, k0, exclude);
-  if (key !== k0 && via !== undefined && via !== 'alias') {
+  if (key !== k0 && via !== undefined && via !== 'alias' && t.preset !== undefined && key !== t.preset.key) {
+    // the presets' output, which the rules move further, is a URL of its own (as in `decide`):
+    // admitted first unless it has an entry, and this URL recorded onto it
+    const p = t.preset;
+    const pOwn = await getUrl(s.kv, txn, p.key);
+    const r = pOwn === undefined ? await admitOne(s, txn, p.rec, p.key, depth, src, now, exclude) : undefined;
+    if (pOwn !== undefined) linkImage(s, txn, p.key, pOwn);
     const own = await getUrl(s.kv, txn, k0);
-    if (own === undefined && t.preset !== undefined && key !== t.preset.key) {
-      // the presets' output, which the rules move further, is a URL of its own (as in `decide`):
-      // admitted first, and this URL recorded onto it
-      const p = t.preset;
-      const pOwn = await getUrl(s.kv, txn, p.key);
-      let r = { key: p.key, admitted: false };
-      if (pOwn === undefined) r = await admitOne(s, txn, p.rec, p.key, depth, src, now, exclude);
-      else linkImage(s, txn, p.key, pOwn);
-      setUrl(s, txn, k0, undefined, rewritten(s, k0, p.key, via, depth, now, src), rec);
-      return { key: r.key, admitted: r.admitted, via };
-    }
-    if (own === undefined && via.startsWith('rule:') && (await rewriteAnsweredNoDocument(s, txn, key))) {
-      // the rule's rewrite already answered no document: the URL is queued as itself (as in `decide`)
-      const entry: UrlEntry = { s: 'queued', d: depth, t: now };
-      if (src !== undefined) entry.src = src;
-      setUrl(s, txn, k0, undefined, entry, rec);
-      return { key: k0, admitted: true, via: undefined };
-    }
+    if (own === undefined) setUrl(s, txn, k0, undefined, rewritten(s, k0, p.key, via, depth, now, src), rec);
+    else linkImage(s, txn, k0, own);
+    return { key: r?.key ?? p.key, admitted: r?.admitted ?? false, via, onto: p.key };
+  }
+  if (key !== k0 && via !== undefined && via.startsWith('rule:') && (await getUrl(s.kv, txn, k0)) === undefined && (await rewriteAnsweredNoDocument(s, txn, key))) {
+    // the rule's rewrite already answered no document: the URL is queued as itself (as in `decide`)
+    const entry: UrlEntry = { s: 'queued', d: depth, t: now };
+    if (src !== undefined) entry.src = src;
+    setUrl(s, txn, k0, undefined, entry, rec);
+    return { key: k0, admitted: true, via: undefined, onto: k0 };
   }
   let admitted = false;
   const target = await getUrl(s.kv, txn, key);
@@ -616,7 +614,7 @@ export async function admitOne(s: EngineParts, txn: Txn, rec: UriRecord, k0: str
     if (own === undefined) setUrl(s, txn, k0, undefined, rewritten(s, k0, key, via, depth, now, src), rec);
     else linkImage(s, txn, k0, own);
   } else if (target !== undefined && key === k0) linkImage(s, txn, k0, target);
-  return { key, admitted, via };
+  return { key, admitted, via, onto: key };
 }
 
 /**

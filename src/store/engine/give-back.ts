@@ -300,11 +300,12 @@ async function pruneCandidates(s: EngineParts, q: WriteQueue, host: string, cand
     const t = targets[i]!;
     if (t.key !== key && sharing.get(t.key) === 1 && (await getUrl(s.kv, txn, t.key)) === undefined && (await getAlias(s, txn, t.key)) === undefined) continue;
     const r = await admitOne(s, txn, rec, key, depth, prev.src, now);
-    if (r.key === key || r.via === undefined || r.via === 'alias') continue;
+    if (r.onto === key || r.via === undefined || r.via === 'alias') continue;
     if (r.via.startsWith('rule:') && (await rewriteAnsweredNoDocument(s, txn, r.key))) continue;
     const still = await getUrl(s.kv, txn, key);
     if (still?.s !== 'queued') continue;
-    setUrl(s, txn, key, still, { ...carried(still, depth, now), s: 'pruned', by: r.via, to: r.key });
+    // (onto the presets' output where the rules move that further: a URL of its own, admit.ts)
+    setUrl(s, txn, key, still, { ...carried(still, depth, now), s: 'pruned', by: r.via, to: r.onto });
   }
   await q.commit(txn);
 }

@@ -108,6 +108,18 @@ export function hostRuleChainTests(ctx: SuiteContext): void {
     await verified(store);
   });
 
+  it('a redirect to a URL a preset sends on through a failed rewrite reaches the preset’s output', async () => {
+    const { store } = await make({ presets: ['tracking'] });
+    for (const p of ['a', 'b', 'c']) await store.recordRedirect(`http://pr.example/docs/${p}`, `http://pr.example/docs/${p}/`, 301);
+    for (const p of ['g', 'h', 'i', 'j']) await store.admit([`http://pr.example/docs/${p}`]);
+    // the rule's rewrite answered no document before anything named it
+    await store.recordFetch('http://pr.example/docs/x/', { status: 404, contentHash: 'NF' });
+    await store.recordRedirect('http://pr.example/go', 'http://pr.example/docs/x?utm_source=feed', 302);
+    expect((await store.canonical('http://pr.example/docs/x')).state).toBe('queued');
+    expect((await store.canonical('http://pr.example/docs/x?utm_source=feed')).canonicalKey).toBe(key('http://pr.example/docs/x'));
+    await verified(store);
+  });
+
   it('withdraws a content-learned rule when content differs', async () => {
     const { store } = await make();
     await store.recordFetch('http://v.example/a', { status: 200, contentHash: 'A' });
