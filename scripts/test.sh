@@ -2,7 +2,7 @@
 # `npm test`: the whole suite on this machine, with what it needs.
 #
 # 1. The Debian packages some tests use: the documentation trees the crawl tests and the simulator
-#    serve on loopback (postgresql-doc-15, python3.11-doc, sqlite3-doc, five Sphinx manuals),
+#    serve on loopback (postgresql-doc-15, python3.11-doc, sqlite3-doc, six Sphinx manuals),
 #    Chromium for the HTML report test, redis-server and redis-tools for the Redis Cluster store,
 #    python3-scrapy for the Scrapy integration. Missing ones are
 #    installed when this can (as root, or with sudo without a password, and apt-get); then every
@@ -19,7 +19,7 @@ need=()
 [ -d /usr/share/doc/postgresql-doc-15/html ] || need+=(postgresql-doc-15)
 [ -f /usr/share/doc/python3.11/html/index.html ] || need+=(python3.11-doc)
 [ -f /usr/share/doc/sqlite3/index.html ] || need+=(sqlite3-doc)
-for p in python-flask-doc python-requests-doc python-click-doc python-jinja2-doc python-sqlalchemy-doc; do
+for p in python-flask-doc python-requests-doc python-click-doc python-jinja2-doc python-sqlalchemy-doc python-django-doc; do
   [ -f "/usr/share/doc/$p/html/index.html" ] || need+=("$p")
 done
 [ -x /usr/bin/chromium ] || need+=(chromium)

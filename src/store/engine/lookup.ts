@@ -11,6 +11,8 @@ import type { EngineParts } from './parts.js';
 import { answeredNoDocument, entrySummary, lookupEntry } from './url-state.js';
 
 const NEED: unique symbol = Symbol('need');
+/** Pruned records a lookup follows from its target, at most (each a claim in force; a cycle stops there). */
+const PRUNED_HOPS = 4;
 /** One URL of `canonicalMany`: its identity key, the key after presets and rules, and its normal form when it is the input. */
 interface Lookup {
   readonly i: number;
@@ -229,7 +231,9 @@ function resolveCanonical(p: Lookup, look: Look): CanonicalResult | typeof NEED 
     if (v === NEED) return NEED;
     target = v === undefined ? undefined : lookupEntry(v);
   }
-  if (target?.s === 'pruned' && target.to !== undefined && target.to !== k0) {
+  // a pruned target names where its own record goes: followed, a few hops at most (a mirror's
+  // name recorded onto `/x`, `/x` onto `/x.html`, an image recorded onto the page `/X`)
+  for (let hop = 0; hop < PRUNED_HOPS && target?.s === 'pruned' && target.to !== undefined && target.to !== k0 && target.to !== key; hop++) {
     via ??= target.by;
     key = target.to;
     const v = look('url', key);
