@@ -3,12 +3,15 @@
  * reasons, rule learning and give-back as on LevelDB.
  *
  * ## Key layout
- * Each (space, host) pair but url is one Redis hash and one sorted set of the same keys (score 0,
- * so ZRANGEBYLEX orders them bytewise, as LevelDB does); the url space of a host is a set of small
- * hashes, its buckets (url-buckets.ts):
+ * Each (space, host) pair of meta, counter, rule and frontier is one Redis hash and one sorted set
+ * of the same keys (score 0, so ZRANGEBYLEX orders them bytewise, as LevelDB does); those of the
+ * spaces that grow with the crawl (evidence, pruned, alias, aliasrev) are one sorted set of whole
+ * entries (ordered-entries.ts); the url space of a host is a set of small hashes, its buckets
+ * (url-buckets.ts):
  *
  *     <name>{<tag>}<code>      hash: field = the store key, value = its value
  *     <name>{<tag>}<code>:o    sorted set: the store keys
+ *     <name>{<tag>}<code>:s    sorted set: escaped key NUL value (evidence, pruned, alias, aliasrev)
  *     <name>{<tag>}u:<b>       url bucket b: field = the key without its `head)`, value = its value
  *     <name>{<tag>}u:x         url entries too long for a bucket
  *
@@ -81,7 +84,12 @@ import { StoreError } from '../../errors.js';
 import { redisError, scanStoreKeys, tagSlot, type ClusterLock } from './cluster.js';
 import { CursorHeap } from './cursor-heap.js';
 import { decodeValue, encodeValue } from './values.js';
-import { bucketLimits, fieldHash, tagKeyPrefix, URL_LUA, URL_OP_LUA, URL_PAGE, urlField, urlKey, type BucketLimits } from './url-buckets.js';
+import { FENCED_WRITE, GET, RANGE, WRITE } from './scripts.js';
+import { ridingOutages } from './outages.js';
+import { afterKeyBound, beforeKeyBound, ENTRY_SPACES, ENTRY_SUFFIX, entryBounds, escapeKey, splitMember } from './ordered-entries.js';
+import { bucketLimits, fieldHash, tagKeyPrefix, URL_PAGE, urlField, urlKey, type BucketLimits } from './url-buckets.js';
+
+export { isTransientRedisError, OUTAGE_MS, ridingCommands, ridingOutages } from './outages.js';
 
 export const SPACE_CODES: Readonly<Record<Space, string>> = {
   meta: 'm',
@@ -167,147 +175,12 @@ function rangeTag(space: Space, range: KvRange): string | undefined {
   return range.lt <= successor ? p.tag : undefined;
 }
 
-// One run applies the ops of every host the master serves: allow-cross-slot-keys (Redis ≥ 7.0).
-// The cluster refuses a call whose declared keys span slots (CROSSSLOT), so KEYS[1] is one of them,
-// for routing. ARGV: the count of key names, the lease token (FENCED_WRITE), LOAD and VMAX (the
-// url buckets' limits, url-buckets.ts), the key names (every one served by the master the call is
-// routed to), then the ops, 5 arguments each: p/d (put, del), the hash's and the sorted set's
-// index in the names (0: none), field, value; or P/D for a url op: the tag's bucket base name's
-// index, the field's hash, field, value.
-const WRITE_BODY = `${URL_LUA}
-local nk = tonumber(ARGV[1])
-local LOAD = tonumber(ARGV[3])
-local VMAX = tonumber(ARGV[4])
-local n = #ARGV
-local i = nk + 5
-while i <= n do
-  local kind = ARGV[i]
-  local f = ARGV[i + 3]
-  if kind == 'P' or kind == 'D' then
-    local base = ARGV[4 + tonumber(ARGV[i + 1])]
-    local h = tonumber(ARGV[i + 2])
-${URL_OP_LUA}
-  else
-    local hk = ARGV[4 + tonumber(ARGV[i + 1])]
-    local z = tonumber(ARGV[i + 2])
-    if kind == 'p' then
-      redis.call('HSET', hk, f, ARGV[i + 4])
-      if z > 0 then redis.call('ZADD', ARGV[4 + z], 0, f) end
-    else
-      redis.call('HDEL', hk, f)
-      if z > 0 then redis.call('ZREM', ARGV[4 + z], f) end
-    end
-  end
-  i = i + 5
-end
-uflush()
-return (n - nk - 4) / 5`;
-
-const WRITE = `#!lua flags=allow-cross-slot-keys
-${WRITE_BODY}`;
-
-/**
- * WRITE for a fleet partition (fleet/partition.ts): the same ops, applied only while the host's
- * lease (KEYS[1], same slot as every key of the partition) holds this writer's token (ARGV[2]).
- * The lease fences the write: a writer whose lease expired and was taken by another worker changes
- * nothing, whatever its clock or pauses.
- */
-const FENCED_WRITE = `#!lua
-if redis.call('GET', KEYS[1]) ~= ARGV[2] then return redis.error_reply('LEASELOST the host lease is not held') end
-${WRITE_BODY}`;
-
-/**
- * Reads by key, after the key names (as WRITE): triples (name index, field, hash). With hash '' an
- * HGET of that hash; else a url read: the name is the tag's bucket base, the hash picks the bucket.
- * false (nil) for a missing field.
- */
-const GET = `#!lua flags=no-writes,allow-cross-slot-keys
-${URL_LUA}
-local nk = tonumber(ARGV[1])
-local out = {}
-for i = nk + 2, #ARGV, 3 do
-  local key = ARGV[1 + tonumber(ARGV[i])]
-  local f = ARGV[i + 1]
-  local v
-  if ARGV[i + 2] == '' then
-    v = redis.call('HGET', key, f)
-  else
-    local s = ustate(key)
-    v = redis.call('HGET', key .. ':' .. ubucket(s.n, tonumber(ARGV[i + 2])), f)
-    if not v and s.x then v = redis.call('HGET', key .. ':x', f) end
-  end
-  out[#out + 1] = v
-end
-return out`;
-
-/** Members of a lex range and their values in one call: KEYS zset, hash; ARGV min, max, limit, reverse. */
-const RANGE = `#!lua flags=no-writes
-local members
-if ARGV[4] == '1' then
-  members = redis.call('ZREVRANGEBYLEX', KEYS[1], ARGV[2], ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
-else
-  members = redis.call('ZRANGEBYLEX', KEYS[1], ARGV[1], ARGV[2], 'LIMIT', 0, tonumber(ARGV[3]))
-end
-if #members == 0 then return {} end
-local values = redis.call('HMGET', KEYS[2], unpack(members))
-local out = {}
-for i = 1, #members do
-  out[2 * i - 1] = members[i]
-  out[2 * i] = values[i] or ''
-end
-return out`;
-
 interface ScriptedCluster {
   udWrite(numKeys: number, ...args: string[]): Promise<number>;
   udFencedWrite(numKeys: number, ...args: string[]): Promise<number>;
   udGet(numKeys: number, ...args: string[]): Promise<(string | null)[]>;
   udRange(zset: string, hash: string, min: string, max: string, limit: string, reverse: string): Promise<string[]>;
   udUrlPage(first: string, base: string, from: string, count: string): Promise<string[]>;
-}
-
-/**
- * How long a command rides out a Redis outage (a master restarting, a failover, a cluster
- * re-forming its slots) before its error is the store's: tried again with a backoff of 100 ms
- * doubling to 1 s. Every script is safe to run again: a write puts and deletes whole values, a
- * read changes nothing.
- */
-export const OUTAGE_MS = 30_000;
-
-/** The errors a restart or failover gives for a while (and nothing else does). */
-export function isTransientRedisError(e: unknown): boolean {
-  const m = e instanceof Error ? e.message : String(e);
-  return /Connection is closed|CLUSTERDOWN|TRYAGAIN|LOADING|MASTERDOWN|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|max retries per request|Too many Cluster redirections|Failed to refresh slots cache|None of startup nodes is available|Connection timeout/i.test(m);
-}
-
-/** `fn` until it succeeds, fails for a reason an outage does not explain, or `OUTAGE_MS` have passed. */
-export async function ridingOutages<T>(fn: () => Promise<T>): Promise<T> {
-  const start = Date.now();
-  let delay = 100;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (e) {
-      if (!isTransientRedisError(e) || Date.now() - start + delay > OUTAGE_MS) throw e;
-      await new Promise((r) => setTimeout(r, delay));
-      delay = Math.min(delay * 2, 1000);
-    }
-  }
-}
-
-/**
- * `cluster` with `commands` riding out outages (`ridingOutages`): only commands that are safe to
- * run twice (a reply lost with the connection leaves it unknown whether the first ran).
- */
-export function ridingCommands<C extends object>(cluster: C, commands: readonly string[]): C {
-  const ridden = new Set(commands);
-  return new Proxy(cluster, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver) as unknown;
-      if (typeof value !== 'function') return value;
-      if (typeof prop === 'string' && ridden.has(prop)) return (...args: unknown[]) => ridingOutages(() => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args));
-      return (value as (...a: unknown[]) => unknown).bind(target);
-    },
-  });
 }
 
 const PAGE = 256;
@@ -391,10 +264,13 @@ export class RedisKv implements Kv {
   ): Promise<RedisKv> {
     const kv = new RedisKv(cluster, name, location, lock, onClose, partition);
     const old: string[] = [];
+    // entry spaces still in the hash and key set of before ordered-entries.ts: [space, tag]
+    const oldEntries: [Space, string][] = [];
     try {
       kv.limits = await bucketLimits(cluster);
       if (partition !== undefined) {
         if ((await cluster.exists(`${name}{${partition.tag}}u`)) === 1) old.push(partition.tag);
+        for (const space of ENTRY_SPACES) if ((await cluster.exists(kv.zsetKey(space, partition.tag))) === 1) oldEntries.push([space, partition.tag]);
       } else {
         for await (const k of scanStoreKeys(cluster, name)) {
           const open = name.length;
@@ -403,15 +279,48 @@ export class RedisKv implements Kv {
           const tag = k.slice(open + 1, close);
           const code = k.slice(close + 1);
           if (code === 'u') old.push(tag);
-          const space = CODE_SPACES.get(code.startsWith('u:') ? 'u' : code.replace(/:o$/, ''));
-          if (space !== undefined) kv.tags.get(space)!.add(tag);
+          const space = CODE_SPACES.get(code.startsWith('u:') ? 'u' : code.replace(/:[os]$/, ''));
+          if (space === undefined) continue;
+          kv.tags.get(space)!.add(tag);
+          if (ENTRY_SPACES.has(space) && code.endsWith(':o')) oldEntries.push([space, tag]);
         }
       }
     } catch (e) {
       throw redisError(e, location);
     }
-    if (old.length > 0) await kv.migrate(old, lock !== undefined || partition?.fence !== undefined);
+    const writer = lock !== undefined || partition?.fence !== undefined;
+    if (old.length > 0) await kv.migrate(old, writer);
+    if (oldEntries.length > 0) await kv.migrateEntries(oldEntries, writer);
     return kv;
+  }
+
+  /**
+   * Move the entries of an entry space kept as a hash and a sorted set of its keys (the layout of
+   * before ordered-entries.ts) into its sorted set of whole entries, then delete the two. As
+   * `migrate`: only a writer converts, a conversion cut short starts again at the next open.
+   */
+  private async migrateEntries(pairs: readonly (readonly [Space, string])[], writer: boolean): Promise<void> {
+    if (!writer) {
+      throw new StoreError('ERR_STORE_INCOMPATIBLE', this.location, { detail: 'its evidence, pruned and alias entries are in the layout of before whole-entry sorted sets: open it once as its writer to convert them' });
+    }
+    for (const [space, tag] of pairs) {
+      const z = this.zsetKey(space, tag);
+      const h = this.hashKey(space, tag);
+      try {
+        let min = '-';
+        for (;;) {
+          const flat = await this.scripted.udRange(z, h, min, '+', String(PAGE), '0');
+          const ops: KvOp[] = [];
+          for (let i = 0; i < flat.length; i += 2) ops.push({ space, key: flat[i]!, value: decodeValue(space, flat[i]!, flat[i + 1]!) });
+          if (ops.length > 0) await this.write(ops, { sync: false });
+          if (ops.length < PAGE) break;
+          min = '(' + ops[ops.length - 1]!.key;
+        }
+        await this.cluster.del(z, h);
+      } catch (e) {
+        throw redisError(e, this.location);
+      }
+    }
   }
 
   /**
@@ -455,6 +364,11 @@ export class RedisKv implements Kv {
     return `${this.name}{${tag}}${SPACE_CODES[space]}:o`;
   }
 
+  /** The sorted set of whole entries of an entry space's tag (ordered-entries.ts). */
+  private entryKey(space: Space, tag: string): string {
+    return `${this.name}{${tag}}${SPACE_CODES[space]}${ENTRY_SUFFIX}`;
+  }
+
   private tagOf(space: Space, k: string): string {
     if (this.partition !== undefined) return this.partition.tag;
     const p = tagPrefix(space, k);
@@ -491,7 +405,8 @@ export class RedisKv implements Kv {
       let g = groups.get(node);
       if (g === undefined) groups.set(node, (g = { keys: [], index: new Map(), args: [], at: [] }));
       const url = space === 'url';
-      const h = url ? this.urlBase(tag) : this.hashKey(space, tag);
+      const entry = ENTRY_SPACES.has(space);
+      const h = url ? this.urlBase(tag) : entry ? this.entryKey(space, tag) : this.hashKey(space, tag);
       let hi = g.index.get(h);
       if (hi === undefined) {
         g.keys.push(h);
@@ -500,7 +415,8 @@ export class RedisKv implements Kv {
       if (url) {
         const f = urlField(tag, k);
         g.args.push(String(hi), f, String(fieldHash(f)));
-      } else g.args.push(String(hi), k, '');
+      } else if (entry) g.args.push(String(hi), escapeKey(k), 'e');
+      else g.args.push(String(hi), k, '');
       g.at.push(i);
     }
     const out = new Array<string | undefined>(keys.length);
@@ -588,6 +504,10 @@ export class RedisKv implements Kv {
   /** The entries of one tag's sorted space in `range`, paged (each page one consistent read). */
   private async *tagEntries(space: Space, tag: string, range: KvRange, limit: number): AsyncIterable<[string, string]> {
     const reverse = range.reverse === true;
+    if (ENTRY_SPACES.has(space)) {
+      yield* this.entrySetEntries(space, tag, range, limit);
+      return;
+    }
     let min = range.gte !== undefined ? '[' + range.gte : range.gt !== undefined ? '(' + range.gt : '-';
     let max = range.lt !== undefined ? '(' + range.lt : '+';
     const z = this.zsetKey(space, tag);
@@ -602,6 +522,30 @@ export class RedisKv implements Kv {
       const last = flat[flat.length - 2]!;
       if (reverse) max = '(' + last;
       else min = '(' + last;
+    }
+  }
+
+  /** The entries of an entry space's tag in `range` (ordered-entries.ts), a page per ZRANGEBYLEX. */
+  private async *entrySetEntries(space: Space, tag: string, range: KvRange, limit: number): AsyncIterable<[string, string]> {
+    const reverse = range.reverse === true;
+    let { min, max } = entryBounds(range);
+    const z = this.entryKey(space, tag);
+    let left = limit;
+    for (;;) {
+      const page = Math.min(PAGE, left);
+      const members = await ridingOutages(() =>
+        reverse ? this.cluster.zrevrangebylex(z, max, min, 'LIMIT', 0, page) : this.cluster.zrangebylex(z, min, max, 'LIMIT', 0, page),
+      );
+      let last = '';
+      for (const m of members) {
+        const [k, v] = splitMember(m);
+        last = k;
+        yield [k, decodeValue(space, k, v)];
+      }
+      left -= members.length;
+      if (members.length < page || left <= 0) return;
+      if (reverse) max = beforeKeyBound(last);
+      else min = afterKeyBound(last);
     }
   }
 
@@ -653,6 +597,9 @@ export class RedisKv implements Kv {
         const f = urlField(tag, op.key);
         const v = op.value === undefined ? '' : encodeValue('url', op.key, op.value);
         g.args.push(op.value === undefined ? 'D' : 'P', String(slot(g, this.urlBase(tag))), String(fieldHash(f)), f, v);
+      } else if (ENTRY_SPACES.has(op.space)) {
+        const v = op.value === undefined ? '' : encodeValue(op.space, op.key, op.value);
+        g.args.push(op.value === undefined ? 'X' : 'E', String(slot(g, this.entryKey(op.space, tag))), '0', escapeKey(op.key), v);
       } else {
         const hi = slot(g, this.hashKey(op.space, tag));
         const zi = slot(g, this.zsetKey(op.space, tag));
