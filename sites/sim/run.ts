@@ -14,10 +14,11 @@ for (let seed = lo!; seed <= (hi ?? lo!); seed++) {
       const fleet = arg('--fleet');
       const redis = process.env['URLDEDUP_REDIS_CLUSTER'];
       if (fleet !== undefined && redis === undefined) throw new Error('--fleet needs URLDEDUP_REDIS_CLUSTER (seed nodes)');
+      const from = site.requests.length;
       const r = fleet !== undefined ? await crawlSimWithFleet(site, redis!, Number(fleet), presets as never) : await crawlSimWithUrldedup(site, presets as never, 4, args.includes('--mirrors'));
       console.log(`seed ${seed} [${site.behaviours.join(',')}] tree ${site.tree.split('/')[4]} docs ${site.documents.length} floor ${site.floor} aliases ${site.aliasLinks}/${site.linkCount} | ${r.client}: reached ${r.reached}/${r.documents} merges ${r.falseMerges} lost ${r.lostToMerges} req ${r.requests} rpd ${r.requestsPerDocument} xfloor ${r.overFloor} ${r.seconds}s`);
       if (args.includes('--why')) {
-        const reqs = site.requests.filter((q) => q.client === 'urldedup');
+        const reqs = site.requests.slice(from).filter((q) => q.client === 'urldedup');
         const seen = new Map<string, number>();
         const by: Record<string, number> = {};
         const ex: Record<string, string[]> = {};

@@ -288,9 +288,10 @@ export const evidenceKeys = {
   pendingRecheck: (key: string): string => 'k' + SEP + key,
   /**
    * A preset the host's own redirects contradict (it sends a URL to the form the preset removes):
-   * off on that host. Value: JSON `{ from, to, t }`, the redirect.
+   * off on that host in `dir` and below (preset-suspensions.ts). Value: JSON `{ from, to, st, t }`,
+   * the redirect.
    */
-  presetSuspended: (host: string, preset: string): string => 's' + SEP + host + SEP + preset,
+  presetSuspended: (host: string, preset: string, dir: string): string => 's' + SEP + host + SEP + preset + SEP + dir,
   presetSuspendedPrefix: (): string => 's' + SEP,
   /**
    * A rewrite of `original` by a rule that answered no document (a contradiction, learner.ts):

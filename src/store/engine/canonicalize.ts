@@ -72,8 +72,11 @@ export function transform(s: Pick<EngineParts, 'o' | 'rules'>, rec: UriRecord, k
   let preset: UriRecord | undefined;
   if (presetNames.length > 0) {
     let presets = exclude?.startsWith('preset:') ? presetNames.filter((p) => `preset:${p}` !== exclude) : presetNames;
-    const off = s.rules.suspendedPresets.size === 0 ? undefined : s.rules.suspendedPresets.get(hostOf(rec));
-    if (off !== undefined) presets = presets.filter((p) => !off.has(p));
+    const off = s.rules.suspendedPresets;
+    if (off.size > 0) {
+      const host = hostOf(rec);
+      presets = presets.filter((p) => !off.isOff(host, p, rec.path || '/'));
+    }
     if (presets.length > 0) {
       const r = applyPolicy(cur, presets);
       if (r.applied.length > 0) {

@@ -89,7 +89,7 @@ export async function recordRedirect(s: EngineParts, q: WriteQueue, learner: Rul
   }
   await queueChecks(s, txn, changes.checks, depth, now);
   await q.commit(txn);
-  // what the suspended presets pruned on this host comes back (elsewhere it stays pruned)
+  // what the suspended presets pruned where they are now off comes back (elsewhere it stays pruned)
   for (const name of suspended) await restoreReason(s, q, `preset:${name}`, undefined);
   if (refused !== undefined) await afterRuleChanges(s, q, refused);
   await afterRuleChanges(s, q, changes);
@@ -100,24 +100,28 @@ export async function recordRedirect(s: EngineParts, q: WriteQueue, learner: Rul
  * (`/a` → 302 → `/a;jsessionid=…`: a servlet container without cookies, an ASP.NET cookieless
  * session) contradicts the preset there. Applied anyway, the preset would map the target back
  * onto its source, a redirect loop in the crawler's eyes, and the document behind it would never
- * be fetched. The presets that map the target back are suspended on that host from now on (kept
- * in the store, so every later open knows it); what they pruned there is given back.
+ * be fetched. The presets that map the target back are suspended from now on in the directory
+ * that holds both source and target, on that host (preset-suspensions.ts; kept in the store, so
+ * every later open knows it); what they pruned there is given back.
  */
 function suspendContradictedPresets(s: Pick<EngineParts, 'o' | 'rules'>, txn: Txn, f: Identity, t: Identity, status: number, now: number): string[] {
   const host = hostOf(t.rec);
   if (hostOf(f.rec) !== host) return [];
   const tt = transform(s, t.rec, t.key);
   if (tt.via?.startsWith('preset:') !== true || tt.key !== transform(s, f.rec, f.key).key) return [];
-  const off = s.rules.suspendedPresets.get(host);
-  const names = s.o.presets.filter((p) => off?.has(p) !== true && keyFromRecord(applyPolicy(t.rec, [p]).record) !== t.key);
-  if (names.length === 0) return [];
-  let set = off;
-  if (set === undefined) s.rules.suspendedPresets.set(host, (set = new Set()));
+  const dir = commonDir(f.rec.path || '/', t.rec.path || '/');
+  const names = s.o.presets.filter((p) => keyFromRecord(applyPolicy(t.rec, [p]).record) !== t.key && s.rules.suspendedPresets.add(host, p, dir));
   for (const name of names) {
-    set.add(name);
-    putEvidence(txn, evidenceKeys.presetSuspended(host, name), encodeJson({ from: f.key, to: t.key, st: status, t: now }));
+    putEvidence(txn, evidenceKeys.presetSuspended(host, name, dir), encodeJson({ from: f.key, to: t.key, st: status, t: now }));
   }
   return names;
+}
+
+/** The longest directory (`/…/`) both paths lie in. */
+function commonDir(a: string, b: string): string {
+  let i = 0;
+  while (i < a.length && i < b.length && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return a.slice(0, a.lastIndexOf('/', i - 1) + 1) || '/';
 }
 
 async function recordLoop(s: Pick<EngineParts, 'kv'>, txn: Txn, from: string, to: string, status: number, cycle: string[], now: number): Promise<true> {

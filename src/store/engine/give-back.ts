@@ -19,11 +19,14 @@ import type { EngineParts } from './parts.js';
 import { answeredDocument, carried, forgetUnlinkedImage, recordOfKey, setUrl } from './url-state.js';
 import type { WriteQueue } from './write-queue.js';
 
-/** True while what pruned a URL still holds: its preset is on, its rule active, or it is a trap. */
-export function inForce(s: Pick<EngineParts, 'o' | 'rules'>, reason: string, host?: string): boolean {
+/**
+ * True while what pruned a URL still holds: its preset is on (on `host` for `path`; without a
+ * path, somewhere on the host), its rule active, or it is a trap.
+ */
+export function inForce(s: Pick<EngineParts, 'o' | 'rules'>, reason: string, host?: string, path?: string): boolean {
   if (reason.startsWith('preset:')) {
     const name = reason.slice(7);
-    return s.o.presets.includes(name as PresetName) && (host === undefined || s.rules.suspendedPresets.get(host)?.has(name) !== true);
+    return s.o.presets.includes(name as PresetName) && (host === undefined || !s.rules.suspendedPresets.isOff(host, name, path));
   }
   if (reason.startsWith('rule:')) return s.rules.get(reason.slice(5))?.state === 'active';
   // the crawler's refusals: in force until given back with `restore`

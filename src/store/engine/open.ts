@@ -140,10 +140,9 @@ export async function loadSuspendedPresets(s: Pick<EngineParts, 'kv' | 'rules'>)
   s.rules.suspendedPresets.clear();
   const prefix = evidenceKeys.presetSuspendedPrefix();
   for await (const k of s.kv.keys('evidence', prefixRange(prefix))) {
-    const [host, name] = k.slice(prefix.length).split(SEP) as [string, string];
-    let set = s.rules.suspendedPresets.get(host);
-    if (set === undefined) s.rules.suspendedPresets.set(host, (set = new Set()));
-    set.add(name);
+    // host SEP preset SEP directory (none before directories were kept: the whole host)
+    const [host, name, dir] = k.slice(prefix.length).split(SEP) as [string, string, string | undefined];
+    s.rules.suspendedPresets.add(host, name, dir ?? '/');
   }
 }
 

@@ -10,6 +10,7 @@ import type { Kv, KvOp } from '../backends/kv.js';
 import { NotFoundCache } from './not-found.js';
 import { PathDocuments } from './path-documents.js';
 import { RewriteSamples } from './rewrite-samples.js';
+import { PresetSuspensions } from './preset-suspensions.js';
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -87,8 +88,8 @@ export class RuleBook extends LiveRules {
   readonly samples = new RewriteSamples();
   /** Scopes per rule (their node, flat, query and values) whose documents were read for images (give-back.ts `pruneImages`). */
   readonly imageScans = new Map<string, Set<string>>();
-  /** Presets off on a host because its redirects contradict them (host → preset names; evidence.ts). */
-  readonly suspendedPresets = new Map<string, Set<string>>();
+  /** Presets off where a host's redirects contradict them (preset-suspensions.ts; evidence.ts). */
+  readonly suspendedPresets = new PresetSuspensions();
   /** Each host's not-found entries as read (not-found.ts), until a written batch changes them. */
   readonly notFound = new NotFoundCache();
   /** The documents fetched under each path of the hosts read (path-documents.ts). */

@@ -2,6 +2,7 @@
 // queued again).
 import { describe, expect, it } from 'vitest';
 import { key } from '../../../src/normalize/index.js';
+import type { SeenStore } from '../../../src/store/index.js';
 import type { SuiteContext } from './context.js';
 
 export function presetPruneRequeueTests(ctx: SuiteContext): void {
@@ -23,6 +24,40 @@ export function presetPruneRequeueTests(ctx: SuiteContext): void {
       const after = await store.stats();
       expect(after.urls.pruned).toBe(0);
       expect(after.urls.queued).toBe(5);
+    });
+
+    it('a redirect to the form a preset removes suspends it in that directory of that host, for good; elsewhere it holds', async () => {
+      const b = await make({ presets: ['session-ids'] });
+      let store = b.store;
+      const u = (p: string): string => `http://s.example${p}`;
+      await store.admit([u('/app/a'), u('/app/b;jsessionid=1'), u('/app/sub/c;jsessionid=2'), u('/static/d;jsessionid=3'), u('/e;jsessionid=4')]);
+      expect(await store.canonical(u('/app/b;jsessionid=1'))).toMatchObject({ state: 'pruned', via: 'preset:session-ids' });
+      // /app/a is answered only in its session form: the preset, applied, would send it back onto /app/a
+      await store.recordRedirect(u('/app/a'), u('/app/a;jsessionid=X'), 302);
+      // the target is followed, and what the preset pruned in /app/ and below comes back
+      expect(await store.canonical(u('/app/a;jsessionid=X'))).toMatchObject({ state: 'queued', canonicalKey: key(u('/app/a;jsessionid=X')) });
+      expect((await store.canonical(u('/app/b;jsessionid=1'))).state).toBe('queued');
+      expect((await store.canonical(u('/app/sub/c;jsessionid=2'))).state).toBe('queued');
+      // beside it, and on other hosts, the preset still holds
+      expect(await store.canonical(u('/static/d;jsessionid=3'))).toMatchObject({ state: 'pruned', via: 'preset:session-ids' });
+      expect(await store.canonical(u('/e;jsessionid=4'))).toMatchObject({ state: 'pruned', via: 'preset:session-ids' });
+      const check = async (s: SeenStore): Promise<void> => {
+        const r = await s.admit([u('/app/f;jsessionid=5'), u('/static/g;jsessionid=6'), 'http://other.example/app/h;jsessionid=7']);
+        expect(r.map((x) => [x.admitted, x.key])).toEqual([
+          [true, key(u('/app/f;jsessionid=5'))],
+          [true, key(u('/static/g'))],
+          [true, key('http://other.example/app/h')],
+        ]);
+        expect(r[1]!.via).toBe('preset:session-ids');
+        await verified(s);
+      };
+      await check(store);
+      if (b.reopen === undefined) return;
+      store = await b.reopen({ presets: ['session-ids'] });
+      // kept in the store: a later open knows where the preset is off
+      expect((await store.admit([u('/app/i;jsessionid=8')]))[0]).toMatchObject({ admitted: true, key: key(u('/app/i;jsessionid=8')) });
+      expect((await store.admit([u('/static/j;jsessionid=9')]))[0]).toMatchObject({ admitted: true, key: key(u('/static/j')), via: 'preset:session-ids' });
+      await verified(store);
     });
   });
 

@@ -28,7 +28,8 @@
  * | rule       | `host/spec`                  | `host`                               |
  * | evidence   | `r` SEP rule id SEP source   | the rule id's host                   |
  * |            | `h`/`q`/`n`/`u` SEP host SEP … | `host` (the learner's indexes)   |
- * |            | `t`/`l`/`k` SEP source; `w`/`x` SEP target SEP …; `c`/`p` SEP base SEP … | that key's head |
+ * |            | `t`/`l`/`k` SEP source; `w`/`x` SEP target SEP …; `v` SEP original SEP … | that key's head |
+ * |            | `c` SEP hash SEP key (mirrors); `s` SEP host SEP preset SEP dir | none: tag `g` |
  * | frontier   | host SEP seq                 | `host` (port dropped)                |
  * | pruned     | reason SEP key               | the key's head                       |
  * | counter, meta | name                      | none: tag `g`                        |
@@ -137,6 +138,7 @@ export function tagPrefix(space: Space, k: string): { end: number; tag: string }
       if (k.length < 2 || k.charCodeAt(1) !== 0) return undefined;
       switch (k.charCodeAt(0)) {
         case 0x63 /* c: documents by hash on every host (mirrors) */:
+        case 0x73 /* s: suspended presets, read whole at open */:
           return { end: 2, tag: GLOBAL_TAG };
         case 0x72 /* r: rule id */: {
           const slash = k.indexOf('/', 2);
