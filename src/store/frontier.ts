@@ -304,6 +304,11 @@ export class Frontier {
     return this.total;
   }
 
+  /** Queued URLs per host (in flight included), as the `frontier:<host>` counters hold them once written. */
+  get queuedCounts(): ReadonlyMap<string, number> {
+    return this.counts;
+  }
+
   /** The hosts with queued URLs (in flight included), unsorted. */
   queuedHosts(): IterableIterator<string> {
     return this.counts.keys();

@@ -2,13 +2,15 @@
  * Open and close: the folder's format and identity options are checked before anything is read,
  * the in-memory parts (parts.ts) are loaded from the database, and the Bloom fronts are rebuilt
  * from the keys unless the snapshot written at the last clean close still speaks for the database
- * (front-snapshot.ts); a large fleet partition without one opens with fronts that know nothing.
+ * (front/snapshot.ts); a large fleet partition without one opens with fronts that know nothing.
+ * The per-host queue counts are taken the same way from the close's snapshot (front/queue-counts.ts).
  */
 import { collect } from '../backends/kv.js';
 import { isPresetName, KEY_FORMAT_VERSION, type PresetName } from '../../normalize/index.js';
 import { ScalableBloom } from '../front/bloom.js';
 import { StoreError } from '../errors.js';
 import { deleteFrontSnapshot, FRONT_HEADER, readFrontSnapshot, writeFrontSnapshot } from '../front/snapshot.js';
+import { QUEUE_COUNTS_HEADER, readQueueCounts, writeQueueCounts } from '../front/queue-counts.js';
 import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, SEP_END, splitPair, STORE_FORMAT_VERSION, STORE_FORMATS_READ } from '../keys.js';
 import type { RuleRecord } from '../rules.js';
 import { newSalt } from '../userinfo.js';
@@ -29,7 +31,7 @@ function incompatible(s: Pick<EngineParts, 'location'>, detail: string): StoreEr
 export async function load(s: EngineParts, q: WriteQueue): Promise<void> {
   // the meta records an open checks, and the front snapshot's header, in one read (on Redis one
   // round trip: a fleet partition is opened each time its host is taken)
-  const [format, storedIdentity, storedSalt, storedPresets, frontHeader] = await s.kv.getMany('meta', ['format', 'identity', 'salt', 'presets', FRONT_HEADER]);
+  const [format, storedIdentity, storedSalt, storedPresets, frontHeader, queueCountsHeader] = await s.kv.getMany('meta', ['format', 'identity', 'salt', 'presets', FRONT_HEADER, QUEUE_COUNTS_HEADER]);
   /** Presets a `changePresets` open adds: queued URLs they map elsewhere are pruned. */
   let added: PresetName[] = [];
   const identity = identityOptions(s.o.normalize);
@@ -93,9 +95,10 @@ export async function load(s: EngineParts, q: WriteQueue): Promise<void> {
     }
   }
 
-  // counters, rules and the presets hosts suspended: read at once
-  const [counters, rules] = await Promise.all([collect(s.kv.entries('counter')), collect(s.kv.entries('rule')), loadSuspendedPresets(s)]);
-  s.loadCounters(counters.map(([name, value]) => [name, Number(value)]));
+  // counters, rules and the presets hosts suspended: read at once; the per-host queue counts from
+  // the snapshot of the last clean close when it still speaks for the counters (queue-counts.ts)
+  const [counters, rules] = await Promise.all([readCounters(s, queueCountsHeader), collect(s.kv.entries('rule')), loadSuspendedPresets(s)]);
+  s.loadCounters(counters.counts, counters.hosts);
   for (const [, value] of rules) s.rules.remember(decodeJson<RuleRecord>(value));
 
   // the fronts: as written down at the last clean close when nothing was written since
@@ -135,6 +138,23 @@ function samePresets(a: readonly PresetName[], b: readonly PresetName[]): boolea
   return a.length === b.length && a.every((p) => b.includes(p));
 }
 
+/** The per-host queue counts' range of the `counter` space (`frontier:<host>`). */
+const PER_HOST = { gte: counterNames.frontier(''), lt: counterNames.frontier('').slice(0, -1) + ';' } as const;
+
+/**
+ * Every counter: the store-wide ones, and the per-host ones either from the queue-count snapshot
+ * (`hosts`, when its header is there and agrees) or read one record per host (in `counts`).
+ */
+async function readCounters(s: Pick<EngineParts, 'kv'>, header: string | undefined): Promise<{ counts: [string, number][]; hosts?: Map<string, number> }> {
+  const num = (e: [string, string]): [string, number] => [e[0], Number(e[1])];
+  if (header === undefined) return { counts: (await collect(s.kv.entries('counter'))).map(num) };
+  const [before, after] = await Promise.all([collect(s.kv.entries('counter', { lt: PER_HOST.gte })), collect(s.kv.entries('counter', { gte: PER_HOST.lt }))]);
+  const storeWide = [...before, ...after].map(num);
+  const hosts = await readQueueCounts(s.kv, header, new Map(storeWide));
+  if (hosts !== undefined) return { counts: storeWide, hosts };
+  return { counts: [...storeWide, ...(await collect(s.kv.entries('counter', PER_HOST))).map(num)] };
+}
+
 /** The presets each host's redirects contradicted (evidence.ts). */
 export async function loadSuspendedPresets(s: Pick<EngineParts, 'kv' | 'rules'>): Promise<void> {
   s.rules.suspendedPresets.clear();
@@ -171,8 +191,17 @@ async function reconcilePruned(s: EngineParts, q: WriteQueue): Promise<void> {
   }
 }
 
-/** At a clean close: the fronts, for a quick next open; a failure here costs only that (the next open rebuilds). */
-export async function writeFrontsAtClose(s: Pick<EngineParts, 'counters' | 'kv' | 'o' | 'seen'>): Promise<void> {
+/** Hosts with queued URLs from which a clean close writes their counts down (fewer are read at open in a moment). */
+export const QUEUE_COUNTS_MIN_HOSTS = 1024;
+
+/**
+ * At a clean close: the per-host queue counts and the fronts, for a quick next open; a failure
+ * here costs only that (the next open reads the counters and rebuilds the fronts).
+ */
+export async function writeFrontsAtClose(s: Pick<EngineParts, 'counters' | 'frontier' | 'kv' | 'o' | 'seen'>): Promise<void> {
+  if (s.kv.durable && !s.o.readOnly && s.frontier.hostCount >= QUEUE_COUNTS_MIN_HOSTS) {
+    await writeQueueCounts(s.kv, s.frontier.queuedCounts, s.counters.asWritten, s.o.sync !== 'never').catch(() => undefined);
+  }
   // (fronts that know nothing of what was stored before them are never written down: a snapshot
   // speaks for every key of the database)
   if (s.kv.durable && !s.o.readOnly && s.seen.front.complete && s.seen.aliasFront.complete && s.seen.front.count + s.seen.aliasFront.count >= s.o.frontSnapshotMinKeys) {

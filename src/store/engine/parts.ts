@@ -49,11 +49,11 @@ export class EngineParts {
 
   /**
    * Set every counter (at open, or after a rebuild): the store-wide ones, and a frontier loaded
-   * with the per-host ones (one entry per host: read once, into the frontier's own map).
+   * with the per-host ones (one entry per host: read once, into the frontier's own map), from
+   * `counts` or, read from the snapshot of the last clean close, `hostCounts`.
    */
-  loadCounters(counts: Iterable<readonly [string, number]>): void {
+  loadCounters(counts: Iterable<readonly [string, number]>, hostCounts = new Map<string, number>()): void {
     const storeWide: (readonly [string, number])[] = [];
-    const hostCounts = new Map<string, number>();
     for (const c of counts) {
       if (isPerHost(c[0])) {
         if (c[1] > 0) hostCounts.set(hostOfCounter(c[0]), c[1]);

@@ -56,6 +56,57 @@ export function durabilityTests(ctx: SuiteContext): void {
       expect((await store.stats()).front.source).toBe('database');
     });
 
+    it.skipIf(!supports.reopen || !supports.damage)('reopens with the per-host queue counts written down at close, and reads the counters when that copy does not fit', async () => {
+      const options: StoreOptions = { learnRules: false };
+      const b = await make(options);
+      assertHas(b, 'reopen', 'damage');
+      // 1,100 hosts with one queued URL each (a close writes the copy from 1,024 hosts on), and one with five
+      await b.store.admit(Array.from({ length: 1100 }, (_, i) => `http://q${i}.example/a`));
+      await b.store.admit(Array.from({ length: 5 }, (_, i) => `http://many.example/${i}`));
+      const handed = await b.store.next({ host: 'many.example', limit: 2 });
+      await b.store.recordFetch(handed[0]!.url, { status: 200 });
+      const before = await b.store.stats();
+      expect(before.frontier).toMatchObject({ size: 1104, hostCount: 1101 });
+      expect(before.frontier.hosts['many.example']).toBe(4);
+      const same = async (store: SeenStore): Promise<void> => {
+        const s = await store.stats();
+        expect(s.frontier).toEqual({ ...before.frontier, inFlight: 0 });
+        expect(s.urls).toEqual(before.urls);
+      };
+      let store = await b.reopen(options);
+      await same(store);
+      // the one in flight at close is offered again, then the rest of the host's queue
+      expect((await store.next({ host: 'many.example', limit: 5 })).map((e) => e.url)).toEqual(['http://many.example/1', 'http://many.example/2', 'http://many.example/3', 'http://many.example/4']);
+      store = await b.reopen(options);
+      await same(store);
+      // the copy is what the open reads, not the per-host counters (one changed behind the store's
+      // back shows it; then put back)
+      store = await b.damage([{ space: 'counter', key: 'frontier:q7.example', value: '9' }]);
+      await same(store);
+      store = await b.damage([{ space: 'counter', key: 'frontier:q7.example', value: '1' }]);
+      await same(store);
+      await verified(store);
+      // a copy that does not fit is not used: the counters are read one host at a time
+      for (const damage of [
+        [{ space: 'meta', key: 'front:q:000000', value: '1 q0.example' }], // a chunk: checksum, host count
+        [{ space: 'meta', key: 'front:q', value: 'null' }], // the header
+        [{ space: 'counter', key: 'frontier:q7.example', value: '2' }, { space: 'counter', key: 'state:queued', value: '1105' }], // a store-wide counter moved since
+      ]) {
+        store = await b.damage(damage);
+        const s = await store.stats();
+        if (damage.length === 2) {
+          expect(s.frontier.hosts['q7.example']).toBe(2);
+          await store.rebuildDerived();
+        } else await same(store);
+        await verified(store);
+      }
+      // an open for writing deletes the copy before it writes; the next clean close writes it again
+      await store.admit(['http://new.example/a']);
+      store = await b.reopen(options);
+      expect((await store.stats()).frontier).toMatchObject({ size: 1105, hostCount: 1102 });
+      await verified(store);
+    });
+
     it.skipIf(!supports.reopen)('survives reopening: entries, frontier order, rules, counters; in-flight entries are offered again', async () => {
       const b = await make();
       assertHas(b, 'reopen');

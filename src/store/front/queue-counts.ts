@@ -1,0 +1,150 @@
+/**
+ * The per-host queue counts (`counter` space, `frontier:<host>`) written down at a clean close
+ * beside the front snapshot (snapshot.ts), so that opening a store of many hosts does not read a
+ * counter record per host: at a million hosts that read was most of an open (about 7 s on this
+ * machine, of which LevelDB iteration, the strings it makes and their garbage took nearly all).
+ *
+ * The counters stay the truth, and the snapshot is only read when it cannot differ from them:
+ *   - it is written by `close()` after the last batch, its chunks first and its header last, so a
+ *     close cut short leaves no header and is never read;
+ *   - its keys lie in the front snapshot's range (`front:q…`), which every open for writing deletes
+ *     before it writes anything else, as this build and every earlier one that had a front
+ *     snapshot does: a store written after its close has none;
+ *   - the header holds every store-wide counter as it was at close (the URLs per state, the block
+ *     sequence, …: a batch that moves a URL into or out of a host's queue changes one of them),
+ *     the number of hosts, the sum of their counts and a checksum of the text; the open compares
+ *     them all with what it reads, and on any difference reads the counters themselves.
+ * A wrong count could hide a host's queue from `next()`, so nothing here is trusted without those
+ * checks; a store opened read-only reads the snapshot but never deletes it.
+ *
+ * Layout, in the `meta` sublevel: `front:q` = JSON header; `front:q:NNNNNN` = lines
+ * `count SP host`, separated by LF, at most about 64 KiB each, hosts in sorted order.
+ */
+import type { Kv } from '../backends/kv.js';
+
+const VERSION = 1;
+/** The header's key; its chunks are `front:q:NNNNNN` (in the range front snapshots are deleted by). */
+export const QUEUE_COUNTS_HEADER = 'front:q';
+/** Characters of lines per chunk, at most (a chunk always holds whole lines). */
+const CHUNK_CHARS = 1 << 16;
+/** Chunks read in one `getMany`. */
+const CHUNKS_PER_READ = 16;
+
+interface Header {
+  readonly v: number;
+  readonly hosts: number;
+  readonly total: number;
+  readonly chunks: number;
+  /** FNV-1a over the chunks' characters, in order, as 8 hex digits. */
+  readonly check: string;
+  /** Every store-wide counter at close (not the per-host ones). */
+  readonly counters: Record<string, number>;
+}
+
+function chunkKey(i: number): string {
+  return `${QUEUE_COUNTS_HEADER}:${String(i).padStart(6, '0')}`;
+}
+
+function fnv(h: number, text: string): number {
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h;
+}
+
+function hex(h: number): string {
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
+
+/**
+ * Write the per-host counts down (the store is closing and has nothing more to write), a chunk per
+ * batch, then the header with `sync`. `storeWide` is every store-wide counter as written.
+ */
+export async function writeQueueCounts(kv: Kv, counts: ReadonlyMap<string, number>, storeWide: ReadonlyMap<string, number>, sync: boolean): Promise<void> {
+  const hosts = [...counts.keys()].sort();
+  let h = 0x811c9dc5;
+  let total = 0;
+  let chunks = 0;
+  let lines: string[] = [];
+  let chars = 0;
+  const flush = async (): Promise<void> => {
+    const text = lines.join('\n');
+    h = fnv(h, text);
+    await kv.write([{ space: 'meta', key: chunkKey(chunks++), value: text }], { sync: false });
+    lines = [];
+    chars = 0;
+  };
+  for (const host of hosts) {
+    const n = counts.get(host)!;
+    const line = `${n} ${host}`;
+    if (chars > 0 && chars + line.length + 1 > CHUNK_CHARS) await flush();
+    lines.push(line);
+    chars += line.length + 1;
+    total += n;
+  }
+  if (lines.length > 0) await flush();
+  const header: Header = { v: VERSION, hosts: hosts.length, total, chunks, check: hex(h), counters: Object.fromEntries(storeWide) };
+  await kv.write([{ space: 'meta', key: QUEUE_COUNTS_HEADER, value: JSON.stringify(header) }], { sync });
+}
+
+function sameCounters(a: Record<string, number>, b: ReadonlyMap<string, number>): boolean {
+  const names = Object.keys(a);
+  let nonZero = 0;
+  for (const [, v] of b) if (v !== 0) nonZero++;
+  let aNonZero = 0;
+  for (const name of names) {
+    const v = a[name];
+    if (typeof v !== 'number') return false;
+    if (v !== 0) aNonZero++;
+    if ((b.get(name) ?? 0) !== v) return false;
+  }
+  return aNonZero === nonZero;
+}
+
+/**
+ * The per-host counts written down at the last clean close, when they still speak for the
+ * database: `raw` is the header's record (read with the open's other meta records), `storeWide`
+ * the store-wide counters the open read. `undefined` when there is none or anything disagrees.
+ * A host's name is a slice of its chunk: the chunks held alive are at most the snapshot's size.
+ */
+export async function readQueueCounts(kv: Kv, raw: string | undefined, storeWide: ReadonlyMap<string, number>): Promise<Map<string, number> | undefined> {
+  if (raw === undefined) return undefined;
+  let header: Header | null;
+  try {
+    header = JSON.parse(raw) as Header | null;
+  } catch {
+    return undefined;
+  }
+  if (
+    typeof header !== 'object' || header === null || header.v !== VERSION ||
+    !Number.isSafeInteger(header.hosts) || !Number.isSafeInteger(header.total) || !Number.isSafeInteger(header.chunks) ||
+    typeof header.counters !== 'object' || header.counters === null || !sameCounters(header.counters, storeWide)
+  ) {
+    return undefined;
+  }
+  const out = new Map<string, number>();
+  let h = 0x811c9dc5;
+  let total = 0;
+  for (let i = 0; i < header.chunks; i += CHUNKS_PER_READ) {
+    const keys: string[] = [];
+    for (let j = i; j < Math.min(header.chunks, i + CHUNKS_PER_READ); j++) keys.push(chunkKey(j));
+    for (const text of await kv.getMany('meta', keys)) {
+      if (text === undefined) return undefined;
+      h = fnv(h, text);
+      if (!parseChunk(text, out)) return undefined;
+    }
+  }
+  // (a host named twice would leave fewer entries than the header counts)
+  for (const n of out.values()) total += n;
+  if (hex(h) !== header.check || out.size !== header.hosts || total !== header.total) return undefined;
+  return out;
+}
+
+/** Lines `count SP host` into `out`; false for a line of another shape. */
+function parseChunk(text: string, out: Map<string, number>): boolean {
+  for (const line of text.split('\n')) {
+    const space = line.indexOf(' ');
+    const n = space > 0 ? Number(line.slice(0, space)) : NaN;
+    if (!Number.isSafeInteger(n) || n <= 0) return false;
+    out.set(line.slice(space + 1), n);
+  }
+  return true;
+}
