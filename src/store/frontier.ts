@@ -201,8 +201,14 @@ interface Flying {
 }
 
 export class Frontier {
-  /** Queued URLs per host, in flight included (mirrors the `frontier:<host>` counters). */
+  /**
+   * Queued URLs per host, in flight included (mirrors the `frontier:<host>` counters); a host in
+   * the ring whose count went to 0 stays here with 0 until the ring is compacted, so one map says
+   * both (a set of the ring's hosts beside it cost a million entries more on a broad crawl).
+   */
   private counts = new Map<string, number>();
+  /** Hosts whose count is above 0. */
+  private queuedHostCount = 0;
   private readonly flying = new Map<string, Flying>();
   private readonly flyingByHost = new Map<string, number>();
   /** Entries given back by `release`, and checks (`offerFirst`): offered first. */
@@ -218,7 +224,6 @@ export class Frontier {
    * one out of the middle of an array is O(hosts), and a broad crawl drains hosts by the million.
    */
   private ring: string[] = [];
-  private inRing = new Set<string>();
   /** Hosts in `ring` without entries, left for the compaction. */
   private gone = 0;
   private turn = 0;
@@ -258,25 +263,29 @@ export class Frontier {
     if (this.counts.size > 0) throw new Error('Frontier.load: a frontier is loaded once, when new');
     this.counts = counts;
     this.ring = [...counts.keys()];
-    this.inRing = new Set(this.ring);
+    this.queuedHostCount = counts.size;
     for (const n of counts.values()) this.total += n;
   }
 
   /** Apply a committed change of one host's count of queued URLs. */
   adjust(host: string, delta: number): void {
-    const n = (this.counts.get(host) ?? 0) + delta;
+    // undefined: not in the ring; 0: in the ring without entries
+    const had = this.counts.get(host);
+    const n = (had ?? 0) + delta;
     this.total += delta;
     if (n <= 0) {
-      if (this.counts.delete(host) && this.inRing.has(host) && ++this.gone > 1024 && this.gone * 2 > this.ring.length) this.compact();
+      if (had !== undefined && had > 0) {
+        this.counts.set(host, 0);
+        this.queuedHostCount--;
+        if (++this.gone > 1024 && this.gone * 2 > this.ring.length) this.compact();
+      }
       this.heldAhead -= this.cursors.get(host)?.ahead.length ?? 0;
       this.cursors.delete(host);
     } else {
-      if (!this.counts.has(host) && this.inRing.has(host)) this.gone--;
+      if (had === undefined) this.ring.push(host);
+      else if (had === 0) this.gone--;
+      if (had === undefined || had === 0) this.queuedHostCount++;
       this.counts.set(host, n);
-      if (!this.inRing.has(host)) {
-        this.inRing.add(host);
-        this.ring.push(host);
-      }
     }
   }
 
@@ -287,8 +296,8 @@ export class Frontier {
     for (let i = 0; i < this.ring.length; i++) {
       const h = this.ring[i]!;
       if (i === this.turn) turn = kept.length;
-      if (this.counts.has(h)) kept.push(h);
-      else this.inRing.delete(h);
+      if (this.counts.get(h)! > 0) kept.push(h);
+      else this.counts.delete(h);
     }
     this.ring = kept;
     this.turn = turn;
@@ -304,19 +313,22 @@ export class Frontier {
     return this.total;
   }
 
-  /** Queued URLs per host (in flight included), as the `frontier:<host>` counters hold them once written. */
+  /**
+   * Queued URLs per host (in flight included), as the `frontier:<host>` counters hold them once
+   * written; a host with 0 has none (it is left for the ring's compaction).
+   */
   get queuedCounts(): ReadonlyMap<string, number> {
     return this.counts;
   }
 
   /** The hosts with queued URLs (in flight included), unsorted. */
-  queuedHosts(): IterableIterator<string> {
-    return this.counts.keys();
+  *queuedHosts(): IterableIterator<string> {
+    for (const [h, n] of this.counts) if (n > 0) yield h;
   }
 
   /** Hosts with queued URLs. */
   get hostCount(): number {
-    return this.counts.size;
+    return this.queuedHostCount;
   }
 
   get inFlight(): number {
@@ -325,7 +337,7 @@ export class Frontier {
 
   hosts(): Record<string, number> {
     const out: Record<string, number> = {};
-    for (const [h, n] of [...this.counts].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) out[h] = n;
+    for (const [h, n] of [...this.counts].filter((e) => e[1] > 0).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) out[h] = n;
     return out;
   }
 
@@ -437,7 +449,7 @@ export class Frontier {
       while (out.length < limit && this.ring.length > 0 && idle < this.ring.length) {
         if (at >= this.ring.length) at = 0;
         const host = this.ring[at++]!;
-        if (!this.counts.has(host)) {
+        if (!(this.counts.get(host)! > 0)) {
           idle++;
           continue;
         }

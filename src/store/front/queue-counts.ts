@@ -59,7 +59,10 @@ function hex(h: number): string {
  * batch, then the header with `sync`. `storeWide` is every store-wide counter as written.
  */
 export async function writeQueueCounts(kv: Kv, counts: ReadonlyMap<string, number>, storeWide: ReadonlyMap<string, number>, sync: boolean): Promise<void> {
-  const hosts = [...counts.keys()].sort();
+  // (a host with 0 has none: the frontier keeps it until its ring is compacted)
+  const hosts: string[] = [];
+  for (const [host, n] of counts) if (n > 0) hosts.push(host);
+  hosts.sort();
   let h = 0x811c9dc5;
   let total = 0;
   let chunks = 0;
