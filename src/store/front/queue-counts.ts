@@ -21,6 +21,7 @@
  * `count SP host`, separated by LF, at most about 64 KiB each, hosts in sorted order.
  */
 import type { Kv } from '../backends/kv.js';
+import { parseSnapshotHeader } from './snapshot.js';
 
 const VERSION = 1;
 /** The header's key; its chunks are `front:q:NNNNNN` (in the range front snapshots are deleted by). */
@@ -88,18 +89,11 @@ export async function writeQueueCounts(kv: Kv, counts: ReadonlyMap<string, numbe
   await kv.write([{ space: 'meta', key: QUEUE_COUNTS_HEADER, value: JSON.stringify(header) }], { sync });
 }
 
-function sameCounters(a: Record<string, number>, b: ReadonlyMap<string, number>): boolean {
-  const names = Object.keys(a);
-  let nonZero = 0;
-  for (const [, v] of b) if (v !== 0) nonZero++;
-  let aNonZero = 0;
-  for (const name of names) {
-    const v = a[name];
-    if (typeof v !== 'number') return false;
-    if (v !== 0) aNonZero++;
-    if ((b.get(name) ?? 0) !== v) return false;
-  }
-  return aNonZero === nonZero;
+/** The same store-wide counters, a missing one taken for 0. */
+function sameCounters(a: Record<string, unknown>, b: ReadonlyMap<string, number>): boolean {
+  for (const [name, v] of b) if (v !== 0 && a[name] !== v) return false;
+  for (const name of Object.keys(a)) if (a[name] !== (b.get(name) ?? 0)) return false;
+  return true;
 }
 
 /**
@@ -109,15 +103,9 @@ function sameCounters(a: Record<string, number>, b: ReadonlyMap<string, number>)
  * A host's name is a slice of its chunk: the chunks held alive are at most the snapshot's size.
  */
 export async function readQueueCounts(kv: Kv, raw: string | undefined, storeWide: ReadonlyMap<string, number>): Promise<Map<string, number> | undefined> {
-  if (raw === undefined) return undefined;
-  let header: Header | null;
-  try {
-    header = JSON.parse(raw) as Header | null;
-  } catch {
-    return undefined;
-  }
+  const header = parseSnapshotHeader<Header>(raw);
   if (
-    typeof header !== 'object' || header === null || header.v !== VERSION ||
+    header === undefined || header.v !== VERSION ||
     !Number.isSafeInteger(header.hosts) || !Number.isSafeInteger(header.total) || !Number.isSafeInteger(header.chunks) ||
     typeof header.counters !== 'object' || header.counters === null || !sameCounters(header.counters, storeWide)
   ) {

@@ -141,21 +141,29 @@ export async function writeFrontSnapshot(kv: Kv, fronts: Fronts, counts: FrontCo
 }
 
 /**
+ * A snapshot header's record as an object, or `undefined` when there is none or it is not JSON of
+ * an object (its fields are the caller's to check: the record may be damaged).
+ */
+export function parseSnapshotHeader<T extends object>(raw: string | undefined): T | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    const header: unknown = JSON.parse(raw);
+    return typeof header === 'object' && header !== null ? (header as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The fronts written down at the last clean close, when they still speak for the database: same
  * counters, same checksum, same byte order. `undefined` when there is none or it does not fit.
  * Read a chunk at a time, straight into the layers' bit arrays. `raw` is the header's record
  * (`meta` `FRONT_HEADER`), which the open reads with the other meta records.
  */
 export async function readFrontSnapshot(kv: Kv, raw: string | undefined, counts: FrontCounts, bitsPerKey: number): Promise<Fronts | undefined> {
-  if (raw === undefined) return undefined;
-  let header: Header | null;
-  try {
-    header = JSON.parse(raw) as Header | null;
-  } catch {
-    return undefined;
-  }
+  const header = parseSnapshotHeader<Header>(raw);
   if (
-    typeof header !== 'object' || header === null ||
+    header === undefined ||
     header.v !== SNAPSHOT_VERSION || header.endianness !== endianness() ||
     header.admitted !== counts.admitted || header.aliases !== counts.aliases ||
     !Array.isArray(header.url) || !Array.isArray(header.alias) || header.url.length === 0 || header.alias.length === 0
