@@ -105,6 +105,11 @@ export class FrontierBatch {
     this.urgent.push({ key, host, seq, depth });
   }
 
+  /** The hosts this batch writes blocks for. */
+  get blockHosts(): Iterable<string> {
+    return this.open.keys();
+  }
+
   /** The sequence number of this batch's open block for `host`, if it has one. */
   openSeq(host: string): number | undefined {
     return this.open.get(host)?.seq;
@@ -179,6 +184,8 @@ export function wholeLines(value: string): string {
  */
 const READ_AHEAD = 8;
 const HELD_AHEAD = 4096;
+/** Entries held back for a rule being learned (`deferrable`), over all hosts; past it, none are held. */
+const HELD_BACK = 65_536;
 
 interface Cursor {
   /** The block being read, its lines, and the next line in it. */
@@ -189,6 +196,8 @@ interface Cursor {
   after: string;
   /** Blocks after `block` read with it, [key, value], oldest first. */
   readonly ahead: [string, string][];
+  /** A read found no block after `after`, and no batch has written one for the host since. */
+  atEnd: boolean;
 }
 
 type UrlState = ReturnType<typeof decodeUrlEntry>;
@@ -213,6 +222,13 @@ export class Frontier {
   private readonly flyingByHost = new Map<string, number>();
   /** Entries given back by `release`, and checks (`offerFirst`): offered first. */
   private readonly released = new Map<string, FrontierEntry[]>();
+  /**
+   * Entries `deferrable` held back, per host, in discovery order: offered once the cursor has
+   * read the host's blocks to the end and none of its entries is in flight (their pages may link
+   * more of the rest). Memory only: after a restart the cursor finds them queued where they were.
+   */
+  private readonly heldBack = new Map<string, FrontierEntry[][]>();
+  private heldBackCount = 0;
   private readonly cursors = new Map<string, Cursor>();
   /** Blocks held in the cursors' `ahead` lists. */
   private heldAhead = 0;
@@ -235,7 +251,15 @@ export class Frontier {
    */
   private readonly pending = new Map<string, number>();
 
-  constructor(private readonly kv: Kv) {}
+  /**
+   * `deferrable`: 0 for a queued URL offered in discovery order, 1 for one offered after the rest
+   * of its host's queue, 2 after those (a rule being learned would rewrite it:
+   * learning/candidate-order.ts). Only the order changes.
+   */
+  constructor(
+    private readonly kv: Kv,
+    private readonly deferrable?: (key: string) => 0 | 1 | 2,
+  ) {}
 
   /** `host`'s queued URLs as the next batch builds on it: written, and submitted since. */
   queuedNext(host: string): number {
@@ -281,6 +305,8 @@ export class Frontier {
       }
       this.heldAhead -= this.cursors.get(host)?.ahead.length ?? 0;
       this.cursors.delete(host);
+      for (const tier of this.heldBack.get(host) ?? []) this.heldBackCount -= tier.length;
+      this.heldBack.delete(host);
     } else {
       if (had === undefined) this.ring.push(host);
       else if (had === 0) this.gone--;
@@ -395,6 +421,10 @@ export class Frontier {
    */
   written(batch: FrontierBatch, urls: ReadonlyMap<string, { readonly k?: string } | null>): void {
     for (const k of urls.keys()) this.changed(k);
+    for (const host of batch.blockHosts) {
+      const c = this.cursors.get(host);
+      if (c !== undefined) c.atEnd = false;
+    }
     for (const [host, delta] of batch.deltas) {
       if (delta === 0) continue;
       this.addPending(host, -delta);
@@ -484,15 +514,20 @@ export class Frontier {
       taken++;
     }
     let cursor = this.cursors.get(host);
-    if (cursor === undefined) this.cursors.set(host, (cursor = { block: undefined, lines: [], line: 0, after: '', ahead: [] }));
+    if (cursor === undefined) this.cursors.set(host, (cursor = { block: undefined, lines: [], line: 0, after: '', ahead: [], atEnd: false }));
     const range = prefixRange(host + SEP);
     while (taken < want) {
       let counted: (UrlState | undefined)[] | undefined;
       if (cursor.block === undefined) {
         if (cursor.ahead.length === 0) {
+          // (at the end with entries held back: no read until a batch writes a block of the host)
+          if (cursor.atEnd) break;
           const limit = this.heldAhead < HELD_AHEAD ? READ_AHEAD : 1;
           for await (const e of this.kv.entries('frontier', { gt: cursor.after === '' ? range.gte : cursor.after, lt: range.lt, limit })) cursor.ahead.push(e);
-          if (cursor.ahead.length === 0) return;
+          if (cursor.ahead.length === 0) {
+            cursor.atEnd = true;
+            break;
+          }
           this.heldAhead += cursor.ahead.length;
         }
         const [block, value] = cursor.ahead.shift()!;
@@ -525,6 +560,14 @@ export class Frontier {
         const s = states[i];
         if (s === undefined || s.s !== 'queued' || s.n !== blockSeq || s.h !== host || this.flying.has(line.key)) continue;
         const e: FrontierEntry = { url: urlFromKey(line.key), key: line.key, host, depth: line.depth, seq: lineSeq(blockSeq, cursor.line - 1), ...(s.k === 'p' ? { check: 'probe' as const } : {}) };
+        const tier = s.k === undefined && this.deferrable !== undefined && this.heldBackCount < HELD_BACK ? this.deferrable(line.key) : 0;
+        if (tier > 0) {
+          let held = this.heldBack.get(host);
+          if (held === undefined) this.heldBack.set(host, (held = [[], []]));
+          held[tier - 1]!.push(e);
+          this.heldBackCount++;
+          continue;
+        }
         this.fly(e, block, s);
         out.push(e);
         if (++taken >= want) break;
@@ -536,6 +579,21 @@ export class Frontier {
         cursor.line = 0;
       }
     }
+    // the cursor is at the end: the entries held back come next, once nothing of the host is in
+    // flight (a page fetched may still link more of the rest)
+    const held = this.heldBack.get(host);
+    if (held === undefined || taken >= want || (this.flyingByHost.get(host) ?? 0) > 0) return;
+    for (const tier of held) {
+      while (tier.length > 0 && taken < want) {
+        const e = tier.shift()!;
+        this.heldBackCount--;
+        if (!(await this.isLive(e.key, this.blockOf(e)))) continue;
+        this.fly(e, this.blockOf(e), undefined);
+        out.push(e);
+        taken++;
+      }
+    }
+    if (held[0]!.length === 0 && held[1]!.length === 0) this.heldBack.delete(host);
   }
 
   private blockOf(e: FrontierEntry): string {

@@ -20,7 +20,7 @@ afterAll(async () => site.close());
 const allow = (): AllowedEndpoint[] => loopbackAllow(site.port);
 
 /** Crawl the demo site into a fresh store; the server's request log of this crawl. */
-async function crawlDemo(presets: ('tracking' | 'session-ids')[]): Promise<{ report: CrawlReport; requests: DemoSite['requests']; pages: CrawledPage[]; verify: readonly string[] }> {
+async function crawlDemo(presets: ('tracking' | 'session-ids')[]): Promise<{ report: CrawlReport; requests: DemoSite['requests']; pages: CrawledPage[]; verify: readonly string[]; pruned: Readonly<Record<string, number>> }> {
   const db = tempDir();
   const from = site.requests.length;
   try {
@@ -30,8 +30,9 @@ async function crawlDemo(presets: ('tracking' | 'session-ids')[]): Promise<{ rep
     const report = await c.done;
     const store = await openStore(db.path, { presets });
     const verify = (await store.verify()).problems;
+    const pruned = (await store.stats()).pruned;
     await store.close();
-    return { report, requests: site.requests.slice(from), pages, verify };
+    return { report, requests: site.requests.slice(from), pages, verify, pruned };
   } finally {
     db.remove();
   }
@@ -85,7 +86,11 @@ describe('crawl of the demo site with the tracking and session-ids presets', () 
     for (const bucket of ['exact', 'fragment', 'syntax', 'scheme', 'same-page', 'alias', 'preset:tracking', 'preset:session-ids']) {
       expect(d[bucket] ?? 0, bucket).toBeGreaterThan(0);
     }
-    expect(Object.keys(d).some((k) => k.endsWith('/slash-add'))).toBe(true);
+    // the slash rule acts on links found after it holds, or on the queued URLs it prunes: the
+    // frontier offers the URLs a rule being learned would rewrite after the rest of the host's
+    // (learning/candidate-order.ts), so on a site this small they are mostly queued when it activates
+    const slashAdd = (o: Readonly<Record<string, number>>): number => Object.entries(o).reduce((n, [k, v]) => (k.endsWith('/slash-add') ? n + v : n), 0);
+    expect(slashAdd(d) + slashAdd(run.pruned)).toBeGreaterThan(0);
     expect(r.links.refused['other-scheme']).toBeGreaterThanOrEqual(2);
     expect(r.links.refused['out-of-scope']).toBeGreaterThanOrEqual(1);
     expect(r.evidence.canonical).toBeGreaterThan(0);

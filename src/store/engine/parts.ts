@@ -13,6 +13,7 @@ import type { NormalizeOptions } from '../../normalize/index.js';
 import type { Kv } from '../backends/kv.js';
 import { Frontier } from '../frontier.js';
 import { RuleBook } from '../learning/rule-book.js';
+import { heldForCandidate, type Held } from '../learning/candidate-order.js';
 import type { Txn } from './batch.js';
 import { Counters, hostOfCounter, isPerHost, type CounterChange } from './counters.js';
 import { customNormalizeOptions, type ResolvedOptions } from './options.js';
@@ -37,13 +38,16 @@ export class EngineParts {
    */
   readonly outbox: { readonly url: string; readonly depth: number; readonly src?: string }[] = [];
 
+  /** The frontier's order: a URL a rule being learned would rewrite waits for the host's other URLs. */
+  private readonly heldForCandidate = (key: string): Held => heldForCandidate(this.rules, key);
+
   constructor(kv: Kv, options: ResolvedOptions) {
     this.kv = kv;
     this.location = kv.location;
     this.o = options;
     this.normalizeOptions = customNormalizeOptions(options.normalize);
     this.seen = new SeenSet(options.cacheSize);
-    this.frontier = new Frontier(kv);
+    this.frontier = new Frontier(kv, this.heldForCandidate);
     this.rules = new RuleBook(kv);
   }
 
@@ -60,7 +64,7 @@ export class EngineParts {
       } else storeWide.push(c);
     }
     this.counters.load(storeWide);
-    this.frontier = new Frontier(this.kv);
+    this.frontier = new Frontier(this.kv, this.heldForCandidate);
     this.frontier.load(hostCounts);
   }
 

@@ -5,15 +5,29 @@
  * presets a host's redirects suspended, and the caches of not-found answers and path documents.
  * It follows each written batch (`wrote`); the database stays the truth.
  */
-import { compareForApply, parseRuleId, type ActiveRule, type RuleRecord } from '../rules.js';
+import { compareForApply, parseRuleId, type ActiveRule, type RuleRecord, type RuleSpec } from '../rules.js';
 import type { Kv, KvOp } from '../backends/kv.js';
 import { NotFoundCache } from './not-found.js';
 import { PathDocuments } from './path-documents.js';
 import { RewriteSamples } from './rewrite-samples.js';
 import { PresetSuspensions } from './preset-suspensions.js';
+import { bareParameterPath } from './parameter-difference.js';
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * A rule as the frontier's order reads it (candidate-order.ts): what it does, the paths of its
+ * evidence, and for an active rule where it holds (a URL it would rewrite outside its scopes is
+ * evidence for it to grow, as a candidate's is).
+ */
+export interface RuleReach {
+  readonly spec: RuleSpec;
+  /** The paths (segment parameters left out) of its supporting observations. */
+  readonly paths: ReadonlySet<string>;
+  /** The rule as the transform applies it, when active. */
+  readonly active?: ActiveRule;
 }
 
 /**
@@ -25,8 +39,19 @@ export class LiveRules {
   private readonly liveByHost = new Map<string, Set<string>>();
   private readonly withdrawnIds = new Set<string>();
   private readonly activeByHost = new Map<string, ActiveRule[]>();
+  private readonly reachByHost = new Map<string, RuleReach[]>();
   /** The active rules of `host`, in apply order (rules.ts `applyRules` takes this). */
   readonly activeOf = (host: string): readonly ActiveRule[] | undefined => this.activeByHost.get(host);
+
+  /** True when some host has a live rule. */
+  get anyLive(): boolean {
+    return this.reachByHost.size > 0;
+  }
+
+  /** What the live rules of `host` would do, and where their evidence lies (candidate-order.ts). */
+  reachOf(host: string): readonly RuleReach[] | undefined {
+    return this.reachByHost.get(host);
+  }
 
   /** A rule that is not withdrawn, by id. */
   get(id: string): RuleRecord | undefined {
@@ -66,6 +91,23 @@ export class LiveRules {
       ids.add(rule.id);
     }
     if (had?.state === 'active' || rule.state === 'active') this.rebuildActive(rule.host);
+    this.rebuildReach(rule.host);
+  }
+
+  private rebuildReach(host: string): void {
+    const reach: RuleReach[] = [];
+    const active = this.activeByHost.get(host);
+    for (const id of this.liveByHost.get(host) ?? []) {
+      const r = this.live.get(id);
+      if (r === undefined) continue;
+      const parsed = parseRuleId(id);
+      if (parsed === undefined) continue;
+      const paths = new Set((r.support ?? []).map((x) => bareParameterPath(x.p)));
+      const a = r.state === 'active' ? active?.find((x) => x.id === id) : undefined;
+      reach.push(a === undefined ? { spec: parsed.spec, paths } : { spec: parsed.spec, paths, active: a });
+    }
+    if (reach.length === 0) this.reachByHost.delete(host);
+    else this.reachByHost.set(host, reach);
   }
 
   private rebuildActive(host: string): void {

@@ -2,10 +2,10 @@
 // per-host allowances, recorded fetches).
 import { describe, expect, it } from 'vitest';
 import { key } from '../../../src/normalize/index.js';
-import type { SuiteContext } from './context.js';
+import { collect, type SuiteContext } from './context.js';
 
 export function frontierTests(ctx: SuiteContext): void {
-  const { make, verified } = ctx;
+  const { make, verified, supports } = ctx;
   describe('frontier', () => {
     it('a worker of one store holds every host for the crawl and waits for no other', async () => {
       const { store } = await make();
@@ -110,6 +110,37 @@ export function frontierTests(ctx: SuiteContext): void {
       expect(s.urls).toEqual({ admitted: 4, queued: 0, fetched: 2, redirected: 1, pruned: 0, failed: 1 });
       await expect(store.recordFetch('http://f.example/ok', { status: 1.5 })).rejects.toThrow(TypeError);
       await verified(store);
+    });
+
+    it('offers the URLs a candidate rule would rewrite after the host\'s others, all of them, and again after a reopen', async () => {
+      // (no not-found probe: it would be offered first)
+      const { store, reopen } = await make({ probeNotFound: false });
+      // one pair makes `sid` a candidate on q.example (three documents would make it active)
+      await store.recordFetch('http://q.example/list', { status: 200, contentHash: 'L' });
+      await store.recordFetch('http://q.example/list?sid=1', { status: 200, contentHash: 'L' });
+      expect((await collect(store.rules())).find((r) => r.id === 'q.example/query-parameter:sid')).toMatchObject({ state: 'candidate' });
+      const held = ['http://q.example/a?sid=5', 'http://q.example/c?sid=6'];
+      await store.admit(['http://q.example/list?sid=2', held[0]!, 'http://q.example/b', held[1]!, 'http://q.example/d', 'http://r.example/x?sid=7']);
+      // another host's order is its own: no rule there
+      expect((await store.next({ host: 'r.example', limit: 5 })).map((e) => e.url)).toEqual(['http://r.example/x?sid=7']);
+      expect((await store.next({ host: 'q.example', limit: 5 })).map((e) => e.url)).toEqual(['http://q.example/b', 'http://q.example/d']);
+      // held while a page of the host is in flight: it may link more of the rest, which comes first
+      expect(await store.next({ host: 'q.example', limit: 5 })).toEqual([]);
+      await store.admit(['http://q.example/e']);
+      expect((await store.next({ host: 'q.example', limit: 5 })).map((e) => e.url)).toEqual(['http://q.example/e']);
+      await store.recordFetch('http://q.example/e', { status: 200, contentHash: 'E' });
+      await store.recordFetch('http://q.example/b', { status: 200, contentHash: 'B' });
+      expect(await store.next({ host: 'q.example', limit: 5 })).toEqual([]);
+      await store.recordFetch('http://q.example/d', { status: 200, contentHash: 'D' });
+      // then every one, those on a path the candidate's evidence has (no new document for it) last
+      const rest = await store.next({ host: 'q.example', limit: 5 });
+      expect(rest.map((e) => e.url)).toEqual([...held, 'http://q.example/list?sid=2']);
+      if (supports.reopen) {
+        // the order is memory only: a reopened store offers what was not recorded, none lost
+        const again = await reopen!({ probeNotFound: false });
+        expect((await again.next({ host: 'q.example', limit: 5 })).map((e) => e.url).sort()).toEqual([...held, 'http://q.example/list?sid=2'].sort());
+        await verified(again);
+      } else await verified(store);
     });
   });
 }
