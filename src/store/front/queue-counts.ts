@@ -13,7 +13,10 @@
  *   - the header holds every store-wide counter as it was at close (the URLs per state, the block
  *     sequence, …: a batch that moves a URL into or out of a host's queue changes one of them),
  *     the number of hosts, the sum of their counts and a checksum of the text; the open compares
- *     them all with what it reads, and on any difference reads the counters themselves.
+ *     them all with what it reads, and on any difference reads the counters themselves;
+ *   - the sum of the hosts' counts is the store's count of queued URLs (`state:queued`: every
+ *     queued URL is on one host's queue, as `verify` checks), so a copy whose chunks and header
+ *     agree with each other but name a host too many or a count too high is not read either.
  * A wrong count could hide a host's queue from `next()`, so nothing here is trusted without those
  * checks; a store opened read-only reads the snapshot but never deletes it.
  *
@@ -21,6 +24,7 @@
  * `count SP host`, separated by LF, at most about 64 KiB each, hosts in sorted order.
  */
 import type { Kv } from '../backends/kv.js';
+import { counterNames } from '../keys.js';
 import { parseSnapshotHeader } from './snapshot.js';
 
 const VERSION = 1;
@@ -107,7 +111,8 @@ export async function readQueueCounts(kv: Kv, raw: string | undefined, storeWide
   if (
     header === undefined || header.v !== VERSION ||
     !Number.isSafeInteger(header.hosts) || !Number.isSafeInteger(header.total) || !Number.isSafeInteger(header.chunks) ||
-    typeof header.counters !== 'object' || header.counters === null || !sameCounters(header.counters, storeWide)
+    typeof header.counters !== 'object' || header.counters === null || !sameCounters(header.counters, storeWide) ||
+    header.total !== (storeWide.get(counterNames.state('queued')) ?? 0)
   ) {
     return undefined;
   }
