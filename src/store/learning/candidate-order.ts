@@ -25,9 +25,10 @@ import { bareParameterPath } from './parameter-difference.js';
 
 /**
  * Where a queued URL comes in its host's order (frontier.ts `deferrable`): `No`, in discovery
- * order; `Back`, after the host's other URLs (a candidate rule would rewrite it, on a path new to
- * its evidence); `Last`, after those (a candidate would rewrite it on a path its evidence already
- * has: another session id or cache-buster on a page linked from everywhere, no new document).
+ * order; `Back`, after the host's other URLs (a rule being learned would rewrite it, on a path new
+ * to its evidence); `Last`, after those (such a rule would rewrite it on a path its evidence
+ * already has: another session id or cache-buster on a page linked from everywhere, no new
+ * document for it).
  */
 export const Held = { No: 0, Back: 1, Last: 2 } as const;
 export type Held = (typeof Held)[keyof typeof Held];
