@@ -26,20 +26,39 @@ ports=("$@")
 ready() { [ "$("$CLI" -p "$1" ping 2>/dev/null)" = "PONG" ]; }
 cluster_ok() { "$CLI" -p "$1" cluster info 2>/dev/null | grep -q '^cluster_state:ok'; }
 
+launch() {
+  rm -f "$dir/$1/redis.pid"
+  "$SERVER" --port "$1" --bind 127.0.0.1 --daemonize yes \
+    --dir "$dir/$1" --pidfile "$dir/$1/redis.pid" --logfile "$dir/$1/redis.log" \
+    --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 3000 --cluster-announce-ip 127.0.0.1 \
+    --appendonly yes --appendfsync "$FSYNC" --save '' \
+    --hash-max-listpack-value "$LISTPACK_VALUE" >/dev/null
+}
+
+# the server of port $1 has exited (no pid file a second after its launch, or a pid that is gone)
+gone() {
+  local f="$dir/$1/redis.pid"
+  if [ -f "$f" ]; then ! kill -0 "$(cat "$f")" 2>/dev/null; else [ "$2" -ge 20 ]; fi
+}
+
 start() {
   mkdir -p "$dir"
   for p in "${ports[@]}"; do
     mkdir -p "$dir/$p"
-    "$SERVER" --port "$p" --bind 127.0.0.1 --daemonize yes \
-      --dir "$dir/$p" --pidfile "$dir/$p/redis.pid" --logfile "$dir/$p/redis.log" \
-      --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 3000 --cluster-announce-ip 127.0.0.1 \
-      --appendonly yes --appendfsync "$FSYNC" --save '' \
-      --hash-max-listpack-value "$LISTPACK_VALUE" >/dev/null
+    launch "$p"
   done
   for p in "${ports[@]}"; do
     # PONG, not an error reply: a restart on the same DIR answers LOADING while it reads its AOF
-    for _ in $(seq 600); do ready "$p" && break; sleep 0.05; done
-    ready "$p" || { echo "redis-server on port $p did not start; see $dir/$p/redis.log" >&2; exit 1; }
+    # (up to 2 minutes on a loaded machine). A server that exited at once (the port still held
+    # by the one just killed) is launched again, a few times.
+    tries=0; n=0
+    for _ in $(seq 2400); do
+      ready "$p" && break
+      n=$((n + 1))
+      if gone "$p" "$n" && [ "$tries" -lt 5 ]; then tries=$((tries + 1)); n=0; sleep 0.5; launch "$p"; fi
+      sleep 0.05
+    done
+    ready "$p" || { echo "redis-server on port $p did not start; see $dir/$p/redis.log" >&2; tail -n 20 "$dir/$p/redis.log" >&2 2>/dev/null || true; exit 1; }
   done
   # already a cluster (a restart on the same DIR): the nodes find each other from nodes.conf
   if ! "$CLI" -p "${ports[0]}" cluster info | grep -q '^cluster_slots_assigned:16384'; then
