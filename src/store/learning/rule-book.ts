@@ -39,7 +39,8 @@ export class LiveRules {
   private readonly liveByHost = new Map<string, Set<string>>();
   private readonly withdrawnIds = new Set<string>();
   private readonly activeByHost = new Map<string, ActiveRule[]>();
-  private readonly reachByHost = new Map<string, RuleReach[]>();
+  /** Each host's live rules as the frontier's order reads them, by id. */
+  private readonly reachByHost = new Map<string, Map<string, RuleReach>>();
   /** The active rules of `host`, in apply order (rules.ts `applyRules` takes this). */
   readonly activeOf = (host: string): readonly ActiveRule[] | undefined => this.activeByHost.get(host);
 
@@ -49,8 +50,8 @@ export class LiveRules {
   }
 
   /** What the live rules of `host` would do, and where their evidence lies (candidate-order.ts). */
-  reachOf(host: string): readonly RuleReach[] | undefined {
-    return this.reachByHost.get(host);
+  reachOf(host: string): Iterable<RuleReach> | undefined {
+    return this.reachByHost.get(host)?.values();
   }
 
   /** A rule that is not withdrawn, by id. */
@@ -91,23 +92,22 @@ export class LiveRules {
       ids.add(rule.id);
     }
     if (had?.state === 'active' || rule.state === 'active') this.rebuildActive(rule.host);
-    this.rebuildReach(rule.host);
+    this.rememberReach(rule);
   }
 
-  private rebuildReach(host: string): void {
-    const reach: RuleReach[] = [];
-    const active = this.activeByHost.get(host);
-    for (const id of this.liveByHost.get(host) ?? []) {
-      const r = this.live.get(id);
-      if (r === undefined) continue;
-      const parsed = parseRuleId(id);
-      if (parsed === undefined) continue;
-      const paths = new Set((r.support ?? []).map((x) => bareParameterPath(x.p)));
-      const a = r.state === 'active' ? active?.find((x) => x.id === id) : undefined;
-      reach.push(a === undefined ? { spec: parsed.spec, paths } : { spec: parsed.spec, paths, active: a });
+  /** The rule's entry in its host's reach (after `rebuildActive`, whose entry it keeps). */
+  private rememberReach(rule: RuleRecord): void {
+    let reach = this.reachByHost.get(rule.host);
+    const parsed = rule.state === 'withdrawn' ? undefined : parseRuleId(rule.id);
+    if (parsed === undefined) {
+      reach?.delete(rule.id);
+      if (reach?.size === 0) this.reachByHost.delete(rule.host);
+      return;
     }
-    if (reach.length === 0) this.reachByHost.delete(host);
-    else this.reachByHost.set(host, reach);
+    if (reach === undefined) this.reachByHost.set(rule.host, (reach = new Map()));
+    const paths = new Set((rule.support ?? []).map((x) => bareParameterPath(x.p)));
+    const active = rule.state === 'active' ? this.activeByHost.get(rule.host)?.find((x) => x.id === rule.id) : undefined;
+    reach.set(rule.id, active === undefined ? { spec: parsed.spec, paths } : { spec: parsed.spec, paths, active });
   }
 
   private rebuildActive(host: string): void {
