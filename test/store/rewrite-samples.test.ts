@@ -47,9 +47,45 @@ describe('RewriteSamples', () => {
 
   it('counts a check made elsewhere toward the first ones', () => {
     const s = new RewriteSamples();
-    s.counted('rule:a');
+    s.counted('rule:a', '/docs/z.html', () => ['/docs/a.html']);
     expect(s.take('rule:a', () => '/docs/x.html', () => ['/docs/a.html'])).toBe(true);
     expect(s.take('rule:a', () => '/docs/y.html', () => ['/docs/a.html'])).toBe(false);
+  });
+
+  it('takes the place of a check made elsewhere as checked', () => {
+    const s = new RewriteSamples();
+    const ev = () => ['/docs/a.html'];
+    s.counted('rule:a', '/api/x.html', ev);
+    s.counted('rule:a', '/docs/b.html', ev);
+    // /api/ had its check when the rule gained scope; /guide/ had none
+    expect(s.take('rule:a', () => '/api/y.html', ev)).toBe(false);
+    expect(s.take('rule:a', () => '/guide/y.html', ev)).toBe(true);
+  });
+
+  it('takes the place of a check by count as checked', () => {
+    const s = new RewriteSamples();
+    const ev = () => ['/docs/a.html'];
+    const at = (n: number): string => (n === 8 ? '/api/x.html' : '/docs/b.html');
+    const hits: string[] = [];
+    for (let n = 0; n < 12; n++) if (s.take('rule:a', () => at(n), ev)) hits.push(`${n}`);
+    // the 8th rewrite, in /api/, is checked by count; the next one there is not a new place
+    expect(s.take('rule:a', () => '/api/y.html', ev)).toBe(false);
+    expect(hits).toEqual(['0', '1', '8']);
+  });
+
+  it('reads the evidence again once the rule is written: a directory with new support is not new', () => {
+    const s = new RewriteSamples();
+    let ev = ['/docs/a.html'];
+    for (let i = 0; i < 2; i++) s.take('rule:a', () => '/docs/b.html', () => ev);
+    ev = [...ev, '/api/a.html'];
+    // without word of the write, the evidence is as first read: /api/ is new
+    const stale = new RewriteSamples();
+    for (let i = 0; i < 2; i++) stale.take('rule:a', () => '/docs/b.html', () => ['/docs/a.html']);
+    stale.take('rule:a', () => '/docs/c.html', () => ev);
+    expect(stale.take('rule:a', () => '/api/b.html', () => ev)).toBe(true);
+    s.evidenceChanged('rule:a');
+    expect(s.take('rule:a', () => '/api/b.html', () => ev)).toBe(false);
+    expect(s.take('rule:a', () => '/guide/b.html', () => ev)).toBe(true);
   });
 
   it('spells a place the way the rule does: a case variant of the evidence is not new', () => {

@@ -524,12 +524,22 @@ function rewritten(s: Pick<EngineParts, 'rules'>, k0: string, key: string, via: 
  * case would make every one new).
  */
 export function checksRewrite(s: Pick<EngineParts, 'rules'>, via: string, k0: string): boolean {
-  return s.rules.samples.take(
-    via,
-    () => recordOfKey(k0).path,
-    () => (s.rules.get(via.slice(5))?.support ?? []).map((x) => x.p),
-    via.endsWith('/case-insensitive') ? foldCase : undefined,
-  );
+  return s.rules.samples.take(via, () => recordOfKey(k0).path, evidencePaths(s, via), placeOf(via));
+}
+
+/** Count the rewrite of `k0` by rule `via` as checked already (a sample taken when the rule gained scope). */
+export function countChecked(s: Pick<EngineParts, 'rules'>, via: string, k0: string): void {
+  s.rules.samples.counted(via, recordOfKey(k0).path, evidencePaths(s, via), placeOf(via));
+}
+
+/** The paths of rule `via`'s support, read when its samples need them. */
+function evidencePaths(s: Pick<EngineParts, 'rules'>, via: string): () => readonly string[] {
+  return () => (s.rules.get(via.slice(5))?.support ?? []).map((x) => x.p);
+}
+
+/** How rule `via` spells a place: the case rule folds it. */
+function placeOf(via: string): ((path: string) => string) | undefined {
+  return via.endsWith('/case-insensitive') ? foldCase : undefined;
 }
 
 /** One `admit` call, built into a batch and submitted (the queue's `admitQueued` runs it). */

@@ -11,7 +11,7 @@ import { hostOf } from '../rules.js';
 import { admitOne } from './admit.js';
 import { getAlias, getEvidence, getUrl, putEvidence, type Txn } from './batch.js';
 import { inScope, transform, type Identity } from './canonicalize.js';
-import { afterRuleChanges, restoreReason } from './give-back.js';
+import { afterRuleChanges, pruneImageAfterFetch, restoreReason } from './give-back.js';
 import type { RepresentationClaim } from '../learning/content-pairs.js';
 import { parameterDifference } from '../learning/parameter-difference.js';
 import { noRuleChanges, type CheckRequest } from '../learning/contract.js';
@@ -224,4 +224,6 @@ export async function recordFetch(s: EngineParts, q: WriteQueue, learner: RuleLe
   await queueChecks(s, txn, changes.checks, entry.d, now);
   await q.commit(txn);
   await afterRuleChanges(s, q, changes);
+  // a check's fetch is compared by the learner; its image stays as it is
+  if (!failed && s.o.learnRules && prevTarget?.k === undefined) await pruneImageAfterFetch(s, q, target);
 }

@@ -10,8 +10,8 @@ import { parseBlock } from '../frontier.js';
 import { applies, hostOf, parseRuleId, rewrites } from '../rules.js';
 import { dirOf } from '../learning/rule-scope.js';
 import { hostTag } from '../host-tag.js';
-import type { PruneEntry } from '../seen-store.js';
-import { admitOne, checksRewrite, rewriteAnsweredNoDocument } from './admit.js';
+import type { FrontierEntry, PruneEntry } from '../seen-store.js';
+import { admitOne, checksRewrite, countChecked, rewriteAnsweredNoDocument } from './admit.js';
 import { getAlias, getUrl, prefetchUrls, type Txn } from './batch.js';
 import { canonicalize, identity, isUrlError, transform, type Identity } from './canonicalize.js';
 import type { RuleChanges } from '../learning/contract.js';
@@ -147,27 +147,54 @@ async function pruneImagesIn(s: Pick<EngineParts, 'frontier' | 'kv' | 'o' | 'rul
     }
     if (images.length > 0) {
       await prefetchUrls(s.kv, txn, images.map((x) => x.doc));
-      for (const { doc, rec } of images) {
-        const de = await getUrl(s.kv, txn, doc);
-        if (de === undefined || !answeredDocument(de) || de.c === undefined) continue;
-        const { key, via } = await canonicalize(s, txn, rec, doc);
-        // recorded under the chain's first rule, as a URL the chain prunes is (admit.ts): its
-        // give-back reaches the image, and a later rule's reaches it through `restoreChained`
-        if (via === undefined || !via.startsWith('rule:') || key === doc) continue;
-        const prev = await getUrl(s.kv, txn, key);
-        if (prev === undefined) {
-          // one the learner checks is queued as a check: fetched, it answers the document (support)
-          // or not (a contradiction where the document lies), as a rewrite checked at admit does
-          if (!checksRewrite(s, via, doc)) setUrl(s, txn, key, undefined, { s: 'pruned', d: de.d, t: now, by: via, to: doc, i: true });
-          else setUrl(s, txn, key, undefined, { s: 'queued', d: de.d, t: now, k: 'v', by: via, to: doc }, recordOfKey(key));
-        } else if (prev.s === 'queued' && prev.k === undefined && !s.frontier.isInFlight(key)) {
-          if (!checksRewrite(s, via, doc)) setUrl(s, txn, key, prev, { ...carried(prev, prev.d, now), s: 'pruned', by: via, to: doc });
-        }
-      }
+      for (const { doc, rec } of images) await pruneImage(s, txn, doc, rec, now);
     }
     if (txn.ops.length > 0) await q.commit(txn);
   }
   return read;
+}
+
+/**
+ * The image of document `doc` (a URL that answered a document) under the rules in force, when a
+ * rule sends `doc` elsewhere: recorded pruned onto `doc` if nobody linked it yet, pruned if it
+ * waits in the frontier; one the learner checks is queued as a check instead.
+ */
+async function pruneImage(s: Pick<EngineParts, 'frontier' | 'kv' | 'o' | 'rules' | 'seen'>, txn: Txn, doc: string, rec: UriRecord, now: number, queuedToo = true): Promise<void> {
+  const de = await getUrl(s.kv, txn, doc);
+  if (de === undefined || !answeredDocument(de) || de.c === undefined) return;
+  const { key, via } = await canonicalize(s, txn, rec, doc);
+  // recorded under the chain's first rule, as a URL the chain prunes is (admit.ts): its
+  // give-back reaches the image, and a later rule's reaches it through `restoreChained`
+  if (via === undefined || !via.startsWith('rule:') || key === doc) return;
+  const prev = await getUrl(s.kv, txn, key);
+  if (prev === undefined) {
+    // one the learner checks is queued as a check: fetched, it answers the document (support)
+    // or not (a contradiction where the document lies), as a rewrite checked at admit does
+    if (!checksRewrite(s, via, doc)) setUrl(s, txn, key, undefined, { s: 'pruned', d: de.d, t: now, by: via, to: doc, i: true });
+    else setUrl(s, txn, key, undefined, { s: 'queued', d: de.d, t: now, k: 'v', by: via, to: doc }, recordOfKey(key));
+  } else if (queuedToo && prev.s === 'queued' && prev.k === undefined && !s.frontier.isInFlight(key)) {
+    if (!checksRewrite(s, via, doc)) setUrl(s, txn, key, prev, { ...carried(prev, prev.d, now), s: 'pruned', by: via, to: doc });
+  }
+}
+
+/**
+ * A URL an active rule sends elsewhere was fetched as itself (not as a check) and answered a
+ * document: one kept queued because the name it would be sent to was not known
+ * (`pruneCandidates`), or handed out before the rule reached it. An image nobody linked yet is
+ * recorded as `pruneImages` records those of the documents fetched before the rule gained scope,
+ * so that a later link to it is a duplicate, not a second fetch of the document. An image already
+ * queued is left to be fetched: a check queued meanwhile may be waiting to compare with it.
+ */
+export async function pruneImageAfterFetch(s: EngineParts, q: WriteQueue, u: Identity): Promise<void> {
+  if (!s.rules.anyLive) return;
+  const t = transform(s, u.rec, u.key);
+  // only a rule learned from content leaves a URL queued as itself (`pruneCandidates`); a rule
+  // with redirects among its evidence rewrites every one, and sends a name fetched as itself (a
+  // seed) nowhere new: its rewrite stays unknown until a link names it (admit.ts `stopChains`)
+  if (t.via === undefined || !t.via.startsWith('rule:') || t.key === u.key || !contentOnly(s, t.via)) return;
+  const txn = q.newTxn();
+  await pruneImage(s, txn, u.key, u.rec, Date.now(), false);
+  if (txn.ops.length > 0) await q.commit(txn);
 }
 
 /**
@@ -271,7 +298,7 @@ async function sampleCandidates(s: EngineParts, q: WriteQueue, host: string, id:
     if (queued?.h !== undefined && queued.n !== undefined) txn.queue.urge(r.key, queued.h, queued.n, queued.d);
     setUrl(s, txn, c.key, prev, { ...prev, k: 'v', by: t.via, to: t.key });
     // they are the rule's first checked rewrites: admit's sampling goes on from there
-    s.rules.samples.counted(t.via);
+    countChecked(s, t.via, c.key);
     marked++;
   }
   await q.commit(txn);
@@ -311,6 +338,43 @@ async function pruneCandidates(s: EngineParts, q: WriteQueue, host: string, cand
     setUrl(s, txn, key, still, { ...carried(still, depth, now), s: 'pruned', by: r.via, to: r.onto });
   }
   await q.commit(txn);
+}
+
+/**
+ * Entries the frontier just handed out, less those a rule now sends to a name the store knows: a
+ * URL `pruneCandidates` kept queued as itself because the name it would be sent to was unknown
+ * (it may not exist), whose name has since been linked or fetched. It is pruned onto that name as
+ * `pruneCandidates` would have pruned it, now that the name is known, and is not fetched. Checks
+ * and probes are handed out as they are; so is a URL whose rewrite answered no document.
+ */
+export async function pruneHandedOut(s: EngineParts, q: WriteQueue, entries: FrontierEntry[]): Promise<FrontierEntry[]> {
+  if (!s.o.learnRules || !s.rules.anyLive) return entries;
+  let txn: Txn | undefined;
+  const now = Date.now();
+  const kept: FrontierEntry[] = [];
+  for (const e of entries) {
+    if (e.check !== undefined || !s.rules.hasActive(e.host) || !(await prunedAtHandOut(s, (txn ??= q.newTxn()), e, now))) kept.push(e);
+  }
+  if (txn !== undefined && txn.ops.length > 0) await q.commit(txn);
+  return kept;
+}
+
+/** True when the handed-out `e` was pruned onto a known name (`pruneHandedOut`). */
+async function prunedAtHandOut(s: EngineParts, txn: Txn, e: FrontierEntry, now: number): Promise<boolean> {
+  const rec = recordOfKey(e.key);
+  const t = transform(s, rec, e.key);
+  if (t.via === undefined || !t.via.startsWith('rule:') || t.key === e.key) return false;
+  const prev = await getUrl(s.kv, txn, e.key);
+  if (prev?.s !== 'queued' || prev.k !== undefined) return false;
+  if ((await getUrl(s.kv, txn, t.key)) === undefined && (await getAlias(s, txn, t.key)) === undefined) return false;
+  const r = await admitOne(s, txn, rec, e.key, prev.d, prev.src, now);
+  if (r.onto === e.key || r.via === undefined || !r.via.startsWith('rule:')) return false;
+  if (await rewriteAnsweredNoDocument(s, txn, r.key)) return false;
+  const still = await getUrl(s.kv, txn, e.key);
+  if (still?.s !== 'queued' || still.k !== undefined) return false;
+  setUrl(s, txn, e.key, still, { ...carried(still, still.d, now), s: 'pruned', by: r.via, to: r.onto });
+  txn.queue.landed.push(e.key);
+  return true;
 }
 
 /** True when rule `via` (`rule:<id>`) holds on content evidence alone: no redirect supports it. */

@@ -47,7 +47,7 @@ import { admitBatch } from './admit.js';
 import { identity, isUrlError, type Identity } from './canonicalize.js';
 import { Delivery } from './delivery.js';
 import { recordFetch, recordRedirect, REDIRECT_STATUSES } from './evidence.js';
-import { afterRuleChanges, prune, pruneRequests, reasonOf, restoreReason, type PruneRequest } from './give-back.js';
+import { afterRuleChanges, prune, pruneHandedOut, pruneRequests, reasonOf, restoreReason, type PruneRequest } from './give-back.js';
 import { explain } from './explain.js';
 import type { RepresentationClaim } from '../learning/content-pairs.js';
 import { RuleLearner } from '../learning/learner.js';
@@ -59,6 +59,9 @@ import { checkRequeueOptions, requeueFailed } from './retry.js';
 import { EngineParts } from './parts.js';
 import { verify } from './verify.js';
 import { WriteQueue } from './write-queue.js';
+
+/** Takes from the frontier in one `next` call when every entry taken was pruned at hand-out. */
+const HAND_OUT_ROUNDS = 8;
 
 export { resolveStoreOptions, type ResolvedOptions } from './options.js';
 
@@ -193,13 +196,20 @@ export class StoreEngine implements SeenStore {
 
   next(options: NextOptions = {}): Promise<FrontierEntry[]> {
     if (this.s.o.readOnly) return this.readOnlyRefusal();
-    return this.q.exclusive(() =>
-      this.s.frontier.next(options, async (blocks) => {
-        const txn = this.q.newTxn();
-        for (const b of blocks) txn.del('frontier', b);
-        await this.q.commit(txn);
-      }),
-    );
+    const drop = async (blocks: string[]): Promise<void> => {
+      const txn = this.q.newTxn();
+      for (const b of blocks) txn.del('frontier', b);
+      await this.q.commit(txn);
+    };
+    return this.q.exclusive(async () => {
+      // entries a rule now sends to a known name are pruned, not handed out (give-back.ts); a
+      // take that lost them all is taken again, a few times at most
+      for (let round = 0; ; round++) {
+        const out = await this.s.frontier.next(options, drop);
+        const kept = await pruneHandedOut(this.s, this.q, out);
+        if (kept.length > 0 || out.length === 0 || round === HAND_OUT_ROUNDS) return kept;
+      }
+    });
   }
 
   /** One worker: nothing to carry from one holder of a host to the next. */

@@ -41,8 +41,14 @@ export function heldForCandidate(rules: LiveRules, key: string): Held {
   if (reach === undefined) return Held.No;
   let held: Held = Held.No;
   for (const c of reach) {
-    // an active rule that rewrites it has pruned it or will (give-back.ts `pruneFrontier`)
-    if (!applies(c.spec, rec) || (c.active !== undefined && rewrites(c.active, rec))) continue;
+    if (!applies(c.spec, rec)) continue;
+    // an active rule that rewrites it and left it queued (give-back.ts `pruneCandidates`: the name
+    // it sends it to was not known) prunes it when it is handed out if that name is known by then
+    // (`pruneHandedOut`): it waits for the link to that name
+    if (c.active !== undefined && rewrites(c.active, rec)) {
+      held = Held.Last;
+      continue;
+    }
     if (!c.paths.has(bareParameterPath(rec.path || '/'))) return Held.Back;
     held = Held.Last;
   }

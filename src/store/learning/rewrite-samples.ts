@@ -71,16 +71,32 @@ export class RewriteSamples {
   take(via: string, path: () => string, evidence: () => readonly string[], place: (path: string) => string = (p) => p): boolean {
     const r = this.of(via, evidence, place);
     const n = r.n++;
-    if (n < FIRST || (n >= 8 && (n & (n - 1)) === 0) || n % EVERY === 0) return true;
+    if (n < FIRST || (n >= 8 && (n & (n - 1)) === 0) || n % EVERY === 0) {
+      // a check by count is a check at its place too: the next rewrite there is not checked again
+      if (r.places.size < PLACES) this.remember(r, entryDir(place(path())));
+      return true;
+    }
     if (r.places.size >= PLACES) return false;
     return this.newPlace(r, entryDir(place(path())));
   }
 
-  /** A rewrite of rule `via` checked elsewhere (the samples taken when it gains scope). */
-  counted(via: string): void {
+  /**
+   * A rewrite of rule `via` checked elsewhere (the samples taken when it gains scope), at `path`:
+   * it counts as one of the rule's checked rewrites, and its place as a place checked.
+   */
+  counted(via: string, path: string, evidence: () => readonly string[], place: (path: string) => string = (p) => p): void {
+    const r = this.of(via, evidence, place);
+    r.n++;
+    if (r.places.size < PLACES) this.remember(r, entryDir(place(path)));
+  }
+
+  /**
+   * Rule `via` was written (its evidence may have grown): its evidence is read again at its next
+   * rewrite, so a directory where support arrived since is a place with evidence, not a new one.
+   */
+  evidenceChanged(via: string): void {
     const r = this.byRule.get(via);
-    if (r === undefined) this.byRule.set(via, { n: 1, seeded: false, places: new Set(), children: new Map(), sections: new Set() });
-    else r.n++;
+    if (r !== undefined) r.seeded = false;
   }
 
   /** The rules sampled, for a report. */

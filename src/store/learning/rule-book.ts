@@ -144,7 +144,10 @@ export class RuleBook extends LiveRules {
 
   /** A batch is written: its rules, and the entries the caches read. */
   wrote(rules: Iterable<RuleRecord>, ops: readonly KvOp[]): void {
-    for (const rule of rules) this.remember(rule);
+    for (const rule of rules) {
+      this.remember(rule);
+      this.samples.evidenceChanged(`rule:${rule.id}`);
+    }
     this.notFound.written(ops);
     this.pathDocuments.written(ops);
   }

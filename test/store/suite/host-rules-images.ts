@@ -153,6 +153,50 @@ export function hostRuleImageTests(ctx: SuiteContext): void {
     await verified(store);
   });
 
+  it('a URL the rule left queued, its name unknown, is pruned when handed out once a link names it; fetched, its name is a duplicate', async () => {
+    const { store } = await make();
+    // queued under their session form before any rule, their plain names unseen
+    const forms = [1, 2, 3, 4, 5, 6].map((n) => `http://ih.example/x${n}?sid=${n}`);
+    await store.admit(forms);
+    for (const d of ['a', 'b', 'c']) {
+      await store.recordFetch(`http://ih.example/${d}`, { status: 200, contentHash: d });
+      await store.recordFetch(`http://ih.example/${d}?sid=7${d}`, { status: 200, contentHash: d });
+    }
+    expect((await collect(store.rules())).find((r) => r.id === 'ih.example/query-parameter:sid')).toMatchObject({ state: 'active' });
+    // each would be sent to a name nobody linked: left queued as itself (a few as the rule's checks)
+    const kept: number[] = [];
+    for (const n of [1, 2, 3, 4, 5, 6]) {
+      expect((await store.canonical(forms[n - 1]!)).state).toBe('queued');
+      if ((await store.canonical(`http://ih.example/x${n}`)).state === 'unknown') kept.push(n);
+    }
+    expect(kept.length).toBeGreaterThanOrEqual(2);
+    const [named, unnamed] = kept as [number, number];
+    // a link names the first one's name: that form is no longer fetched; the other's is
+    await store.admit([`http://ih.example/x${named}`]);
+    const offered: string[] = [];
+    for (let round = 0; round < 20; round++) {
+      const taken = await store.next({ limit: 100, perHost: 100 });
+      if (taken.length === 0) break;
+      for (const e of taken) {
+        offered.push(e.url);
+        // one document under both names (a probe: the host's not-found page)
+        await store.recordFetch(e.url, e.check === 'probe' ? { status: 404, contentHash: 'nf' } : { status: 200, contentHash: `P${/x(\d)/.exec(e.url)?.[1]}` });
+      }
+    }
+    expect(offered).toContain(`http://ih.example/x${named}`);
+    expect(offered).not.toContain(forms[named - 1]);
+    expect(await store.canonical(forms[named - 1]!)).toMatchObject({ state: 'pruned', canonicalKey: key(`http://ih.example/x${named}`) });
+    expect(offered).toContain(forms[unnamed - 1]);
+    // the form fetched as itself answered a document: a link to its name is a duplicate of it
+    expect((await store.admit([`http://ih.example/x${unnamed}`]))[0]).toMatchObject({ admitted: false });
+    expect((await store.canonical(`http://ih.example/x${unnamed}`)).canonicalKey).toBe(key(forms[unnamed - 1]!));
+    // withdrawn: the pruned form comes back to be fetched, the name no link named is forgotten
+    await store.withdrawRule('ih.example/query-parameter:sid');
+    expect((await store.canonical(forms[named - 1]!)).state).toBe('queued');
+    expect((await store.canonical(`http://ih.example/x${unnamed}`)).state).toBe('queued');
+    await verified(store);
+  });
+
   it('offers a check the learner asks for before the rest of its host\'s queue', async () => {
     const { store } = await make();
     await store.admit(Array.from({ length: 40 }, (_, i) => `http://ck.example/q/${i}`));
