@@ -329,15 +329,25 @@ async function pruneCandidates(s: EngineParts, q: WriteQueue, host: string, cand
     if (prev?.s !== 'queued' || prev.n !== seq || prev.h !== host || prev.k !== undefined) continue;
     const t = targets[i]!;
     if (t.key !== key && sharing.get(t.key) === 1 && (await getUrl(s.kv, txn, t.key)) === undefined && (await getAlias(s, txn, t.key)) === undefined) continue;
-    const r = await admitOne(s, txn, rec, key, depth, prev.src, now);
-    if (r.onto === key || r.via === undefined || r.via === 'alias') continue;
-    if (r.via.startsWith('rule:') && (await rewriteAnsweredNoDocument(s, txn, r.key))) continue;
-    const still = await getUrl(s.kv, txn, key);
-    if (still?.s !== 'queued') continue;
-    // (onto the presets' output where the rules move that further: a URL of its own, admit.ts)
-    setUrl(s, txn, key, still, { ...carried(still, depth, now), s: 'pruned', by: r.via, to: r.onto });
+    await pruneOnto(s, txn, key, rec, depth, prev.src, now);
   }
   await q.commit(txn);
+}
+
+/**
+ * The queued URL `key` recorded pruned onto where the presets and rules send it (that URL
+ * admitted first when new). False, and it stays queued, when they send it nowhere or through an
+ * alias only, or onto a rule's rewrite that answered no document.
+ */
+async function pruneOnto(s: EngineParts, txn: Txn, key: string, rec: UriRecord, depth: number, src: string | undefined, now: number): Promise<boolean> {
+  const r = await admitOne(s, txn, rec, key, depth, src, now);
+  if (r.onto === key || r.via === undefined || r.via === 'alias') return false;
+  if (r.via.startsWith('rule:') && (await rewriteAnsweredNoDocument(s, txn, r.key))) return false;
+  const still = await getUrl(s.kv, txn, key);
+  if (still?.s !== 'queued') return false;
+  // (onto the presets' output where the rules move that further: a URL of its own, admit.ts)
+  setUrl(s, txn, key, still, { ...carried(still, depth, now), s: 'pruned', by: r.via, to: r.onto });
+  return true;
 }
 
 /**
@@ -363,16 +373,12 @@ export async function pruneHandedOut(s: EngineParts, q: WriteQueue, entries: Fro
 async function prunedAtHandOut(s: EngineParts, txn: Txn, e: FrontierEntry, now: number): Promise<boolean> {
   const rec = recordOfKey(e.key);
   const t = transform(s, rec, e.key);
+  // (a rule first: no preset moved it, so what `pruneOnto` prunes it by is that rule)
   if (t.via === undefined || !t.via.startsWith('rule:') || t.key === e.key) return false;
   const prev = await getUrl(s.kv, txn, e.key);
   if (prev?.s !== 'queued' || prev.k !== undefined) return false;
   if ((await getUrl(s.kv, txn, t.key)) === undefined && (await getAlias(s, txn, t.key)) === undefined) return false;
-  const r = await admitOne(s, txn, rec, e.key, prev.d, prev.src, now);
-  if (r.onto === e.key || r.via === undefined || !r.via.startsWith('rule:')) return false;
-  if (await rewriteAnsweredNoDocument(s, txn, r.key)) return false;
-  const still = await getUrl(s.kv, txn, e.key);
-  if (still?.s !== 'queued' || still.k !== undefined) return false;
-  setUrl(s, txn, e.key, still, { ...carried(still, still.d, now), s: 'pruned', by: r.via, to: r.onto });
+  if (!(await pruneOnto(s, txn, e.key, rec, prev.d, prev.src, now))) return false;
   txn.queue.landed.push(e.key);
   return true;
 }
