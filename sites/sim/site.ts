@@ -9,7 +9,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { absoluteHttp } from '../realistic-site.js';
-import { BEHAVIOURS } from './behaviours/index.js';
+import { BEHAVIOURS, LATER_BEHAVIOURS } from './behaviours/index.js';
 import type { Answer, Behaviour, BehaviourKind, LinkContext, NotADocument, SimDoc, SimRequest, SiteBuilder } from './model.js';
 import { allowed, parseRobots, type RobotsRule } from './robots.js';
 import { hash32, Names, Rng } from './random.js';
@@ -128,18 +128,32 @@ function hrefsOf(html: string): string[] {
   return out;
 }
 
-/** Draw the behaviours of a site: `count` of them, one per group. */
-function drawBehaviours(rng: Rng, count: number): BehaviourKind[] {
+/**
+ * Draw the behaviours of a site: `count` of them, one per group. The first library's from `rng`;
+ * then each later behaviour (behaviours/index.ts `LATER_BEHAVIOURS`), from a stream of the seed's
+ * own, takes the place of a drawn one with the chance it would have had in one draw of them all.
+ */
+function drawBehaviours(rng: Rng, count: number, seed: number): BehaviourKind[] {
   const out: BehaviourKind[] = [];
   const groups = new Set<string>();
-  for (const k of rng.sample(BEHAVIOURS, BEHAVIOURS.length)) {
+  for (const k of rng.sample(FIRST_BEHAVIOURS, FIRST_BEHAVIOURS.length)) {
     if (out.length >= count) break;
     if (k.group !== undefined && groups.has(k.group)) continue;
     if (k.group !== undefined) groups.add(k.group);
     out.push(k);
   }
+  const late = new Rng(seed * 6151 + 29);
+  for (const k of BEHAVIOURS) {
+    if (!LATER_BEHAVIOURS.has(k.name) || !late.chance(out.length / BEHAVIOURS.length)) continue;
+    const at = late.int(0, out.length - 1);
+    if (k.group !== undefined && out.some((o, i) => i !== at && o.group === k.group)) continue;
+    out[at] = k;
+  }
   return out;
 }
+
+/** The behaviours of the first library, drawn from the site's own stream. */
+const FIRST_BEHAVIOURS = BEHAVIOURS.filter((k) => !LATER_BEHAVIOURS.has(k.name));
 
 export async function startSimSite(options: SimOptions): Promise<SimSite> {
   const trees = availableTrees();
@@ -151,7 +165,7 @@ export async function startSimSite(options: SimOptions): Promise<SimSite> {
   const pages = Math.min(tree.pages.length, options.pages ?? rng.int(24, 60));
   // drawn whether or not the behaviours are given, so that a case naming the behaviours its seed
   // drew (the shrinker's first run, a regression) builds the very site the seed did
-  const drawn = drawBehaviours(rng, options.count ?? rng.int(6, 12));
+  const drawn = drawBehaviours(rng, options.count ?? rng.int(6, 12), options.seed);
   const kinds = options.behaviours !== undefined
     ? options.behaviours.map((n) => {
         const k = BEHAVIOURS.find((b) => b.name === n);

@@ -1,8 +1,9 @@
 /**
- * Behaviours of parameters: session ids in the path and the query, tracking tags, query strings
+ * Behaviours of parameters: session ids in the path (parameters and segments) and the query, tracking tags, query strings
  * a server ignores. Each is written from the server's own documentation, cited on its `source`.
  */
 import type { BehaviourKind } from '../model.js';
+import { hash32, Rng } from '../random.js';
 import { fields, joinFields } from '../site.js';
 
 /** Remove the fields `drop` names from a query. */
@@ -47,6 +48,7 @@ export const paramBehaviours: BehaviourKind[] = [
   },
   {
     name: 'session-redirect',
+    group: 'cookieless-session',
     source: 'Java servlet containers with cookies disabled (Tomcat <Context cookies="false">): a request without a session is answered 302 to the same URL with ";jsessionid=ID" (encodeRedirectURL)',
     make: (b) => {
       let section = '/';
@@ -64,6 +66,48 @@ export const paramBehaviours: BehaviourKind[] = [
           if (probe.kind !== 'document') return probe;
           const id = ((req.path.length * 7919 + 104729) >>> 0).toString(16).toUpperCase().padStart(8, '0');
           return { kind: 'redirect', status: 302, location: `${b.origin(req.host)}${req.path};jsessionid=${id}A1B2C3D4${req.query === undefined ? '' : `?${req.query}`}` };
+        },
+      };
+    },
+  },
+  {
+    name: 'session-segment',
+    source: 'ASP.NET cookieless session state (<sessionState cookieless="UseUri">, "Cookieless SessionIDs" in Microsoft Learn\'s ASP.NET Session State Overview): the id is a path segment, /(S(lit3py55t21z5v55vlm25s55))/orderform.aspx; the runtime strips it before routing and, once a session is required, redirects (302) a request without one to the same URL under a new id',
+    group: 'cookieless-session',
+    make: (b) => {
+      // the id: 24 characters of a-z and 0-5, as the runtime mints them
+      const mint = (rng: Rng): string => {
+        let id = '';
+        for (let i = 0; i < 24; i++) id += 'abcdefghijklmnopqrstuvwxyz012345'[rng.int(0, 31)];
+        return id;
+      };
+      const redirects = b.rng.chance(0.5);
+      let section = '/';
+      return {
+        name: 'session-segment',
+        order: 29,
+        setup: () => {
+          if (!redirects) return;
+          const sections = b.sections().filter((s) => s !== '/');
+          section = sections.length > 0 && b.rng.chance(0.5) ? b.rng.pick(sections) : '/';
+        },
+        handle: (req, next) => {
+          if (req.host !== b.host) return next(req);
+          const m = /^\/\(S\([a-z0-5]{24}\)\)(\/.*)$/.exec(req.path);
+          if (m !== null) return next({ ...req, path: m[1]! });
+          if (!redirects || !req.path.startsWith(section) || req.path === '/robots.txt') return next(req);
+          const probe = next(req);
+          if (probe.kind !== 'document') return probe;
+          // a new id for each request without one; the same for one path here, so that a seed's
+          // crawl is the same in every run
+          const id = mint(new Rng(hash32(`${b.host} ${req.path}`)));
+          return { kind: 'redirect', status: 302, location: `${b.origin(req.host)}/(S(${id}))${req.path}${req.query === undefined ? '' : `?${req.query}`}` };
+        },
+        alias: (l) => {
+          const u = new URL(l.url);
+          if (u.hostname !== b.host) return undefined;
+          u.pathname = `/(S(${mint(l.rng)}))${u.pathname}`;
+          return u.href;
         },
       };
     },
