@@ -126,6 +126,23 @@ describe('rule scope (pattern tree)', () => {
     expect(inScope(scopes, '/events/', false, () => 'desc')).toBe(false);
   });
 
+  it('a recurring value contradicted anywhere on the host holds at the exact paths of its evidence only', () => {
+    const v = (p: string, d: string, value: string): Support => ({ ...at(p, d), v: value });
+    // a language switcher's ?lang=ja: the original page where no translation exists (five pages of
+    // /community/ read the same), a translation at /search.html
+    const same = ['a', 'b', 'c', 'd', 'e'].map((n) => v(`/community/${n}.html`, n, 'ja'));
+    const before = activeScopes(same, [], 3);
+    expect(inScope(before, '/community/z.html', false, () => 'ja')).toBe(true);
+    const contra: ContradictionSite = { ...site('/search.html'), v: 'ja' };
+    const after = activeScopes(same, [contra], 3);
+    expect(inScope(after, '/community/z.html', false, () => 'ja')).toBe(false);
+    expect(after.every((x) => x.at.startsWith('='))).toBe(true);
+    // a minted value (a session id) contradicted elsewhere excepts that place only
+    const ids = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((n) => v(`/community/${n}.html`, n, `95C6A6B00D0F720B${n}985DBB51B76B1FB`));
+    const minted = activeScopes(ids, [{ ...site('/search.html'), v: '0003C5E7A1B2C3D4' }], 3);
+    expect(inScope(minted, '/community/z.html', false, () => '0003C5E7A1B2C3D4')).toBe(true);
+  });
+
   it('a server\'s id for a path, repeated on other paths, beside a link\'s own id, is no choice', () => {
     const v = (p: string, d: string, value: string): Support => ({ ...at(p, d), v: value });
     // a servlet container's ;jsessionid= made from the path (paths of one length share it), and

@@ -269,6 +269,45 @@ export const contentBehaviours: BehaviourKind[] = [
     },
   },
   {
+    name: 'language-fallback',
+    source: 'WPML\'s "Display as translated" and Polylang\'s untranslated-content fallback (also Drupal\'s language fallback): /page?lang=de answers 200 with the German translation where one exists and with the original page where none does; the language switcher on every page links its ?lang= variant',
+    make: (b) => {
+      const param = b.rng.pick(['lang', 'language', 'hl', b.names.word()]);
+      const lang = b.rng.pick(['de', 'fr', 'es', 'ja']);
+      /** host + path of the pages with a translation. */
+      const translated = new Set<string>();
+      return {
+        name: 'language-fallback',
+        order: 58,
+        setup: () => {
+          for (const page of htmlPages(b)) {
+            const switcher = `${page.path}?${param}=${lang}`;
+            if (b.rng.chance(0.4)) {
+              const tr = b.addDoc({
+                id: `${lang}:${page.id}`,
+                host: page.host,
+                path: page.path,
+                query: `${param}=${lang}`,
+                title: `${page.title} [${lang}]`,
+                text: `(${lang}) ${[...page.text.slice(0, 400)].reverse().join('')} ${lang}-${hash32(page.id).toString(36)}`,
+                kind: 'page',
+                links: [page.id],
+              });
+              page.links.push(tr.id);
+              translated.add(page.host + page.path);
+            } else addHref(page, switcher);
+          }
+        },
+        handle: (req, next) => {
+          const a = next(req);
+          if (a.kind !== 'none' || req.query !== `${param}=${lang}`) return a;
+          // no translation: the original page, as itself (200, no redirect)
+          return translated.has(req.host + decodeUnreserved(req.path)) ? a : next({ ...req, query: undefined });
+        },
+      };
+    },
+  },
+  {
     name: 'htm-twin',
     source: 'A legacy site migration that keeps the old .htm names of its .html pages (IIS/FrontPage era): Apache mod_rewrite "Backward Compatibility for file extension change" (RewriteRule "^(.*)\\.htm$" "$1.html" when the .html exists), both names answered 200',
     make: () => ({

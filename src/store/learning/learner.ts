@@ -155,7 +155,10 @@ export class RuleLearner {
     if (existing !== undefined && decodeJson<Observation>(existing).v === obs.v) return;
     putEvidence(txn, ek, encodeJson(obs));
     const rule = before ?? newCandidate(host, spec, obs.t);
-    const tr = obs.v === 'for' ? support(rule, site as Support, obs, this.limits) : contradict(rule, site, obs, this.limits);
+    // a parameter rule's contradiction with the value it was about (rule-scope.ts: a recurring
+    // value contradicted anywhere is a choice)
+    const at = obs.v === 'against' && isParameterRule(spec) && site.v === undefined ? { ...site, ...valueOf(spec, recordOfKey(site.s)) } : site;
+    const tr = obs.v === 'for' ? support(rule, at as Support, obs, this.limits) : contradict(rule, at, obs, this.limits);
     this.write(txn, before, tr, changes);
     if (obs.v === 'for' && 'd' in site && obs.how === 'redirect') putEvidence(txn, evidenceKeys.redirectSupport(site.d, id), '');
     if (before === undefined) {

@@ -18,6 +18,9 @@
  * 3. for a parameter rule whose values repeat, it holds for the values with the threshold of
  *    documents each (`VALUE_SHARE`); where one path was seen with two of its values (a choice the
  *    page offers: a sort order, a language), only at the exact paths of its evidence;
+ *    A value that recurs and was contradicted anywhere on the host is such a choice too (a
+ *    translation served where one exists, the original page where none does): it holds at the
+ *    exact paths of its evidence only;
  * 4. its contradictions weigh less than its support: none was observed at or under it, or its
  *    distinct documents number at least `CONTRADICTION_WEIGHT` times the places contradicted
  *    under it, and then those places (each the path of a contradicted URL, and what lies under
@@ -58,6 +61,8 @@ export interface ContradictionSite {
   readonly p: string;
   /** The URL's key. */
   readonly s: string;
+  /** A parameter rule's contradiction: the value(s) the URL carried (as `Support.v`). */
+  readonly v?: string;
 }
 
 /** A node of the path tree that holds a rule. */
@@ -219,6 +224,13 @@ export function activeScopes(support: readonly Support[], against: readonly Cont
     }
   }
   const choice = twoAtOnePath && allValues.size < Math.max(threshold, Math.ceil(VALUE_SHARE * allDocs.size));
+  // a value that recurs (not minted) and was contradicted anywhere on the host is a choice the
+  // server honours on some pages and not on others (a translation where one exists, the
+  // original page where none does; a sort order on long listings alone): the pages where it
+  // changed nothing say nothing of the pages not fetched yet, beside them in any directory, so
+  // the value holds at the exact paths of its evidence only
+  const contradictedValues = new Set<string>();
+  if (!kinds) for (const c of against) if (c.v !== undefined && !looksMinted(c.v)) contradictedValues.add(c.v);
   const holding: Scope[] = [];
   for (const [at, n] of nodes) {
     if (choice && at.charCodeAt(0) !== 0x3d) continue;
@@ -228,7 +240,7 @@ export function activeScopes(support: readonly Support[], against: readonly Cont
     if (places.length > 0 && (n.docs.size < CONTRADICTION_WEIGHT * places.length || places.includes(at) || at.charCodeAt(0) === 0x3d)) continue;
     let values: string[] | undefined;
     if (n.values.size > 0 && (kinds || n.values.size < Math.max(threshold, Math.ceil(VALUE_SHARE * n.docs.size)))) {
-      values = [...n.values].filter(([, docs]) => docs.size >= threshold).map(([v]) => v).sort();
+      values = [...n.values].filter(([v, docs]) => docs.size >= threshold && (at.charCodeAt(0) === 0x3d || !contradictedValues.has(v))).map(([v]) => v).sort();
       if (values.length === 0) continue;
     }
     const flat = at.charCodeAt(0) !== 0x3d && !n.deep;
