@@ -9,7 +9,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { absoluteHttp } from '../realistic-site.js';
-import { BEHAVIOURS, LATER_BEHAVIOURS, UNDRAWN_BEHAVIOURS } from './behaviours/index.js';
+import { BEHAVIOURS, LATER_BEHAVIOURS } from './behaviours/index.js';
 import type { Answer, Behaviour, BehaviourKind, LinkContext, NotADocument, SimDoc, SimRequest, SiteBuilder } from './model.js';
 import { allowed, parseRobots, type RobotsRule } from './robots.js';
 import { hash32, Names, Rng } from './random.js';
@@ -143,8 +143,8 @@ function drawBehaviours(rng: Rng, count: number, seed: number): BehaviourKind[] 
     out.push(k);
   }
   const late = new Rng(seed * 6151 + 29);
-  for (const k of DRAWN_BEHAVIOURS) {
-    if (!LATER_BEHAVIOURS.has(k.name) || !late.chance(out.length / DRAWN_BEHAVIOURS.length)) continue;
+  for (const k of BEHAVIOURS) {
+    if (!LATER_BEHAVIOURS.has(k.name) || !late.chance(out.length / BEHAVIOURS.length)) continue;
     const at = late.int(0, out.length - 1);
     if (k.group !== undefined && out.some((o, i) => i !== at && o.group === k.group)) continue;
     out[at] = k;
@@ -154,8 +154,6 @@ function drawBehaviours(rng: Rng, count: number, seed: number): BehaviourKind[] 
 
 /** The behaviours of the first library, drawn from the site's own stream. */
 const FIRST_BEHAVIOURS = BEHAVIOURS.filter((k) => !LATER_BEHAVIOURS.has(k.name));
-/** The behaviours a site may draw: all but those run by name only (`UNDRAWN_BEHAVIOURS`). */
-const DRAWN_BEHAVIOURS = BEHAVIOURS.filter((k) => !UNDRAWN_BEHAVIOURS.has(k.name));
 
 export async function startSimSite(options: SimOptions): Promise<SimSite> {
   const trees = availableTrees();

@@ -397,6 +397,44 @@ describe('unstable pages say nothing', () => {
     expect(token.changes.checks.map((c) => c.kind)).toEqual(['recheck']);
   });
 
+  it('a difference over two parameters contradicts the rule of each, and a chain’s check judges every rule of it', async () => {
+    const h = new Harness(3);
+    const LANG: RuleSpec = { kind: 'query-parameter', name: 'lang' };
+    const SID: RuleSpec = { kind: 'query-parameter', name: 'sid' };
+    const en = wordSketch(['install', 'django', 'python', 'database', 'server', 'version', 'package', 'virtual', 'environment', 'release']);
+    const de = wordSketch(['diese', 'seite', 'ist', 'die', 'deutsche', 'übersetzung', 'installieren', 'datenbank', 'fassung', 'englische']);
+    // a language switcher's value read the same as the page on three pages (no translation
+    // there), and a session id that never changes a page
+    for (const p of ['a', 'b', 'c']) {
+      await h.fetch(`http://g.example/${p}`, p, 200, en);
+      await h.fetch(`http://g.example/${p}?lang=de`, p, 200, en);
+      await h.fetch(`http://g.example/s${p}`, `s${p}`, 200, en);
+      await h.fetch(`http://g.example/s${p}?sid=7f3a9c2e4b1d${p}0aa51e`, `s${p}`, 200, en);
+    }
+    expect(await h.rule('g.example', LANG)).toMatchObject({ state: 'active', against: 0 });
+    expect(await h.rule('g.example', SID)).toMatchObject({ state: 'active', against: 0 });
+    // a translation reached under both parameters: which of them made the difference, the pair
+    // cannot tell, so both rules are contradicted there (the language value holds nowhere else)
+    await h.fetch('http://g.example/t', 'T', 200, en);
+    await h.fetch('http://g.example/t?lang=de&sid=7f3a9c2e4b1d000aa51e', 'T-de', 200, de);
+    expect(await h.rule('g.example', LANG)).toMatchObject({ against: 1 });
+    expect(await h.rule('g.example', SID)).toMatchObject({ against: 1 });
+    expect(h.rewrite('http://g.example/u?lang=de')).toBe(url('http://g.example/u?lang=de').key);
+    // equal content under a chain of both rules supports each; a pair's group alone is not
+    // support for its parts (`/v?sid=…` alone was never compared)
+    const h2 = new Harness(3);
+    for (const p of ['a', 'b', 'c']) {
+      await h2.fetch(`http://g.example/${p}?x=1`, p, 200, en);
+      await h2.fetch(`http://g.example/${p}?lang=de&x=1`, p, 200, en);
+      await h2.fetch(`http://g.example/s${p}?x=1`, `s${p}`, 200, en);
+      await h2.fetch(`http://g.example/s${p}?sid=7f3a9c2e4b1d${p}0aa51e&x=1`, `s${p}`, 200, en);
+    }
+    const before = (await h2.rule('g.example', LANG))!.for;
+    await h2.fetch('http://g.example/v?x=1', 'V', 200, en);
+    await h2.fetch('http://g.example/v?lang=de&sid=7f3a9c2e4b1d000aa51e&x=1', 'V', 200, en);
+    expect((await h2.rule('g.example', LANG))!.for).toBe(before + 1);
+  });
+
   it('in a stable directory, pages that differ in digits and markup alone ask for their own second fetch', async () => {
     const h = new Harness(2);
     await h.kv.write([{ space: 'evidence', key: evidenceKeys.stability('a.example', '/'), value: 'stable' }]);

@@ -13,7 +13,8 @@ import { identifyInto, UrlIdentity } from '../../normalize/identify.js';
 import { decodeJson, decodeUrlEntry, encodeUrlEntry, evidenceKeys, isUnlinkedImage, type AdmitReason, type AliasEntry, type UrlEntry } from '../keys.js';
 import { outsidePartition } from '../host-tag.js';
 import { foldCase } from '../learning/path-variants.js';
-import { hostOf } from '../rules.js';
+import type { SampledRule } from '../learning/rewrite-samples.js';
+import { hostOf, type RuleRecord } from '../rules.js';
 import type { AdmitResult } from '../seen-store.js';
 import { getEvidence, getUrl, type Txn } from './batch.js';
 import { canonicalize, identity, inScope, isUrlError, transform, type Identity, type Transformed } from './canonicalize.js';
@@ -511,7 +512,7 @@ function cachedNoDocument(s: Pick<EngineParts, 'seen'>, key: string, h1: number)
  * place) is queued to be fetched as itself too (the `v` check), and the learner compares it with
  * its rewrite.
  */
-function rewritten(s: Pick<EngineParts, 'rules'>, k0: string, key: string, via: string, depth: number, now: number, src: string | undefined): UrlEntry {
+function rewritten(s: Pick<EngineParts, 'o' | 'rules'>, k0: string, key: string, via: string, depth: number, now: number, src: string | undefined): UrlEntry {
   const entry: UrlEntry = via.startsWith('rule:') && checksRewrite(s, via, k0) ? { s: 'queued', d: depth, t: now, k: 'v', by: via, to: key } : { s: 'pruned', d: depth, t: now, by: via, to: key };
   if (src !== undefined) entry.src = src;
   return entry;
@@ -523,23 +524,47 @@ function rewritten(s: Pick<EngineParts, 'rules'>, k0: string, key: string, via: 
  * `/liBrary/` is `/library/`, where the rule's evidence may lie, not a new place (links in random
  * case would make every one new).
  */
-export function checksRewrite(s: Pick<EngineParts, 'rules'>, via: string, k0: string): boolean {
-  return s.rules.samples.take(via, () => recordOfKey(k0).path, evidencePaths(s, via), placeOf(via));
+export function checksRewrite(s: Pick<EngineParts, 'o' | 'rules'>, via: string, k0: string): boolean {
+  // each rule of a chain counts its rewrite, and any of them may ask for the check (the rule a
+  // pruned URL is recorded under is the chain's first; a rule after it rewrote the URL too)
+  let checked = false;
+  for (const r of rulesOnChain(s, k0, via)) if (s.rules.samples.take(r, () => recordOfKey(k0).path, sampledRule(s, r))) checked = true;
+  return checked;
+}
+
+/**
+ * The rules (`rule:<id>`) that rewrite `k0` on its way to its canonical key, in order; `via` alone
+ * when the rules of now send it nowhere (it was rewritten under rules since changed).
+ */
+export function rulesOnChain(s: Pick<EngineParts, 'o' | 'rules'>, k0: string, via: string): string[] {
+  const chain: string[] = [];
+  transform(s, recordOfKey(k0), k0, undefined, undefined, chain);
+  if (!chain.includes(via)) chain.unshift(via);
+  return chain;
 }
 
 /** Count the rewrite of `k0` by rule `via` as checked already (a sample taken when the rule gained scope). */
 export function countChecked(s: Pick<EngineParts, 'rules'>, via: string, k0: string): void {
-  s.rules.samples.counted(via, recordOfKey(k0).path, evidencePaths(s, via), placeOf(via));
+  s.rules.samples.counted(via, recordOfKey(k0).path, sampledRule(s, via));
 }
 
-/** The paths of rule `via`'s support, read when its samples need them. */
-function evidencePaths(s: Pick<EngineParts, 'rules'>, via: string): () => readonly string[] {
-  return () => (s.rules.get(via.slice(5))?.support ?? []).map((x) => x.p);
-}
-
-/** How rule `via` spells a place: the case rule folds it. */
-function placeOf(via: string): ((path: string) => string) | undefined {
-  return via.endsWith('/case-insensitive') ? foldCase : undefined;
+/**
+ * What the samples read of rule `via`: its support's paths, how it spells a place (the case rule
+ * folds it), and, for a parameter rule whose values recur (a scope holds for some values only),
+ * the distinct documents of its support, which pace its checks (rewrite-samples.ts).
+ */
+export function sampledRule(s: Pick<EngineParts, 'rules'>, via: string): SampledRule {
+  const rule = (): RuleRecord | undefined => s.rules.get(via.slice(5));
+  return {
+    evidence: () => (rule()?.support ?? []).map((x) => x.p),
+    ...(via.endsWith('/case-insensitive') ? { place: foldCase } : {}),
+    paced: () => {
+      const r = rule();
+      if (r === undefined || !(r.spec.startsWith('query-parameter:') || r.spec.startsWith('path-parameter:'))) return undefined;
+      if (!(r.scopes ?? []).some((x) => x.values !== undefined)) return undefined;
+      return new Set((r.support ?? []).map((x) => x.d)).size;
+    },
+  };
 }
 
 /** One `admit` call, built into a batch and submitted (the queue's `admitQueued` runs it). */

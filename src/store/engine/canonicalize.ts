@@ -63,9 +63,9 @@ export function inScope(s: Pick<EngineParts, 'o'>, rec: UriRecord, depth: number
 /**
  * Presets, then active host rules. `exclude` (a reason) is left out, for a give-back. `steps`, when
  * given, gets the key after each rule applied but the last (the URLs a chain of rules passes
- * through on its way).
+ * through on its way); `chain`, the reason of each rule applied, in order.
  */
-export function transform(s: Pick<EngineParts, 'o' | 'rules'>, rec: UriRecord, k0: string, exclude?: string, steps?: string[]): Transformed {
+export function transform(s: Pick<EngineParts, 'o' | 'rules'>, rec: UriRecord, k0: string, exclude?: string, steps?: string[], chain?: string[]): Transformed {
   const presetNames = s.o.presets;
   let cur = rec;
   let via: string | undefined;
@@ -87,7 +87,13 @@ export function transform(s: Pick<EngineParts, 'o' | 'rules'>, rec: UriRecord, k
   }
   if (s.rules.anyActive) {
     const passed: UriRecord[] | undefined = steps === undefined ? undefined : [];
-    const trace = passed === undefined ? undefined : (_id: string, after: UriRecord): void => void passed.push(after);
+    const trace =
+      passed === undefined && chain === undefined
+        ? undefined
+        : (id: string, after: UriRecord): void => {
+            passed?.push(after);
+            chain?.push(`rule:${id}`);
+          };
     const r = applyRules(cur, s.rules.activeOf, exclude?.startsWith('rule:') ? exclude.slice(5) : undefined, trace);
     if (r.first !== undefined) {
       cur = r.record;

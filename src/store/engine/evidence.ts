@@ -69,6 +69,7 @@ export async function recordRedirect(s: EngineParts, q: WriteQueue, learner: Rul
   let loop = ownForm ? await addAlias(s, txn, f.key, t.key, status, now) : false;
   if (t.key !== f.key && s.o.enqueueRedirectTargets && here && inScope(s, t.rec, depth)) {
     await admitOne(s, txn, t.rec, t.key, depth, before?.src, now);
+    if (ownForm && before?.k === 'v') await carryCheck(s, txn, t, before, now);
   }
   // read again: the target's canonical key may be the source's own (a preset or rule maps it back)
   const prev = await getUrl(s.kv, txn, f.key);
@@ -93,6 +94,21 @@ export async function recordRedirect(s: EngineParts, q: WriteQueue, learner: Rul
   for (const name of suspended) await restoreReason(s, q, `preset:${name}`, undefined);
   if (refused !== undefined) await afterRuleChanges(s, q, refused);
   await afterRuleChanges(s, q, changes);
+}
+
+/**
+ * A rule's check that redirected to its own form (`/a?lang=de` → 302 → `/a;jsessionid=…?lang=de`,
+ * a servlet container without cookies): the document it answers is at the target, so the target
+ * is the check now, fetched as itself and compared with the check's rewrite. Left to the rules,
+ * the target would be pruned as the check was not (the rule under check, with the session rule,
+ * sends it onto the rewrite), and the check would end at a redirect, having compared nothing.
+ */
+async function carryCheck(s: Pick<EngineParts, 'frontier' | 'kv'>, txn: Txn, t: Identity, check: UrlEntry, now: number): Promise<void> {
+  if (check.by?.startsWith('rule:') !== true || check.to === undefined || check.to === t.key) return;
+  const te = await getUrl(s.kv, txn, t.key);
+  const carriedCheck = { k: 'v' as const, by: check.by, to: check.to };
+  if (te?.s === 'pruned' && te.i !== true) setUrl(s, txn, t.key, te, { ...carried(te, te.d, now), s: 'queued', ...carriedCheck }, t.rec);
+  else if (te?.s === 'queued' && te.k === undefined) setUrl(s, txn, t.key, te, { ...te, ...carriedCheck }, t.rec);
 }
 
 /**

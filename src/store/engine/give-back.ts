@@ -11,7 +11,7 @@ import { applies, hostOf, parseRuleId, rewrites } from '../rules.js';
 import { dirOf } from '../learning/rule-scope.js';
 import { hostTag } from '../host-tag.js';
 import type { FrontierEntry, PruneEntry } from '../seen-store.js';
-import { admitOne, checksRewrite, countChecked, rewriteAnsweredNoDocument } from './admit.js';
+import { admitOne, checksRewrite, countChecked, rewriteAnsweredNoDocument, sampledRule } from './admit.js';
 import { getAlias, getUrl, prefetchUrls, type Txn } from './batch.js';
 import { canonicalize, identity, isUrlError, transform, type Identity } from './canonicalize.js';
 import type { RuleChanges } from '../learning/contract.js';
@@ -78,7 +78,20 @@ export async function pruneFrontier(s: EngineParts, q: WriteQueue, id: string): 
   let sampled = 0;
   for await (const byHost of queuedByHost(s, prefixRange(host + SEP), (rec) => applies(parsed.spec, rec))) {
     const candidates = byHost.get(host) ?? [];
-    if (sampled < ACTIVATION_SAMPLE) sampled += await sampleCandidates(s, q, host, id, candidates, ACTIVATION_SAMPLE - sampled);
+    // the first few, and as many more as a paced rule's evidence wants checked before it prunes
+    // the rest of these (rewrite-samples.ts: the checks keep pace with the rewrites)
+    const rule = sampledRule(s, `rule:${id}`);
+    // the candidates the rule rewrites now (in its domain and in a scope of it), first or after
+    // another rule of a chain
+    const rewritten = candidates.filter((c) => {
+      const chain: string[] = [];
+      transform(s, c.rec, c.key, undefined, undefined, chain);
+      return chain.includes(`rule:${id}`);
+    });
+    const want = Math.max(s.rules.samples.checksDue(`rule:${id}`, rewritten.length, rule), ACTIVATION_SAMPLE - sampled);
+    const marked = want > 0 ? await sampleCandidates(s, q, host, id, rewritten, want) : 0;
+    sampled += marked;
+    s.rules.samples.uncheckedRewrites(`rule:${id}`, rewritten.length - marked, rule);
     for (let i = 0; i < candidates.length; i += PRUNE_LINES) await pruneCandidates(s, q, host, candidates.slice(i, i + PRUNE_LINES));
   }
   await pruneImages(s, q, id, host);
@@ -263,13 +276,11 @@ const ACTIVATION_SAMPLE = 2;
  * as the rule's first checked rewrites (admit.ts samples on from there). Returns how many it
  * marked.
  */
-async function sampleCandidates(s: EngineParts, q: WriteQueue, host: string, id: string, candidates: readonly PruneCandidate[], n: number): Promise<number> {
+async function sampleCandidates(s: EngineParts, q: WriteQueue, host: string, id: string, rewritten: readonly PruneCandidate[], n: number): Promise<number> {
   const support = s.rules.get(id)?.support ?? [];
   const dirs = new Set(support.map((x) => dirOf(x.p === '' ? '/' : x.p)));
   const withQuery = support.some((x) => x.q === true);
   const unlike = (c: PruneCandidate): number => (dirs.has(dirOf(c.rec.path || '/')) ? 0 : 2) + (c.rec.query !== undefined && !withQuery ? 1 : 0);
-  // the candidates the rule rewrites now (in its domain and in a scope of it)
-  const rewritten = candidates.filter((c) => transform(s, c.rec, c.key).via === `rule:${id}`);
   const order = rewritten.map((c, i) => ({ c, i, u: unlike(c) })).sort((a, b) => b.u - a.u || a.i - b.i);
   // one per directory first, then the next ones in that order
   const picked: PruneCandidate[] = [];
@@ -298,7 +309,7 @@ async function sampleCandidates(s: EngineParts, q: WriteQueue, host: string, id:
     if (queued?.h !== undefined && queued.n !== undefined) txn.queue.urge(r.key, queued.h, queued.n, queued.d);
     setUrl(s, txn, c.key, prev, { ...prev, k: 'v', by: t.via, to: t.key });
     // they are the rule's first checked rewrites: admit's sampling goes on from there
-    countChecked(s, t.via, c.key);
+    countChecked(s, `rule:${id}`, c.key);
     marked++;
   }
   await q.commit(txn);
@@ -465,8 +476,10 @@ async function restoreChained(s: EngineParts, q: WriteQueue, id: string): Promis
         if (mapped.via === reason && (mapped.key === prev.to || mapped.t.preset?.key === prev.to)) continue;
         // mapped nowhere while the rule it was pruned under is active: the rules of now make a
         // cycle of it (`/a.htm` → `/a.html` → `/a` → `/a.en.html` → `/a.html`), which applies none
-        // (rules.ts `applyRules`); its own rule still sends it where it was sent
-        if (mapped.via === undefined && mapped.key === key && stillRewrites(s, reason, key)) continue;
+        // (rules.ts `applyRules`); its own rule still sends it where it was sent. Not where the
+        // rules moved it and an alias brought it back (the server redirected their output to it,
+        // its own form, `/a?lang=de` → 302 → `/a;jsessionid=1?lang=de`): that alias cancels them
+        if (mapped.via === undefined && mapped.key === key && mapped.t.key === key && stillRewrites(s, reason, key)) continue;
         await restoreEntry(s, txn, key, prev, reason, undefined, now);
       }
       if (txn.ops.length > 0) await q.commit(txn);

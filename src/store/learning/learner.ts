@@ -38,6 +38,7 @@ import {
   contradict,
   discount,
   explainRedirect,
+  formatSpec,
   hasQueryKind,
   hostOf,
   isDocumentStatus,
@@ -63,7 +64,7 @@ import { NotFoundSignatures } from './not-found.js';
 import { PathDocuments } from './path-documents.js';
 import { awaitRecheck, LARGE_DIFFERENCE, PENDING, settleRecheck, sketchSimilarity, STABLE, TEXT_STABLE, UNSTABLE } from './stability.js';
 import { recordOfKey } from '../engine/url-state.js';
-import { failedStep } from './rewrite-chain.js';
+import { chainBeside, failedStep, groupParts } from './rewrite-chain.js';
 import { answerOf, failuresAlike, mayAgree, type FailedAnswer, type RewriteFailure } from './failure-agreement.js';
 import { servedAsShell } from './shells.js';
 import { noRuleChanges, type LearnedUrl, type LearnerReads, type LearningPolicy, type RuleChanges } from './contract.js';
@@ -314,10 +315,12 @@ export class RuleLearner {
     }
     if (prev?.k === 'v' && prev.to !== undefined && prev.by?.startsWith('rule:') === true) {
       const parsed = parseRuleId(prev.by.slice(5));
-      // a rewrite the rule sends to `to`, or an image (give-back.ts `pruneImages`): `to` is the
+      // a rewrite the rule (with others, or after a redirect to its own form: evidence.ts
+      // `carryCheck`) sends to `to`, or an image (give-back.ts `pruneImages`): `to` is the
       // document the rule sends here
-      const forward = parsed !== undefined && applies(parsed.spec, u.rec) && keyFromRecord(apply(parsed.spec, u.rec)) === prev.to;
-      if (parsed !== undefined) pairs.push(forward ? { variant: u.key, base: prev.to, spec: parsed.spec, sample: true } : { variant: prev.to, base: u.key, spec: parsed.spec, sample: true });
+      const to = recordOfKey(prev.to);
+      const image = parsed !== undefined && applies(parsed.spec, to) && keyFromRecord(apply(parsed.spec, to)) === u.key;
+      if (parsed !== undefined) pairs.push(image ? { variant: prev.to, base: u.key, spec: parsed.spec, sample: true } : { variant: u.key, base: prev.to, spec: parsed.spec, sample: true });
     }
     for (const p of pairs) await this.compare(txn, p, changes, now);
     for (const c of claims) await this.fromClaim(txn, u, c, hash, changes, now);
@@ -474,6 +477,15 @@ export class RuleLearner {
    * changes the bytes on every fetch, its stable hash).
    */
   private async compared(txn: Txn, p: ContentPair, equal: boolean, ve: UrlEntry, be: UrlEntry, changes: RuleChanges, now: number, doc = ve.c!): Promise<void> {
+    await this.comparedFor(txn, p, equal, ve, be, changes, now, doc);
+    // the other rules of a chain that sent the variant to the base are judged by the pair too; a
+    // difference over a group of parameters is one of them: each rule that removes some of them
+    const beside = chainBeside(this.reads.rules.activeOf, p.variant, p.base, p.spec);
+    if (!equal) beside.push(...groupParts(p.spec, this.liveRulesOf(txn, hostOf(recordOfKey(p.variant)))).filter((x) => !beside.some((b) => formatSpec(b) === formatSpec(x))));
+    for (const spec of beside) await this.comparedFor(txn, { ...p, spec }, equal, ve, be, changes, now, doc);
+  }
+
+  private async comparedFor(txn: Txn, p: ContentPair, equal: boolean, ve: UrlEntry, be: UrlEntry, changes: RuleChanges, now: number, doc: string): Promise<void> {
     const vrec = recordOfKey(p.variant);
     const host = hostOf(vrec);
     const how = p.sample === true ? 'sample' : 'content';

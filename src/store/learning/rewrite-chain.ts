@@ -1,15 +1,18 @@
 /**
- * The step of a chain of rules that a failed rewrite blames (docs/rules.md, "A rule is checked
- * after it acts"). A pruned URL records the first rule of its chain; where a chain of rules sent it
- * to the URL that failed (`/Guide.de.html`, folded by the case rule to `/guide.de.html`, then cut
- * by a suffix rule to `/guide.de`), the failure shows only that the last step led nowhere: the
- * steps before it answer for themselves when their own result is fetched. Blaming the first would
- * withdraw a case rule, which one contradiction withdraws host-wide, for a suffix rule's mistake.
+ * The rules of a chain that a check judges (docs/rules.md, "A rule is checked after it acts").
+ *
+ * A pruned URL records the first rule of its chain. A failed rewrite blames the last step: where
+ * a chain of rules sent it to the URL that failed (`/Guide.de.html`, folded by the case rule to
+ * `/guide.de.html`, then cut by a suffix rule to `/guide.de`), the failure shows only that the last
+ * step led nowhere; the steps before it answer for themselves when their own result is fetched.
+ * Blaming the first would withdraw a case rule, which one contradiction withdraws host-wide, for
+ * a suffix rule's mistake. A content comparison across the chain judges every step of it
+ * (`chainBeside`).
  */
 import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
 import { decodeJson, type AliasEntry } from '../keys.js';
 import type { Kv } from '../backends/kv.js';
-import { applyRules, type ActiveRule } from '../rules.js';
+import { applyRules, hostOf, parameterNames, parseRuleId, parseSpec, ruleId, type ActiveRule, type RuleRecord, type RuleSpec } from '../rules.js';
 import { recordOfKey } from '../engine/url-state.js';
 
 /** A host's active rules with their scopes' exceptions left out. */
@@ -42,4 +45,49 @@ export async function failedStep(
   // the chain's end merged with the failed URL by a redirect (the alias table)
   const alias = await kv.get('alias', end);
   return alias !== undefined && decodeJson<AliasEntry>(alias).to === failed ? last : undefined;
+}
+
+/**
+ * The other rules of the host that, beside `spec`, send `variant` to `base` under the rules of
+ * now: a chain (`/a?lang=de&sid=1` sent to `/a` by the session rule, then the language rule), or
+ * the rules that each remove one parameter of a group a parameter-difference pair is about. Their
+ * pair is evidence about each of them: equal content shows that none of their removals changed
+ * the page there, and a difference, that one of them did, which the pair cannot tell. Each is
+ * judged by it. Blamed on the rule the pruned URL records (the chain's first) alone, a difference
+ * a later rule made (a translation behind `lang=de`) would leave that rule to prune every other
+ * translation.
+ */
+export function chainBeside(activeOf: (host: string) => readonly ActiveRule[] | undefined, variant: string, base: string, spec: RuleSpec): RuleSpec[] {
+  const rec = recordOfKey(variant);
+  const host = hostOf(rec);
+  const own = ruleId(host, spec);
+  const ids = new Set<string>();
+  const end = applyRules(rec, activeOf, undefined, (id) => void ids.add(id));
+  ids.delete(own);
+  if (ids.size === 0 || keyFromRecord(end.record) !== base) return [];
+  const out: RuleSpec[] = [];
+  for (const id of ids) {
+    const parsed = parseRuleId(id);
+    if (parsed !== undefined && parsed.host === host) out.push(parsed.spec);
+  }
+  return out;
+}
+
+/**
+ * The rules among `rules` that remove part of the parameter group `spec` names (`query-parameter:
+ * fuka` of `query-parameter:emquilem&fuka`): a difference over the group is a difference one of
+ * its parts made, and the pair cannot tell which, so it contradicts each. (Equal content says
+ * nothing of a part alone, whose rewrite keeps the others' query: no support goes to them.)
+ */
+export function groupParts(spec: RuleSpec, rules: readonly RuleRecord[]): RuleSpec[] {
+  const names = parameterNames(spec);
+  if (names.length < 2) return [];
+  const out: RuleSpec[] = [];
+  for (const r of rules) {
+    const part = parseSpec(r.spec);
+    if (part === undefined || part.kind !== spec.kind) continue;
+    const own = parameterNames(part);
+    if (own.length < names.length && own.every((n) => names.includes(n))) out.push(part);
+  }
+  return out;
 }

@@ -16,6 +16,20 @@
  *   directory once costs one fetch per rule and directory (on a tree of a hundred directories,
  *   most of what a crawl spends over its floor), where a server's behaviour changes at the
  *   places that configure it, a section or a subtree, not at each leaf directory.
+ *
+ * A rule that removes a value that recurs (a choice, `?lang=de`, `?order=desc`: rule-scope.ts
+ * `Scope.values`) is checked at a pace besides: the rewrites it makes unchecked stay within
+ * `e² / PACE`, `e` its evidence (the distinct documents of its support, or those it had first
+ * plus the checks since, whichever is more). Its evidence is pages, not the server's code: a
+ * choice the server honours on some pages alone (a translation where one exists, the original
+ * page where none does) shows on none of the first three pages fetched one time in five when two
+ * pages in five have one, and nothing in a URL tells the pages apart. A place says nothing there
+ * (any page of a directory may have one or not), so the count is what checks: a rule that
+ * rewrote `u` URLs unchecked has been checked about `√(PACE·u)` times. On a rule that holds,
+ * from three documents, that costs a share of its rewrites that falls as it grows (6 of the
+ * first 15, 34 of 200, 83 of 1,000); on one that does not, a page of the other kind one time in
+ * `k` is met within `3k` checks but one time in 20, and its contradiction gives back what the
+ * rule pruned.
  */
 
 import { dirOf } from './rule-scope.js';
@@ -28,6 +42,30 @@ const EVERY = 128;
 const SIBLINGS = 2;
 /** Directories remembered per rule (past it, only the counts sample). */
 const PLACES = 256;
+/** A paced rule rewrites at most `e² / PACE` URLs unchecked, `e` its evidence (see above). */
+const PACE = 8;
+
+/** What the sampling reads of a rule, when it needs to. */
+export interface SampledRule {
+  /** The paths of the rule's support. */
+  readonly evidence: () => readonly string[];
+  /** How the rule spells a place (the case rule folds it); the path itself by default. */
+  readonly place?: (path: string) => string;
+  /** A rule checked at a pace (its values recur): the distinct documents of its support; undefined for others. */
+  readonly paced?: () => number | undefined;
+}
+
+/** A paced rule's counts (see the module comment). */
+interface Pace {
+  /** The distinct documents of its support when first read. */
+  readonly first: number;
+  /** The distinct documents of its support as last read. */
+  docs: number;
+  /** Its rewrites checked since first read. */
+  checks: number;
+  /** Its rewrites made unchecked. */
+  unchecked: number;
+}
 
 /** What one rule's sampling remembers. */
 interface RuleSamples {
@@ -41,7 +79,23 @@ interface RuleSamples {
   readonly children: Map<string, number>;
   /** First path segments (`/a/`) with a place. */
   readonly sections: Set<string>;
+  /** Its pace, when the rule is paced. */
+  pace?: Pace;
 }
+
+/** A paced rule's evidence: the documents of its support, or those it had first and the checks since. */
+function evidenceOf(p: Pace): number {
+  return Math.max(p.docs, p.first + p.checks);
+}
+
+/** True when a paced rule has made as many rewrites unchecked as its evidence allows (`more` more). */
+function behindPace(p: Pace, more = 1): boolean {
+  const e = evidenceOf(p);
+  return p.unchecked + more > (e * e) / PACE;
+}
+
+/** A place spelled as its path. */
+const same = (path: string): string => path;
 
 /** The directory a path lies in: `/a/b.html` and `/a/b/` both in `/a/`. */
 export function entryDir(path: string): string {
@@ -65,11 +119,39 @@ export class RewriteSamples {
 
   /**
    * One more rewrite by rule `via`; true when it is checked. `path` gives the rewritten URL's
-   * place (read only when the count does not decide), `evidence` the paths of the rule's support
-   * (read once per rule), `place` how the rule spells a place (the case rule folds it).
+   * place (read only when the count does not decide); `rule` what is read of the rule (once per
+   * rule, and again after `evidenceChanged`).
    */
-  take(via: string, path: () => string, evidence: () => readonly string[], place: (path: string) => string = (p) => p): boolean {
-    const r = this.of(via, evidence, place);
+  take(via: string, path: () => string, rule: SampledRule): boolean {
+    const r = this.of(via, rule);
+    const checked = this.sampled(r, path, rule.place ?? same) || (r.pace !== undefined && behindPace(r.pace));
+    if (r.pace !== undefined) {
+      if (checked) r.pace.checks++;
+      else r.pace.unchecked++;
+    }
+    return checked;
+  }
+
+  /**
+   * Of `count` rewrites rule `via` is about to make at once (the queued URLs it prunes when it
+   * gains scope), how many its pace wants checked: 0 for a rule not paced.
+   */
+  checksDue(via: string, count: number, rule: SampledRule): number {
+    const p = this.of(via, rule).pace;
+    if (p === undefined) return 0;
+    let k = 0;
+    while (k < count && behindPace({ ...p, checks: p.checks + k }, count - k)) k++;
+    return k;
+  }
+
+  /** `count` rewrites of rule `via` made unchecked at once (the rest of a pruned batch). */
+  uncheckedRewrites(via: string, count: number, rule: SampledRule): void {
+    const p = this.of(via, rule).pace;
+    if (p !== undefined) p.unchecked += count;
+  }
+
+  /** The samples by count and by place of one more rewrite (see the module comment). */
+  private sampled(r: RuleSamples, path: () => string, place: (path: string) => string): boolean {
     const n = r.n++;
     if (n < FIRST || (n >= 8 && (n & (n - 1)) === 0) || n % EVERY === 0) {
       // a check by count is a check at its place too: the next rewrite there is not checked again
@@ -84,10 +166,11 @@ export class RewriteSamples {
    * A rewrite of rule `via` checked elsewhere (the samples taken when it gains scope), at `path`:
    * it counts as one of the rule's checked rewrites, and its place as a place checked.
    */
-  counted(via: string, path: string, evidence: () => readonly string[], place: (path: string) => string = (p) => p): void {
-    const r = this.of(via, evidence, place);
+  counted(via: string, path: string, rule: SampledRule): void {
+    const r = this.of(via, rule);
     r.n++;
-    if (r.places.size < PLACES) this.remember(r, entryDir(place(path)));
+    if (r.pace !== undefined) r.pace.checks++;
+    if (r.places.size < PLACES) this.remember(r, entryDir((rule.place ?? same)(path)));
   }
 
   /**
@@ -104,7 +187,7 @@ export class RewriteSamples {
     return this.byRule.size;
   }
 
-  private of(via: string, evidence: () => readonly string[], place: (path: string) => string): RuleSamples {
+  private of(via: string, rule: SampledRule): RuleSamples {
     let r = this.byRule.get(via);
     if (r === undefined) {
       r = { n: 0, seeded: false, places: new Set(), children: new Map(), sections: new Set() };
@@ -112,7 +195,12 @@ export class RewriteSamples {
     }
     if (!r.seeded) {
       r.seeded = true;
-      for (const p of evidence()) this.remember(r, entryDir(place(p)));
+      const place = rule.place ?? same;
+      for (const p of rule.evidence()) this.remember(r, entryDir(place(p)));
+      // a rule paced once stays paced: its values recurred, whatever its scopes say now
+      const docs = rule.paced?.();
+      if (r.pace !== undefined) r.pace.docs = docs ?? r.pace.docs;
+      else if (docs !== undefined) r.pace = { first: docs, docs, checks: 0, unchecked: 0 };
     }
     return r;
   }

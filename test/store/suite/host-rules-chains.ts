@@ -108,6 +108,38 @@ export function hostRuleChainTests(ctx: SuiteContext): void {
     await verified(store);
   });
 
+  it('a redirect target pruned through a chain back onto its source comes back when a later rule is withdrawn', async () => {
+    const { store } = await make();
+    // a session rule, and a language rule learned where the parameter changed nothing
+    for (const [i, p] of ['a', 'b', 'c/d'].entries()) {
+      await store.recordFetch(`http://ow.example/${p}?x=1`, { status: 200, contentHash: p });
+      await store.recordFetch(`http://ow.example/${p};jsessionid=${i + 1}?x=1`, { status: 200, contentHash: p });
+    }
+    for (const p of ['e', 'f', 'g/h']) {
+      await store.recordFetch(`http://ow.example/${p}`, { status: 200, contentHash: p });
+      await store.recordFetch(`http://ow.example/${p}?lang=de`, { status: 200, contentHash: p });
+    }
+    const rules = await collect(store.rules());
+    expect(rules.find((r) => r.id === 'ow.example/path-parameter:jsessionid')?.state).toBe('active');
+    expect(rules.find((r) => r.id === 'ow.example/query-parameter:lang')?.state).toBe('active');
+    // `/t?lang=de` → 302 → its own form with a session: the rules send that form onto `/t` (the
+    // session rule back to the source, the language rule on), recorded under the session rule
+    // (the rules' first rewrites are checks queued as themselves: the first one pruned is taken)
+    let own = '';
+    for (let i = 1; i <= 40 && own === ''; i++) {
+      const target = `http://ow.example/t${i};jsessionid=Z?lang=de`;
+      await store.recordRedirect(`http://ow.example/t${i}?lang=de`, target, 302);
+      if ((await store.canonical(target)).state === 'pruned') own = target;
+    }
+    expect(own).not.toBe('');
+    expect(await store.explain(own)).toMatchObject({ canonical: { state: 'pruned', via: 'rule:ow.example/path-parameter:jsessionid' } });
+    // without the language rule, the session rule sends the target onto its source, which the
+    // server redirects to the target: that alias cancels the rule, and the target is queued as itself
+    await store.withdrawRule('ow.example/query-parameter:lang');
+    expect(await store.canonical(own)).toMatchObject({ state: 'queued', canonicalKey: key(own) });
+    await verified(store);
+  });
+
   it('a redirect to a URL a preset sends on through a failed rewrite reaches the preset’s output', async () => {
     const { store } = await make({ presets: ['tracking'] });
     for (const p of ['a', 'b', 'c']) await store.recordRedirect(`http://pr.example/docs/${p}`, `http://pr.example/docs/${p}/`, 301);
