@@ -49,6 +49,8 @@ class Harness {
     const prevText = await this.kv.get('url', target.key);
     const prev = prevText === undefined ? undefined : decodeUrlEntry(prevText);
     const entry: UrlEntry = { s: 'fetched', d: 0, t: 0, st: status };
+    // (the page it was found on stays, as recordFetch carries it)
+    if (prev?.src !== undefined) entry.src = prev.src;
     if (hash !== undefined) entry.c = hash;
     if (sketch !== undefined) entry.m = sketch;
     if (stable !== undefined) entry.y = stable;
@@ -433,6 +435,25 @@ describe('unstable pages say nothing', () => {
     await h2.fetch('http://g.example/v?x=1', 'V', 200, en);
     await h2.fetch('http://g.example/v?lang=de&sid=7f3a9c2e4b1d000aa51e&x=1', 'V', 200, en);
     expect((await h2.rule('g.example', LANG))!.for).toBe(before + 1);
+  });
+
+  it('a recurring value its pages offered of themselves is a choice: it holds nowhere else', async () => {
+    // `/x?lang=de` first linked from `/x` itself (a language switcher) on three pages, where it
+    // changed nothing: learned, but held at no page it was not seen on
+    const LANG: RuleSpec = { kind: 'query-parameter', name: 'lang' };
+    const run = async (linkedFrom: (p: string) => string): Promise<string> => {
+      const h = new Harness(3);
+      for (const p of ['a', 'b', 'c']) {
+        await h.fetch(`http://o.example/${p}`, p);
+        await h.kv.write([{ space: 'url', key: url(`http://o.example/${p}?lang=de`).key, value: encodeUrlEntry({ s: 'queued', d: 1, t: 0, src: url(linkedFrom(p)).key }) }]);
+        await h.fetch(`http://o.example/${p}?lang=de`, p);
+      }
+      expect((await h.rule('o.example', LANG))?.for).toBe(3);
+      return h.rewrite('http://o.example/z?lang=de');
+    };
+    expect(await run((p) => `http://o.example/${p}`)).toBe(url('http://o.example/z?lang=de').key);
+    // the same value on links from another page (a tag on a site's links) holds where its evidence lies
+    expect(await run(() => 'http://o.example/index')).toBe(url('http://o.example/z').key);
   });
 
   it('in a stable directory, pages that differ in digits and markup alone ask for their own second fetch', async () => {

@@ -143,6 +143,19 @@ describe('rule scope (pattern tree)', () => {
     expect(inScope(minted, '/community/z.html', false, () => '0003C5E7A1B2C3D4')).toBe(true);
   });
 
+  it('a recurring value most pages of its evidence offered of themselves holds at their exact paths only', () => {
+    const v = (p: string, d: string, value: string, own: boolean): Support => ({ ...at(p, d), v: value, ...(own ? { o: true as const } : {}) });
+    // a language switcher: `/x?lang=de` first linked from `/x` itself, on every page but one (a
+    // page served under a second name offers it too)
+    const switcher = ['a', 'b', 'c', 'd', 'e'].map((n) => v(`/docs/${n}.html`, n, 'de', n !== 'e'));
+    const held = activeScopes(switcher, [], 3);
+    expect(inScope(held, '/docs/z.html', false, () => 'de')).toBe(false);
+    expect(held.every((x) => x.at.startsWith('='))).toBe(true);
+    // a tag a site puts on its links to other pages (`?ref=nav`), met on its own page now and then
+    const tag = ['a', 'b', 'c', 'd', 'e'].map((n) => v(`/docs/${n}.html`, n, 'nav', n === 'a' || n === 'b'));
+    expect(inScope(activeScopes(tag, [], 3), '/docs/z.html', false, () => 'nav')).toBe(true);
+  });
+
   it('a server\'s id for a path, repeated on other paths, beside a link\'s own id, is no choice', () => {
     const v = (p: string, d: string, value: string): Support => ({ ...at(p, d), v: value });
     // a servlet container's ;jsessionid= made from the path (paths of one length share it), and

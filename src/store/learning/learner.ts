@@ -26,11 +26,11 @@
  * `Txn`, and returns the `RuleChanges` of the call (rules that gained scopes prune the frontier,
  * rules that lost scopes give back, and the URLs it asks to fetch: probes and rechecks).
  */
-import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
+import { keyFromRecord, looksMinted, type UriRecord } from '../../normalize/index.js';
 import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, type UrlEntry } from '../keys.js';
 import { outsidePartition } from '../host-tag.js';
 import { readRange, type Kv } from '../backends/kv.js';
-import { bareParameterPath, parameterDifference, withoutAddedParameters } from './parameter-difference.js';
+import { bareParameterPath, ownPageOffered, parameterDifference, withoutAddedParameters } from './parameter-difference.js';
 import { dirOf, type ContradictionSite, type Support } from './rule-scope.js';
 import {
   applies,
@@ -159,7 +159,9 @@ export class RuleLearner {
     // a parameter rule's contradiction with the value it was about (rule-scope.ts: a recurring
     // value contradicted anywhere is a choice)
     const at = obs.v === 'against' && isParameterRule(spec) && site.v === undefined ? { ...site, ...valueOf(spec, recordOfKey(site.s)) } : site;
-    const tr = obs.v === 'for' ? support(rule, at as Support, obs, this.limits) : contradict(rule, at, obs, this.limits);
+    // a recurring value first linked from its own page: a choice that page offers (rule-scope.ts)
+    const offered = obs.v === 'for' && isParameterRule(spec) && at.v !== undefined && !looksMinted(at.v) && ownPageOffered(recordOfKey(at.s), (await getUrl(this.reads.kv, txn, at.s))?.src);
+    const tr = obs.v === 'for' ? support(rule, { ...(at as Support), ...(offered ? { o: true as const } : {}) }, obs, this.limits) : contradict(rule, at, obs, this.limits);
     this.write(txn, before, tr, changes);
     if (obs.v === 'for' && 'd' in site && obs.how === 'redirect') putEvidence(txn, evidenceKeys.redirectSupport(site.d, id), '');
     if (before === undefined) {

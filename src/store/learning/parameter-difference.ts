@@ -11,6 +11,7 @@
  * set does (Dasgupta et al., KDD 2008, learn such multi-field rewrites offline).
  */
 import type { UriRecord } from '../../normalize/index.js';
+import { recordOfKey } from '../engine/url-state.js';
 
 export type ParameterPlace = 'query' | 'path';
 
@@ -122,4 +123,15 @@ export function parameterValues(place: 'query' | 'path', rec: UriRecord, names: 
     out.push(eq === -1 ? '' : f.slice(eq + 1));
   }
   return out.join('&');
+}
+
+/**
+ * True when `src`, the key of the page a URL was first linked from, is a page of the URL's own
+ * host and path, parameters aside: a page that links a variant of itself (`/a` → `/a?lang=de`,
+ * `/list` → `/list?order=desc`), a choice it offers.
+ */
+export function ownPageOffered(rec: UriRecord, src: string | undefined): boolean {
+  if (src === undefined) return false;
+  const from = recordOfKey(src);
+  return from.host === rec.host && from.port === rec.port && from.scheme === rec.scheme && bareParameterPath(from.path) === bareParameterPath(rec.path);
 }

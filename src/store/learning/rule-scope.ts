@@ -54,6 +54,11 @@ export interface Support {
   readonly t?: string;
   /** A parameter rule's evidence: the value(s) it removed from the source URL. */
   readonly v?: string;
+  /**
+   * A recurring value's evidence whose source URL was first linked from a page of its own path:
+   * a variant that page offers of itself (a language switcher, a sort link).
+   */
+  readonly o?: true;
 }
 
 /** Where a contradiction was observed: the path of the URL it was about. */
@@ -229,8 +234,22 @@ export function activeScopes(support: readonly Support[], against: readonly Cont
   // original page where none does; a sort order on long listings alone): the pages where it
   // changed nothing say nothing of the pages not fetched yet, beside them in any directory, so
   // the value holds at the exact paths of its evidence only
-  const contradictedValues = new Set<string>();
-  if (!kinds) for (const c of against) if (c.v !== undefined && !looksMinted(c.v)) contradictedValues.add(c.v);
+  const pageChoices = new Set<string>();
+  if (!kinds) for (const c of against) if (c.v !== undefined && !looksMinted(c.v)) pageChoices.add(c.v);
+  // so is a recurring value that the pages of its evidence offered of themselves (links to
+  // `/a?lang=de` first met on `/a`, to `/list?order=desc` on `/list`: a language switcher, a sort
+  // link): a choice each page offers, which each answers its own way, a translation where one
+  // exists. Most of them, not all: a page served under a second name (a negotiated `/a.en.html`)
+  // offers it too. A value other pages link first (a tag a site puts on its links) is not one
+  if (!kinds) {
+    const offered = new Map<string, [number, number]>();
+    for (const s of support) {
+      if (s.v === undefined || looksMinted(s.v)) continue;
+      const n = offered.get(s.v) ?? [0, 0];
+      offered.set(s.v, [n[0] + (s.o === true ? 1 : 0), n[1] + 1]);
+    }
+    for (const [v, [own, all]] of offered) if (2 * own > all) pageChoices.add(v);
+  }
   const holding: Scope[] = [];
   for (const [at, n] of nodes) {
     if (choice && at.charCodeAt(0) !== 0x3d) continue;
@@ -240,7 +259,7 @@ export function activeScopes(support: readonly Support[], against: readonly Cont
     if (places.length > 0 && (n.docs.size < CONTRADICTION_WEIGHT * places.length || places.includes(at) || at.charCodeAt(0) === 0x3d)) continue;
     let values: string[] | undefined;
     if (n.values.size > 0 && (kinds || n.values.size < Math.max(threshold, Math.ceil(VALUE_SHARE * n.docs.size)))) {
-      values = [...n.values].filter(([v, docs]) => docs.size >= threshold && (at.charCodeAt(0) === 0x3d || !contradictedValues.has(v))).map(([v]) => v).sort();
+      values = [...n.values].filter(([v, docs]) => docs.size >= threshold && (at.charCodeAt(0) === 0x3d || !pageChoices.has(v))).map(([v]) => v).sort();
       if (values.length === 0) continue;
     }
     const flat = at.charCodeAt(0) !== 0x3d && !n.deep;
