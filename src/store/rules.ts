@@ -25,7 +25,9 @@
  * `.en>` (a negotiated variant onto its generic name), never a family of suffixes.
  *
  * A `query-parameter` rule may name a group (`query-parameter:utm_campaign&utm_medium`): names
- * that travel together are removed together, and only from a query that holds all of them.
+ * that travel together are removed together, and only from a query that holds all of them. A
+ * `path-parameter` rule's name may be an ASP.NET cookieless segment's tags (`(S)`: `/(S(id))/a` →
+ * `/a`), which learning/parameter-difference.ts reads as a segment parameter.
  *
  * Evidence (the learner in learning/learner.ts gathers it; this module keeps the algebra):
  * - **support**: a permanent redirect `u → v` (301/308; also 302/303/307 with

@@ -69,10 +69,14 @@ describe.skipIf(availableTrees().length === 0)('ASP.NET cookieless session segme
         expect(r.run.reached).toBe(r.documents);
         expect(r.run.falseMerges).toBe(0);
       }
-      // where the server serves the segment, the preset takes every id's page to one URL; where
-      // it redirects to one, the preset is suspended and the redirect followed
-      if (!redirects) expect(preset.run.requests).toBeLessThanOrEqual(Math.ceil(preset.floor * 1.05));
-      expect(preset.run.requests).toBeLessThanOrEqual(bare.run.requests);
+      // where the server serves the segment, the preset takes every id's page to one URL, and
+      // without it the learned rule (`path-parameter:(S)`) takes most of them (1.86 × the floor
+      // before it existed, 1.57 with it); where the server redirects to one, the preset is
+      // suspended and the redirect followed, and both crawls learn the same rule
+      if (!redirects) {
+        expect(preset.run.requests).toBeLessThanOrEqual(Math.ceil(preset.floor * 1.05));
+        expect(bare.run.requests).toBeLessThanOrEqual(Math.ceil(bare.floor * 1.7));
+      } else expect(preset.run.requests).toBeLessThanOrEqual(Math.ceil(bare.run.requests * 1.1));
     });
   }
 });

@@ -5,7 +5,9 @@ import {
   parameterDifference,
   pathParameterNames,
   removePathParameters,
+  parameterValues,
   removeQueryFields,
+  withoutAddedParameters,
 } from '../../src/store/learning/parameter-difference.js';
 
 const diff = (a: string, b: string) => parameterDifference(parseUri(a), parseUri(b));
@@ -31,6 +33,25 @@ describe('parameter difference', () => {
     expect(diff('http://e.com/a?', 'http://e.com/a')).toBeUndefined();
     expect(removeQueryFields('t=1', new Set(['t']))).toBeUndefined();
     expect(removeQueryFields('', new Set(['t']))).toBe('');
+  });
+
+  it('reads an ASP.NET cookieless segment as a segment parameter named by its tags', () => {
+    const id = 'dpk0ejjvurtdzgpa354hckgw';
+    const seg = `/(S(${id}))`;
+    expect(diff(`http://e.com${seg}/docs/a.html`, 'http://e.com/docs/a.html')).toEqual({ place: 'path', names: ['(S)'] });
+    expect(pathParameterNames(`${seg}/docs/a.html;jsessionid=1`)).toEqual(['(S)', 'jsessionid']);
+    expect(removePathParameters(`${seg}/docs/a.html`, new Set(['(S)']))).toBe('/docs/a.html');
+    expect(removePathParameters(`${seg}/`, new Set(['(S)']))).toBe('/');
+    expect(bareParameterPath(`${seg}/docs/a.html;v=2`)).toBe('/docs/a.html');
+    expect(parameterValues('path', parseUri(`http://e.com${seg}/a`), new Set(['(S)']))).toBe(id);
+    // every tag of a 2.0 segment names it; the 1.x form has none
+    expect(pathParameterNames(`/(A(${id}x)S(${id}))/a`)).toEqual(['(AS)']);
+    expect(pathParameterNames(`/(${id})/a`)).toEqual(['()']);
+    // a redirect that adds one sends its source to the source itself (its own form)
+    expect(withoutAddedParameters(parseUri(`http://e.com${seg}/a`), parseUri('http://e.com/a'))?.path).toBe('/a');
+    // parentheses that are no session segment are path data
+    expect(pathParameterNames('/wiki/Foo_(bar)')).toEqual([]);
+    expect(bareParameterPath('/(S(short))/a')).toBe('/(S(short))/a');
   });
 
   it('finds segment parameters (RFC 3986 §3.3)', () => {

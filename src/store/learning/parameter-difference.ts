@@ -11,6 +11,7 @@
  * set does (Dasgupta et al., KDD 2008, learn such multi-field rewrites offline).
  */
 import type { UriRecord } from '../../normalize/index.js';
+import { isAspNetCookielessSegment } from '../../normalize/presets/session-ids.js';
 import { recordOfKey } from '../engine/url-state.js';
 
 export type ParameterPlace = 'query' | 'path';
@@ -42,21 +43,61 @@ export function removeQueryFields(query: string | undefined, names: ReadonlySet<
   return kept.length === 0 ? undefined : kept.join('&');
 }
 
-/** Names of the segment parameters of a path (§3.3), each once. An encoded `%3B` is data. */
+/**
+ * An ASP.NET cookieless-state segment (`/(S(id))/page`, `(A(id)S(id)F(id))`, the 1.x `(id)`:
+ * presets/session-ids.ts) read as a segment parameter: a session the server adds to the path, as a
+ * servlet container adds `;jsessionid=`. Its name is its tags in parentheses (`(S)`, `(ASF)`, `()`
+ * for the 1.x form), its value its ids, so that a parameter rule (`path-parameter:(S)`) removes it
+ * and the learner's pairs, own-form redirects and places see it as they see `;jsessionid=`.
+ */
+function cookielessSegment(segment: string): { name: string; value: string } | undefined {
+  if (segment.charCodeAt(0) !== 0x28 /* ( */ || !isAspNetCookielessSegment(segment)) return undefined;
+  const inner = segment.slice(1, -1);
+  if (inner.indexOf('(') === -1) return { name: '()', value: inner };
+  let name = '(';
+  let value = '';
+  for (const m of inner.matchAll(/([AaSsFf])\(([^)]*)\)/g)) {
+    name += m[1]!.toUpperCase();
+    value += m[2]!;
+  }
+  return { name: name + ')', value };
+}
+
+/** True when `path` may hold a segment parameter or a cookieless segment. */
+function mayHoldParameters(path: string): boolean {
+  return path.indexOf(';') !== -1 || path.indexOf('(') !== -1;
+}
+
+/** The segments of `path` less its cookieless segments named in `names` (all of them without `names`). */
+function withoutCookieless(path: string, names?: ReadonlySet<string>): string {
+  if (path.indexOf('(') === -1) return path;
+  const kept = path.split('/').filter((segment) => {
+    const c = cookielessSegment(segment.split(';')[0]!);
+    return c === undefined || (names !== undefined && !names.has(c.name));
+  });
+  return kept.join('/') || '/';
+}
+
+/**
+ * Names of the segment parameters of a path (§3.3), each once, a cookieless segment's among them.
+ * An encoded `%3B` is data.
+ */
 export function pathParameterNames(path: string): string[] {
-  if (path.indexOf(';') === -1) return [];
+  if (!mayHoldParameters(path)) return [];
   const names = new Set<string>();
   for (const segment of path.split('/')) {
     const parts = segment.split(';');
+    const c = cookielessSegment(parts[0]!);
+    if (c !== undefined) names.add(c.name);
     for (let i = 1; i < parts.length; i++) names.add(fieldName(parts[i]!));
   }
   return [...names];
 }
 
-/** The path without the segment parameters named in `names`. */
+/** The path without the segment parameters (and cookieless segments) named in `names`. */
 export function removePathParameters(path: string, names: ReadonlySet<string>): string {
-  if (path.indexOf(';') === -1) return path;
-  return path
+  if (!mayHoldParameters(path)) return path;
+  return withoutCookieless(path, names)
     .split('/')
     .map((segment) => {
       if (segment.indexOf(';') === -1) return segment;
@@ -66,9 +107,11 @@ export function removePathParameters(path: string, names: ReadonlySet<string>): 
     .join('/');
 }
 
-/** The path with every segment parameter removed: where a URL's parameter variants are indexed. */
+/** The path with every segment parameter and cookieless segment removed: where a URL's parameter variants are indexed. */
 export function bareParameterPath(path: string): string {
-  return path.indexOf(';') === -1 ? path : path.split('/').map((s) => s.split(';')[0]!).join('/');
+  if (!mayHoldParameters(path)) return path;
+  const bare = withoutCookieless(path);
+  return bare.indexOf(';') === -1 ? bare : bare.split('/').map((s) => s.split(';')[0]!).join('/');
 }
 
 function namesOnlyIn(a: readonly string[], b: readonly string[]): string[] {
@@ -110,13 +153,21 @@ export function withoutAddedParameters(to: UriRecord, from: UriRecord): UriRecor
   return { ...to, path, query };
 }
 
+/** A segment's parameters as `name=value` fields, a cookieless segment's first. */
+function pathFields(segment: string): string[] {
+  const parts = segment.split(';');
+  const c = cookielessSegment(parts[0]!);
+  const fields = parts.slice(1);
+  return c === undefined ? fields : [`${c.name}=${c.value}`, ...fields];
+}
+
 /**
  * The values of the fields (query) or segment parameters (path) named `names` in a URL, in the
  * order met, joined by `&`: what a parameter rule removes from it.
  */
 export function parameterValues(place: 'query' | 'path', rec: UriRecord, names: ReadonlySet<string>): string {
   const out: string[] = [];
-  const fields = place === 'query' ? queryFields(rec.query) : rec.path.split('/').flatMap((s) => s.split(';').slice(1));
+  const fields = place === 'query' ? queryFields(rec.query) : rec.path.split('/').flatMap(pathFields);
   for (const f of fields) {
     if (!names.has(fieldName(f))) continue;
     const eq = f.indexOf('=');
