@@ -78,9 +78,12 @@ describeWith([POSTGRES_TREE], 'real-site', () => {
       console.log(`fetched twice, by kind: ${JSON.stringify(byKind)}; requests ${run.requests}, documents ${run.documentsReached}`);
       // a parameter rule is learned from 3 distinct documents each fetched with and without the
       // parameter (two variants are no evidence): until the URL without it comes up in the frontier,
-      // variants are fetched (measured 13-15 here); entries already in hand (perHost + 1) still go
+      // variants are fetched (measured 13-15 here); entries already in hand (perHost + 1) still go.
+      // `utm_source=toc`, one value on every link, is a value that recurs: its rule is checked in
+      // pace with its rewrites besides (about √(8u) checks for u rewrites: 34 for 200; measured 49
+      // in all here)
       expect(byKind.sid).toBeLessThanOrEqual(11 + 9);
-      expect(byKind.utm).toBeLessThanOrEqual(11 + 9);
+      expect(byKind.utm).toBeLessThanOrEqual(11 + 9 + 40);
       expect(byKind.index).toBeLessThanOrEqual(1);
       const rules = run.report!.rules.map((r) => r.id.replace(/:\d+\//, ':PORT/'));
       expect(rules).toEqual(
