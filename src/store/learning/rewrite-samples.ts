@@ -23,9 +23,11 @@
  * plus the checks since, whichever is more). Its evidence is pages, not the server's code: a
  * choice the server honours on some pages alone (a translation where one exists, the original
  * page where none does) shows on none of the first three pages fetched one time in five when two
- * pages in five have one, and nothing in a URL tells the pages apart. A place says nothing there
- * (any page of a directory may have one or not), so the count is what checks: a rule that
- * rewrote `u` URLs unchecked has been checked about `√(PACE·u)` times. On a rule that holds,
+ * pages in five have one, and nothing in a URL tells the pages apart (a value the pages offer
+ * of themselves, a switcher's, holds at their own paths only: rule-scope.ts; the pace is for one
+ * that other pages link). A place says nothing there (any page of a directory may have one or
+ * not), so the count is what checks: a rule that rewrote `u` URLs unchecked has been checked
+ * about `√(PACE·u)` times. On a rule that holds,
  * from three documents, that costs a share of its rewrites that falls as it grows (6 of the
  * first 15, 34 of 200, 83 of 1,000); on one that does not, a page of the other kind one time in
  * `k` is met within `3k` checks but one time in 20, and its contradiction gives back what the
