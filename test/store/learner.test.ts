@@ -422,6 +422,12 @@ describe('unstable pages say nothing', () => {
     expect(await h.rule('g.example', LANG)).toMatchObject({ against: 1 });
     expect(await h.rule('g.example', SID)).toMatchObject({ against: 1 });
     expect(h.rewrite('http://g.example/u?lang=de')).toBe(url('http://g.example/u?lang=de').key);
+    // the next translation met so is blamed on the language alone, now known to change pages: the
+    // session id, whose removal never changed one, is not narrowed by every translation
+    await h.fetch('http://g.example/w', 'W', 200, en);
+    await h.fetch('http://g.example/w?lang=de&sid=7f3a9c2e4b1d111aa51e', 'W-de', 200, de);
+    expect(await h.rule('g.example', LANG)).toMatchObject({ against: 2 });
+    expect(await h.rule('g.example', SID)).toMatchObject({ against: 1 });
     // equal content under a chain of both rules supports each; a pair's group alone is not
     // support for its parts (`/v?sid=…` alone was never compared)
     const h2 = new Harness(3);

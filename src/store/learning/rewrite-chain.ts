@@ -12,7 +12,8 @@
 import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
 import { decodeJson, type AliasEntry } from '../keys.js';
 import type { Kv } from '../backends/kv.js';
-import { applyRules, hostOf, parameterNames, parseRuleId, parseSpec, ruleId, type ActiveRule, type RuleRecord, type RuleSpec } from '../rules.js';
+import { looksMinted } from '../../normalize/index.js';
+import { applyRules, hostOf, isParameterRule, parameterNames, parseRuleId, parseSpec, ruleId, scopeValue, type ActiveRule, type RuleRecord, type RuleSpec } from '../rules.js';
 import { recordOfKey } from '../engine/url-state.js';
 
 /** A host's active rules with their scopes' exceptions left out. */
@@ -88,6 +89,24 @@ export function groupParts(spec: RuleSpec, rules: readonly RuleRecord[]): RuleSp
     if (part === undefined || part.kind !== spec.kind) continue;
     const own = parameterNames(part);
     if (own.length < names.length && own.every((n) => names.includes(n))) out.push(part);
+  }
+  return out;
+}
+
+/**
+ * Of the parameter rules `specs` (a chain's or a group's, judged by one difference), those with a
+ * contradiction for the value `rec` carries, a value that recurs: a difference one of them is
+ * known to make (a language that changed a document before) is blamed on it alone. A session id
+ * beside it, whose removal never changed a page, is not contradicted by every translation met
+ * behind one. None known: each is blamed, as the pair cannot tell which made it.
+ */
+export async function knownToDiffer(ruleOf: (id: string) => Promise<RuleRecord | undefined>, rec: UriRecord, specs: readonly RuleSpec[]): Promise<RuleSpec[]> {
+  const out: RuleSpec[] = [];
+  for (const spec of specs) {
+    const v = isParameterRule(spec) ? scopeValue(spec, rec) : undefined;
+    if (v === undefined || looksMinted(v)) continue;
+    const rule = await ruleOf(ruleId(hostOf(rec), spec));
+    if (rule?.contra?.some((c) => c.v === v) === true) out.push(spec);
   }
   return out;
 }
