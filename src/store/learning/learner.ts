@@ -38,7 +38,6 @@ import {
   contradict,
   discount,
   explainRedirect,
-  formatSpec,
   hasQueryKind,
   hostOf,
   isDocumentStatus,
@@ -46,7 +45,6 @@ import {
   judgeRedirect,
   newCandidate,
   scopeValue,
-  parameterSpec,
   parseRuleId,
   parseSpec,
   retract,
@@ -65,7 +63,7 @@ import { NotFoundSignatures } from './not-found.js';
 import { PathDocuments } from './path-documents.js';
 import { awaitRecheck, LARGE_DIFFERENCE, PENDING, settleRecheck, sketchSimilarity, STABLE, TEXT_STABLE, UNSTABLE } from './stability.js';
 import { recordOfKey } from '../engine/url-state.js';
-import { chainBeside, failedStep, groupParts, knownToDiffer } from './rewrite-chain.js';
+import { failedStep, judgedRules } from './rewrite-chain.js';
 import { answerOf, failuresAlike, mayAgree, type FailedAnswer, type RewriteFailure } from './failure-agreement.js';
 import { servedAsShell } from './shells.js';
 import { noRuleChanges, type LearnedUrl, type LearnerReads, type LearningPolicy, type RuleChanges } from './contract.js';
@@ -480,21 +478,9 @@ export class RuleLearner {
    * changes the bytes on every fetch, its stable hash).
    */
   private async compared(txn: Txn, p: ContentPair, equal: boolean, ve: UrlEntry, be: UrlEntry, changes: RuleChanges, now: number, doc = ve.c!): Promise<void> {
-    // the other rules of a chain that sent the variant to the base are judged by the pair too; a
-    // difference over a group of parameters is one of them: each rule that removes some of them
-    const vrec = recordOfKey(p.variant);
-    const parts = [p.spec, ...chainBeside(this.reads.rules.activeOf, p.variant, p.base, p.spec)];
-    // (the group the two differ by, whatever rule the pair is about: a check recorded onto the end
-    // of a chain the rules of now no longer make)
-    const diff = equal ? undefined : parameterDifference(vrec, recordOfKey(p.base));
-    const group = diff === undefined ? undefined : parameterSpec(diff.place === 'query' ? 'query-parameter' : 'path-parameter', diff.names);
-    if (group !== undefined) for (const x of [group, ...groupParts(group, this.liveRulesOf(txn, hostOf(vrec)))]) if (!parts.some((b) => formatSpec(b) === formatSpec(x))) parts.push(x);
-    // (a difference one of them is known to make is blamed on it alone: `knownToDiffer`)
-    // (each name of the group asked on its own: its rule may be withdrawn already, by pages where
-    // that parameter alone changed the document)
-    const single = diff === undefined ? [] : diff.names.map((n) => parameterSpec(diff.place === 'query' ? 'query-parameter' : 'path-parameter', [n]));
-    const known = equal ? [] : await knownToDiffer((id) => this.ruleOf(txn, id), vrec, [...parts, ...single.filter((x) => !parts.some((b) => formatSpec(b) === formatSpec(x)))]);
-    for (const spec of known.length > 0 ? known : parts) await this.comparedFor(txn, { ...p, spec }, equal, ve, be, changes, now, doc);
+    // the rules this pair is evidence about: its own, a chain's, a group's parts (rewrite-chain.ts)
+    const specs = await judgedRules(this.reads.rules.activeOf, () => this.liveRulesOf(txn, hostOf(recordOfKey(p.variant))), (id) => this.ruleOf(txn, id), p, equal);
+    for (const spec of specs) await this.comparedFor(txn, { ...p, spec }, equal, ve, be, changes, now, doc);
   }
 
   private async comparedFor(txn: Txn, p: ContentPair, equal: boolean, ve: UrlEntry, be: UrlEntry, changes: RuleChanges, now: number, doc: string): Promise<void> {

@@ -13,7 +13,8 @@ import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
 import { decodeJson, type AliasEntry } from '../keys.js';
 import type { Kv } from '../backends/kv.js';
 import { looksMinted } from '../../normalize/index.js';
-import { applyRules, hostOf, isParameterRule, parameterNames, parseRuleId, parseSpec, ruleId, scopeValue, type ActiveRule, type RuleRecord, type RuleSpec } from '../rules.js';
+import { applyRules, formatSpec, hostOf, isParameterRule, parameterNames, parameterSpec, parseRuleId, parseSpec, ruleId, scopeValue, type ActiveRule, type RuleRecord, type RuleSpec } from '../rules.js';
+import { parameterDifference } from './parameter-difference.js';
 import { recordOfKey } from '../engine/url-state.js';
 
 /** A host's active rules with their scopes' exceptions left out. */
@@ -109,4 +110,39 @@ export async function knownToDiffer(ruleOf: (id: string) => Promise<RuleRecord |
     if (rule?.contra?.some((c) => c.v === v) === true) out.push(spec);
   }
   return out;
+}
+
+/**
+ * The rules a content pair (`variant`, `base`, about `spec`) is evidence about: its own, the other
+ * rules of a chain that send the variant to the base (`chainBeside`), and, where the two differ, the
+ * group of parameters they differ by and the live rules of its parts (`groupParts`; the group read
+ * from the URLs, whatever rule the pair is about: a check recorded onto the end of a chain the rules
+ * of now no longer make). A difference one of them is known to make is blamed on those alone
+ * (`knownToDiffer`, each name of the group asked on its own too: its rule may be withdrawn already,
+ * by pages where that parameter alone changed the document).
+ */
+export async function judgedRules(
+  activeOf: (host: string) => readonly ActiveRule[] | undefined,
+  liveRules: () => readonly RuleRecord[],
+  ruleOf: (id: string) => Promise<RuleRecord | undefined>,
+  pair: { readonly variant: string; readonly base: string; readonly spec: RuleSpec },
+  equal: boolean,
+): Promise<RuleSpec[]> {
+  const add = (to: RuleSpec[], x: RuleSpec): void => {
+    if (!to.some((b) => formatSpec(b) === formatSpec(x))) to.push(x);
+  };
+  const parts = [pair.spec, ...chainBeside(activeOf, pair.variant, pair.base, pair.spec)];
+  if (equal) return parts;
+  const rec = recordOfKey(pair.variant);
+  const diff = parameterDifference(rec, recordOfKey(pair.base));
+  const asked = [...parts];
+  if (diff !== undefined) {
+    const kind = diff.place === 'query' ? 'query-parameter' : 'path-parameter';
+    const group = parameterSpec(kind, diff.names);
+    for (const x of [group, ...groupParts(group, liveRules())]) add(parts, x);
+    for (const x of parts) add(asked, x);
+    for (const n of diff.names) add(asked, parameterSpec(kind, [n]));
+  }
+  const known = await knownToDiffer(ruleOf, rec, asked);
+  return known.length > 0 ? known : parts;
 }
