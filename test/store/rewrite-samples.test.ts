@@ -39,6 +39,14 @@ describe('RewriteSamples', () => {
     expect(checks(['/docs/b.html', '/docs/c/', '/api/x.html', '/api/y.html'], ['/docs/a.html'])).toEqual([false, false, true, false]);
   });
 
+  it('reads the place of a rewrite without its segment parameters', () => {
+    // an ASP.NET cookieless id is a segment of its own, a servlet's on a directory segment: with
+    // them the place would be a new top-level section on every link, each one checked
+    const ev = ['/docs/a.html', '/b.html'];
+    expect(checks(['/(S(lit3py55t21z5v55vlm25s55))/docs/x.html', '/(S(q0c4xy2vbt1m5dzkq0fjwn3u))/y.html', '/docs;jsessionid=0A1B/z.html'], ev)).toEqual([false, false, false]);
+    expect(checks(['/(S(lit3py55t21z5v55vlm25s55))/api/x.html'], ev)).toEqual([true]);
+  });
+
   it('checks the first two subdirectories a rule reaches under a parent, then counts only', () => {
     const got = checks(['/docs/one/a.html', '/docs/two/a.html', '/docs/three/a.html', '/docs/two/b.html', '/docs/one/deep/a.html'], ['/docs/a.html']);
     // one and two are new siblings under /docs/; three is the third; deep is the first under one

@@ -34,6 +34,7 @@
  * rule pruned.
  */
 
+import { bareParameterPath } from './parameter-difference.js';
 import { dirOf } from './rule-scope.js';
 
 /** The first rewrites of each rule that are checked. */
@@ -99,6 +100,16 @@ function behindPace(p: Pace, more = 1): boolean {
 /** A place spelled as its path. */
 const same = (path: string): string => path;
 
+/**
+ * The directory a rewritten URL lies in, as the rule spells it: of its path without segment
+ * parameters (`/a;jsessionid=1/b` and `/(S(x))/a/b` lie in `/a/`, where their evidence is read:
+ * learner.ts `placeOf`). A session id in a segment of its own would make every rewrite a new
+ * top-level section, each checked.
+ */
+function placeOf(path: string, place: (path: string) => string): string {
+  return entryDir(place(bareParameterPath(path)));
+}
+
 /** The directory a path lies in: `/a/b.html` and `/a/b/` both in `/a/`. */
 export function entryDir(path: string): string {
   return dirOf(path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path || '/');
@@ -157,11 +168,11 @@ export class RewriteSamples {
     const n = r.n++;
     if (n < FIRST || (n >= 8 && (n & (n - 1)) === 0) || n % EVERY === 0) {
       // a check by count is a check at its place too: the next rewrite there is not checked again
-      if (r.places.size < PLACES) this.remember(r, entryDir(place(path())));
+      if (r.places.size < PLACES) this.remember(r, placeOf(path(), place));
       return true;
     }
     if (r.places.size >= PLACES) return false;
-    return this.newPlace(r, entryDir(place(path())));
+    return this.newPlace(r, placeOf(path(), place));
   }
 
   /**
@@ -172,7 +183,7 @@ export class RewriteSamples {
     const r = this.of(via, rule);
     r.n++;
     if (r.pace !== undefined) r.pace.checks++;
-    if (r.places.size < PLACES) this.remember(r, entryDir((rule.place ?? same)(path)));
+    if (r.places.size < PLACES) this.remember(r, placeOf(path, rule.place ?? same));
   }
 
   /**
@@ -198,7 +209,7 @@ export class RewriteSamples {
     if (!r.seeded) {
       r.seeded = true;
       const place = rule.place ?? same;
-      for (const p of rule.evidence()) this.remember(r, entryDir(place(p)));
+      for (const p of rule.evidence()) this.remember(r, placeOf(p, place));
       // a rule paced once stays paced: its values recurred, whatever its scopes say now
       const docs = rule.paced?.();
       if (r.pace !== undefined) r.pace.docs = docs ?? r.pace.docs;
