@@ -170,6 +170,23 @@ describe('rule scope (pattern tree)', () => {
     for (const word of ['asc', 'DESC', 'en', '20', 'newest-first', 'ABCDEFGHIJKLMNOPQRST']) expect(looksMinted(word)).toBe(false);
   });
 
+  it('a server\'s id for a path is counted once there, whatever documents the path has', () => {
+    const v = (p: string, d: string, value: string, q = false): Support => ({ ...at(p, d, q), v: value });
+    // the id a servlet makes from the path (`/list` and `/news` share it) on twenty pages of one
+    // listing, and a page's own id on twelve other pages: fewer values than documents, yet each
+    // value is a path's id, not a choice that recurs
+    const id = '000271A2A1B2C3D4';
+    const pages = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l'].map((n, i) => v(`/${n}.html`, n, `00${(0x1000 + i).toString(16)}A2A1B2C3D4`.toUpperCase()));
+    const listing = Array.from({ length: 20 }, (_, i) => v(i % 2 === 0 ? '/list' : '/news', `page${i}`, id, true));
+    const scopes = activeScopes([...pages, ...listing], [], 3);
+    expect(scopes.map((x) => x.at)).toEqual(['/']);
+    expect(scopes[0]!.values).toBeUndefined();
+    expect(inScope(scopes, '/m.html', false, () => 'FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF')).toBe(true);
+    // a choice beside it still holds for its values only: `asc`/`desc` on those twenty pages
+    const sorts = Array.from({ length: 20 }, (_, i) => v(i % 2 === 0 ? '/list' : '/news', `page${i}`, i % 4 < 2 ? 'asc' : 'desc', true));
+    expect(activeScopes(sorts, [], 3).every((x) => x.values !== undefined || x.at.startsWith('='))).toBe(true);
+  });
+
   it('covers and formats', () => {
     expect(covers('/a/', '/a/')).toBe(true);
     expect(covers('/a/', '/ab')).toBe(false);

@@ -14,7 +14,7 @@ import { decodeJson, decodeUrlEntry, encodeUrlEntry, evidenceKeys, isUnlinkedIma
 import { outsidePartition } from '../host-tag.js';
 import { foldCase } from '../learning/path-variants.js';
 import type { SampledRule } from '../learning/rewrite-samples.js';
-import { hostOf, type RuleRecord } from '../rules.js';
+import { hostOf, isParameterRule, parseSpec, type RuleRecord } from '../rules.js';
 import type { AdmitResult } from '../seen-store.js';
 import { getEvidence, getUrl, type Txn } from './batch.js';
 import { canonicalize, identity, inScope, isUrlError, transform, type Identity, type Transformed } from './canonicalize.js';
@@ -560,7 +560,8 @@ export function sampledRule(s: Pick<EngineParts, 'rules'>, via: string): Sampled
     ...(via.endsWith('/case-insensitive') ? { place: foldCase } : {}),
     paced: () => {
       const r = rule();
-      if (r === undefined || !(r.spec.startsWith('query-parameter:') || r.spec.startsWith('path-parameter:'))) return undefined;
+      const spec = r === undefined ? undefined : parseSpec(r.spec);
+      if (r === undefined || spec === undefined || !isParameterRule(spec)) return undefined;
       if (!(r.scopes ?? []).some((x) => x.values !== undefined)) return undefined;
       return new Set((r.support ?? []).map((x) => x.d)).size;
     },

@@ -115,6 +115,17 @@ function valueKey(s: Support): string {
   return looksMinted(s.v!) ? `${s.v}\u0000${s.p}` : s.v!;
 }
 
+/**
+ * What the values of a parameter rule's evidence are counted against, to tell an id from a choice
+ * (`VALUE_SHARE`): its document, or for a minted value its path, of which it is the value. A
+ * server's id for a path (a servlet's `;jsessionid=` made from it) is one value for every
+ * document there: the twenty pages of one listing under one id are one path's id, not a value
+ * that recurs over twenty documents.
+ */
+function valueContext(s: Support): string {
+  return s.v !== undefined && looksMinted(s.v) ? `p${s.p}` : `d${s.d}`;
+}
+
 /** True when an exception of a scope (a contradicted path) covers `path`. */
 function excepted(except: readonly string[] | undefined, path: string): boolean {
   if (except === undefined) return false;
@@ -153,6 +164,8 @@ export function inScope(scopes: readonly Scope[], path: string, hasQuery: boolea
 
 interface Node {
   readonly docs: Set<string>;
+  /** What its values are counted against (`valueContext`). */
+  readonly contexts: Set<string>;
   readonly entries: Set<string>;
   /** Some of its evidence lies in a subdirectory. */
   deep: boolean;
@@ -174,8 +187,9 @@ export function activeScopes(support: readonly Support[], against: readonly Cont
   const nodes = new Map<string, Node>();
   const add = (at: string, s: Support, entry: string, deep = false): void => {
     let n = nodes.get(at);
-    if (n === undefined) nodes.set(at, (n = { docs: new Set(), entries: new Set(), values: new Map(), query: false, deep: false }));
+    if (n === undefined) nodes.set(at, (n = { docs: new Set(), contexts: new Set(), entries: new Set(), values: new Map(), query: false, deep: false }));
     n.docs.add(s.d);
+    n.contexts.add(valueContext(s));
     n.entries.add(entry);
     if (deep) n.deep = true;
     if (s.v !== undefined) {
@@ -205,7 +219,7 @@ export function activeScopes(support: readonly Support[], against: readonly Cont
   const valuesAt = new Map<string, Set<string>>();
   const pathsOf = new Map<string, Set<string>>();
   const allValues = new Set<string>();
-  const allDocs = new Set<string>();
+  const allContexts = new Set<string>();
   for (const s of support) {
     if (s.v === undefined) continue;
     const v = valueKey(s);
@@ -216,7 +230,7 @@ export function activeScopes(support: readonly Support[], against: readonly Cont
     if (ps === undefined) pathsOf.set(v, (ps = new Set()));
     ps.add(s.p);
     allValues.add(v);
-    allDocs.add(s.d);
+    allContexts.add(valueContext(s));
   }
   let twoAtOnePath = false;
   for (const vs of valuesAt.values()) {
@@ -228,7 +242,7 @@ export function activeScopes(support: readonly Support[], against: readonly Cont
       break;
     }
   }
-  const choice = twoAtOnePath && allValues.size < Math.max(threshold, Math.ceil(VALUE_SHARE * allDocs.size));
+  const choice = twoAtOnePath && allValues.size < Math.max(threshold, Math.ceil(VALUE_SHARE * allContexts.size));
   // a value that recurs (not minted) and was contradicted anywhere on the host is a choice the
   // server honours on some pages and not on others (a translation where one exists, the
   // original page where none does; a sort order on long listings alone): the pages where it
@@ -258,7 +272,7 @@ export function activeScopes(support: readonly Support[], against: readonly Cont
     const places = [...new Set(against.map((c) => (c.p === '' ? '/' : c.p)).filter((p) => covers(at, p)))].sort();
     if (places.length > 0 && (n.docs.size < CONTRADICTION_WEIGHT * places.length || places.includes(at) || at.charCodeAt(0) === 0x3d)) continue;
     let values: string[] | undefined;
-    if (n.values.size > 0 && (kinds || n.values.size < Math.max(threshold, Math.ceil(VALUE_SHARE * n.docs.size)))) {
+    if (n.values.size > 0 && (kinds || n.values.size < Math.max(threshold, Math.ceil(VALUE_SHARE * n.contexts.size)))) {
       values = [...n.values].filter(([v, docs]) => docs.size >= threshold && (at.charCodeAt(0) === 0x3d || !pageChoices.has(v))).map(([v]) => v).sort();
       if (values.length === 0) continue;
     }
