@@ -13,7 +13,7 @@ import { hostTag } from '../host-tag.js';
 import type { FrontierEntry, PruneEntry } from '../seen-store.js';
 import { admitOne, checksRewrite, countChecked, rewriteAnsweredNoDocument, sampledRule } from './admit.js';
 import { getAlias, getUrl, prefetchUrls, type Txn } from './batch.js';
-import { canonicalize, identity, isUrlError, transform, type Identity } from './canonicalize.js';
+import { canonicalize, identity, isUrlError, transform, type Identity, type Transformed } from './canonicalize.js';
 import type { RuleChanges } from '../learning/contract.js';
 import type { EngineParts } from './parts.js';
 import { answeredDocument, carried, forgetUnlinkedImage, recordOfKey, setUrl } from './url-state.js';
@@ -83,16 +83,18 @@ export async function pruneFrontier(s: EngineParts, q: WriteQueue, id: string): 
     const rule = sampledRule(s, `rule:${id}`);
     // the candidates the rule rewrites now (in its domain and in a scope of it), first or after
     // another rule of a chain
+    // (the rules do not change while these are pruned: one transform per candidate serves both)
+    const targets: Transformed[] = [];
     const rewritten = candidates.filter((c) => {
       const chain: string[] = [];
-      transform(s, c.rec, c.key, undefined, undefined, chain);
+      targets.push(transform(s, c.rec, c.key, undefined, undefined, chain));
       return chain.includes(`rule:${id}`);
     });
     const want = Math.max(s.rules.samples.checksDue(`rule:${id}`, rewritten.length, rule), ACTIVATION_SAMPLE - sampled);
     const marked = want > 0 ? await sampleCandidates(s, q, host, id, rewritten, want) : 0;
     sampled += marked;
     s.rules.samples.uncheckedRewrites(`rule:${id}`, rewritten.length - marked, rule);
-    for (let i = 0; i < candidates.length; i += PRUNE_LINES) await pruneCandidates(s, q, host, candidates.slice(i, i + PRUNE_LINES));
+    for (let i = 0; i < candidates.length; i += PRUNE_LINES) await pruneCandidates(s, q, host, candidates.slice(i, i + PRUNE_LINES), targets.slice(i, i + PRUNE_LINES));
   }
   await pruneImages(s, q, id, host);
 }
@@ -259,7 +261,10 @@ export async function pruneQueued(s: EngineParts, q: WriteQueue, wanted: (via: s
   };
   for await (const byHost of queuedByHost(s, undefined, keep)) {
     for (const [host, candidates] of byHost) {
-      for (let i = 0; i < candidates.length; i += PRUNE_LINES) await pruneCandidates(s, q, host, candidates.slice(i, i + PRUNE_LINES));
+      for (let i = 0; i < candidates.length; i += PRUNE_LINES) {
+        const batch = candidates.slice(i, i + PRUNE_LINES);
+        await pruneCandidates(s, q, host, batch, batch.map((c) => transform(s, c.rec, c.key)));
+      }
     }
   }
 }
@@ -325,11 +330,10 @@ async function sampleCandidates(s: EngineParts, q: WriteQueue, host: string, id:
  * costs two requests where one would do. A rule with redirects among its evidence always rewrites:
  * its originals redirect, and the rewrite saves the hop.
  */
-async function pruneCandidates(s: EngineParts, q: WriteQueue, host: string, candidates: readonly PruneCandidate[]): Promise<void> {
+async function pruneCandidates(s: EngineParts, q: WriteQueue, host: string, candidates: readonly PruneCandidate[], targets: readonly Transformed[]): Promise<void> {
   const txn = q.newTxn();
   const now = Date.now();
-  // each candidate and where the rules send it (an alias may send it further: read then)
-  const targets = candidates.map((c) => transform(s, c.rec, c.key));
+  // `targets`: where the rules send each candidate (an alias may send it further: read then)
   await prefetchUrls(s.kv, txn, candidates.flatMap((c, i) => [c.key, targets[i]!.key]));
   const sharing = new Map<string, number>();
   for (const t of targets) if (t.via?.startsWith('rule:') === true && contentOnly(s, t.via)) sharing.set(t.key, (sharing.get(t.key) ?? 0) + 1);
