@@ -20,6 +20,16 @@ describe('page shape', () => {
     expect(pageShape(page('/docs/a-post', 'internationalization'), 'http://h.example/docs/a-post')).not.toBe(pageShape(page('/docs/a-post', 'counterrevolutionary'), 'http://h.example/docs/a-post'));
   });
 
+  it('a server that folds the case of paths echoes the path it folded: one shape still', () => {
+    const page = (path: string): string => `Nothing found for ${path}. It looks like nothing was found at this location.`;
+    const probe = pageShape(page('/urldedup-not-found-3c4916b1d0959cfd'), 'http://h.example/urldedup-not-found-3c4916b1d0959cfd');
+    // asked as `/librarY/cAlendAr.de`, printed as the server folded its directory
+    expect(pageShape(page('/library/cAlendAr.de'), 'http://h.example/librarY/cAlendAr.de')).toBe(probe);
+    expect(pageShape(page('/library/calendar.de'), 'http://h.example/Library/Calendar.de')).toBe(probe);
+    // the shape still tells another page from the not-found one
+    expect(pageShape('Calendar: the module documentation', 'http://h.example/library/calendar.html')).not.toBe(probe);
+  });
+
   it('pages that differ in more than the echo have different shapes', () => {
     const a = pageShape('The quick brown fox jumps', 'http://h.example/a');
     expect(pageShape('The slow brown fox sleeps', 'http://h.example/b')).not.toBe(a);

@@ -7,7 +7,8 @@
  * page's text with, in order:
  *
  * 1. the request's path, its last segments and its query values removed (raw, percent-decoded,
- *    and with `-`/`_` read as spaces, as a slug is printed);
+ *    and with `-`/`_` read as spaces, as a slug is printed), in any case: the text is read in
+ *    lower case (a server that folds the case of paths prints the path it folded);
  * 2. every token of 16 or more letters and digits, both present, replaced by `~` (a request id in
  *    hex, `7f3a09c2…`, which digits alone would leave half in place);
  * 3. every run of digits replaced by `#` (request ids, times, counters);
@@ -105,8 +106,13 @@ function withoutTokens(t: string): string {
 
 /** The shape of a page's `text` requested as `url` (or its path and query: 32 hex digits). */
 export function pageShape(text: string, url: string | RequestedParts, truncated = false): string {
-  let t = text;
-  for (const e of echoes(url)) if (t.includes(e)) t = t.split(e).join(' ');
+  // in lower case (step 1 read case-insensitively): a server that folds the case of paths prints
+  // the path as it folded it ("Nothing found for /library/x" asked as `/Library/X`)
+  let t = text.toLowerCase();
+  for (const e of echoes(url)) {
+    const l = e.toLowerCase();
+    if (t.includes(l)) t = t.split(l).join(' ');
+  }
   t = withoutTokens(t);
   t = t.replace(/[0-9]+/g, '#').replace(/\s+/g, ' ').trim();
   return createHash('sha256').update(truncated ? `${t}\u0000…` : t).digest('hex').slice(0, 32);

@@ -26,6 +26,8 @@ interface Signature {
   readonly c?: string;
   /** The page's shape (`FetchRecord.shapeHash`): the same page when it echoes the request. */
   readonly x?: string;
+  /** 2: `x` read the echo in any case (page-shape.ts); absent, a shape of before, probed again when asked. */
+  readonly v?: 2;
 }
 
 /** A probe's name: no server has it. */
@@ -76,6 +78,11 @@ export class NotFoundCache {
 
 const NOT_FOUND_KEY = evidenceKeys.notFoundPrefix('').slice(0, -SEP.length);
 
+/** A 2xx signature with a shape read before shapes were read in any case. */
+function staleShape(sig: Signature): boolean {
+  return sig.x !== undefined && sig.v !== 2 && isDocumentStatus(sig.st);
+}
+
 export class NotFoundSignatures {
   constructor(
     private readonly kv: Pick<Kv, 'get' | 'entries' | 'range'>,
@@ -92,11 +99,17 @@ export class NotFoundSignatures {
   async ask(txn: Txn, u: LearnedUrl, dir: string, checks: CheckRequest[]): Promise<void> {
     const host = hostOf(u.rec);
     const k = evidenceKeys.notFound(host, dir);
-    if ((await getEvidence(this.kv, txn, k)) !== undefined) return;
-    if ((await this.entriesOf(host)).length >= PROBES_PER_HOST) return;
-    putEvidence(txn, k, '');
+    const had = await getEvidence(this.kv, txn, k);
+    // a signature whose shape an earlier version read (case kept) is probed again under another
+    // name, and kept until that probe answers
+    const stale = had !== undefined && had !== '' && staleShape(decodeJson<Signature>(had));
+    if (had !== undefined && !stale) return;
+    if (!stale) {
+      if ((await this.entriesOf(host)).length >= PROBES_PER_HOST) return;
+      putEvidence(txn, k, '');
+    }
     // a name no server has, the same for one host and directory in every store (reproducible runs)
-    const name = createHash('sha256').update(`${host}\u0000${dir}`).digest('hex').slice(0, 16);
+    const name = createHash('sha256').update(`${host}\u0000${dir}${stale ? '\u00002' : ''}`).digest('hex').slice(0, 16);
     const rec = { ...u.rec, path: dir + PROBE_SEGMENT + name, query: undefined, fragment: undefined };
     checks.push({ kind: 'probe', key: keyFromRecord(rec), rec });
   }
@@ -104,7 +117,7 @@ export class NotFoundSignatures {
   /** A probe's answer. Returns the soft-404 signature it found (a 2xx body), if any. */
   async record(txn: Txn, u: LearnedUrl, status: number, hash: string | undefined, shape?: string): Promise<{ dir: string; hash: string; shape?: string } | undefined> {
     const dir = dirOf(u.rec.path);
-    const sig: Signature = { st: status, ...(hash === undefined ? {} : { c: hash }), ...(shape === undefined ? {} : { x: shape }) };
+    const sig: Signature = { st: status, ...(hash === undefined ? {} : { c: hash }), ...(shape === undefined ? {} : { x: shape, v: 2 as const }) };
     putEvidence(txn, evidenceKeys.notFound(hostOf(u.rec), dir), encodeJson(sig));
     return isDocumentStatus(status) && hash !== undefined ? { dir, hash, ...(shape === undefined ? {} : { shape }) } : undefined;
   }

@@ -1,0 +1,62 @@
+/**
+ * Not-found signatures (src/store/learning/not-found.ts): probes asked once per directory, their
+ * answers matched by bytes or by shape, and a signature whose shape an earlier version read
+ * probed again.
+ */
+import { describe, expect, it } from 'vitest';
+import { keyFromRecord, normalizeRecord } from '../../src/normalize/index.js';
+import { Txn } from '../../src/store/engine/batch.js';
+import type { CheckRequest, LearnedUrl } from '../../src/store/learning/contract.js';
+import { NotFoundSignatures } from '../../src/store/learning/not-found.js';
+import { MemoryKv } from '../../src/store/backends/memory-store.js';
+import { encodeJson, evidenceKeys } from '../../src/store/keys.js';
+
+function url(u: string): LearnedUrl {
+  const rec = normalizeRecord(u);
+  return { rec, key: keyFromRecord(rec) };
+}
+
+async function ask(kv: MemoryKv, sigs: NotFoundSignatures, at: string, dir: string): Promise<CheckRequest[]> {
+  const txn = new Txn(0);
+  const checks: CheckRequest[] = [];
+  await sigs.ask(txn, url(at), dir, checks);
+  await kv.write(txn.ops);
+  return checks;
+}
+
+describe('not-found signatures', () => {
+  it('asks once per directory, and matches a page by its shape once the probe answered', async () => {
+    const kv = new MemoryKv();
+    const sigs = new NotFoundSignatures(kv);
+    const [probe] = await ask(kv, sigs, 'http://a.example/docs/x.html', '/docs/');
+    expect(probe!.rec.path).toMatch(/^\/docs\/urldedup-not-found-[0-9a-f]{16}$/);
+    expect(await ask(kv, sigs, 'http://a.example/docs/y.html', '/docs/')).toEqual([]);
+    const txn = new Txn(0);
+    await sigs.record(txn, { rec: probe!.rec, key: probe!.key }, 200, 'H1', 'SHAPE');
+    await kv.write(txn.ops);
+    expect(await sigs.matches(new Txn(0), 'a.example', '/docs/z', 'H2', 'SHAPE')).toBe(true);
+    expect(await sigs.matches(new Txn(0), 'a.example', '/other/z', 'H2', 'SHAPE')).toBe(false);
+  });
+
+  it('probes again, under another name, a directory whose shape an earlier version read, and keeps it until then', async () => {
+    const kv = new MemoryKv();
+    const sigs = new NotFoundSignatures(kv);
+    const key = evidenceKeys.notFound('a.example', '/docs/');
+    // written before shapes were read in any case: no `v`
+    await kv.write([{ space: 'evidence', key, value: encodeJson({ st: 200, c: 'H1', x: 'OLDSHAPE' }) }]);
+    // the name a first probe of that directory takes
+    const fresh = new MemoryKv();
+    const [original] = await ask(fresh, new NotFoundSignatures(fresh), 'http://a.example/docs/x.html', '/docs/');
+    const [again] = await ask(kv, sigs, 'http://a.example/docs/x.html', '/docs/');
+    expect(again).toBeDefined();
+    expect(again!.key).not.toBe(original!.key);
+    // the old signature still matches by its bytes until the new probe answers
+    expect(await sigs.matches(new Txn(0), 'a.example', '/docs/z', 'H1')).toBe(true);
+    const txn = new Txn(0);
+    await sigs.record(txn, { rec: again!.rec, key: again!.key }, 200, 'H1', 'NEWSHAPE');
+    await kv.write(txn.ops);
+    expect(await sigs.matches(new Txn(0), 'a.example', '/docs/z', 'H9', 'NEWSHAPE')).toBe(true);
+    // a signature of this version is not probed again
+    expect(await ask(kv, sigs, 'http://a.example/docs/y.html', '/docs/')).toEqual([]);
+  });
+});
