@@ -38,6 +38,21 @@ describe('not-found signatures', () => {
     expect(await sigs.matches(new Txn(0), 'a.example', '/other/z', 'H2', 'SHAPE')).toBe(false);
   });
 
+  it('a session segment is no directory: one probe where the URL lies, its signature for every session', async () => {
+    const kv = new MemoryKv();
+    const sigs = new NotFoundSignatures(kv);
+    const [probe] = await ask(kv, sigs, 'http://a.example/(S(lit3py55t21z5v55vlm25s55))/docs/x.html', '/(S(lit3py55t21z5v55vlm25s55))/docs/');
+    // asked where the server answers it, session and all
+    expect(probe!.rec.path).toMatch(/^\/\(S\(lit3py55t21z5v55vlm25s55\)\)\/docs\/urldedup-not-found-/);
+    expect(await ask(kv, sigs, 'http://a.example/(S(q0c4xy2vbt1m5dzkq0fjwn3u))/docs/y.html', '/(S(q0c4xy2vbt1m5dzkq0fjwn3u))/docs/')).toEqual([]);
+    expect(await ask(kv, sigs, 'http://a.example/docs;jsessionid=0A1B/y.html', '/docs;jsessionid=0A1B/')).toEqual([]);
+    const txn = new Txn(0);
+    await sigs.record(txn, { rec: probe!.rec, key: probe!.key }, 200, 'H1', 'SHAPE');
+    await kv.write(txn.ops);
+    for (const path of ['/docs/z', '/(S(q0c4xy2vbt1m5dzkq0fjwn3u))/docs/z', '/docs;jsessionid=0A1B/z']) expect(await sigs.matches(new Txn(0), 'a.example', path, 'H2', 'SHAPE')).toBe(true);
+    expect(await sigs.matches(new Txn(0), 'a.example', '/(S(q0c4xy2vbt1m5dzkq0fjwn3u))/api/z', 'H2', 'SHAPE')).toBe(false);
+  });
+
   it('probes again, under another name, a directory whose shape an earlier version read, and keeps it until then', async () => {
     const kv = new MemoryKv();
     const sigs = new NotFoundSignatures(kv);

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { keyFromRecord } from '../../normalize/index.js';
 import { decodeJson, encodeJson, encodeUrlEntry, evidenceKeys, prefixRange, SEP, type UrlEntry } from '../keys.js';
 import { readRange, type Kv, type KvOp } from '../backends/kv.js';
+import { bareParameterPath } from './parameter-difference.js';
 import { dirOf } from './rule-scope.js';
 import { hostOf, isDocumentStatus } from '../rules.js';
 import { getEvidence, getUrl, putEvidence, type Txn } from '../engine/batch.js';
@@ -95,10 +96,17 @@ export class NotFoundSignatures {
     return this.cache === undefined ? load() : this.cache.read(host, load);
   }
 
-  /** Ask once for a probe in `dir` of `u`'s host (at most `PROBES_PER_HOST` per host). */
+  /**
+   * Ask once for a probe in `dir` of `u`'s host (at most `PROBES_PER_HOST` per host). A directory
+   * is its path without segment parameters (`/(S(id))/a/` is `/a/`): the probe goes where `u`
+   * lies, session segment and all, so the server answers it as it answers `u`, and its signature
+   * holds for the directory under any session (a session id is no directory: each would spend a
+   * probe and hold for its own URLs alone).
+   */
   async ask(txn: Txn, u: LearnedUrl, dir: string, checks: CheckRequest[]): Promise<void> {
     const host = hostOf(u.rec);
-    const k = evidenceKeys.notFound(host, dir);
+    const place = bareParameterPath(dir);
+    const k = evidenceKeys.notFound(host, place);
     const had = await getEvidence(this.kv, txn, k);
     // a signature whose shape an earlier version read (case kept) is probed again under another
     // name, and kept until that probe answers
@@ -109,14 +117,14 @@ export class NotFoundSignatures {
       putEvidence(txn, k, '');
     }
     // a name no server has, the same for one host and directory in every store (reproducible runs)
-    const name = createHash('sha256').update(`${host}\u0000${dir}${stale ? '\u00002' : ''}`).digest('hex').slice(0, 16);
+    const name = createHash('sha256').update(`${host}\u0000${place}${stale ? '\u00002' : ''}`).digest('hex').slice(0, 16);
     const rec = { ...u.rec, path: dir + PROBE_SEGMENT + name, query: undefined, fragment: undefined };
     checks.push({ kind: 'probe', key: keyFromRecord(rec), rec });
   }
 
   /** A probe's answer. Returns the soft-404 signature it found (a 2xx body), if any. */
   async record(txn: Txn, u: LearnedUrl, status: number, hash: string | undefined, shape?: string): Promise<{ dir: string; hash: string; shape?: string } | undefined> {
-    const dir = dirOf(u.rec.path);
+    const dir = bareParameterPath(dirOf(u.rec.path));
     const sig: Signature = { st: status, ...(hash === undefined ? {} : { c: hash }), ...(shape === undefined ? {} : { x: shape, v: 2 as const }) };
     putEvidence(txn, evidenceKeys.notFound(hostOf(u.rec), dir), encodeJson(sig));
     return isDocumentStatus(status) && hash !== undefined ? { dir, hash, ...(shape === undefined ? {} : { shape }) } : undefined;
@@ -143,10 +151,11 @@ export class NotFoundSignatures {
    */
   async matches(_txn: Txn, host: string, path: string, hash: string, shape?: string): Promise<boolean> {
     const prefix = evidenceKeys.notFoundPrefix(host);
+    const bare = bareParameterPath(path);
     for (const [k, v] of await this.entriesOf(host)) {
       if (v === '') continue;
       const dir = k.slice(prefix.length);
-      if (!path.startsWith(dir)) continue;
+      if (!bare.startsWith(dir)) continue;
       const sig = decodeJson<Signature>(v);
       if (sig.c === hash || (shape !== undefined && sig.x === shape && isDocumentStatus(sig.st))) return true;
     }
