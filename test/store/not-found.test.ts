@@ -74,4 +74,15 @@ describe('not-found signatures', () => {
     // a signature of this version is not probed again
     expect(await ask(kv, sigs, 'http://a.example/docs/y.html', '/docs/')).toEqual([]);
   });
+
+  it('a shape of version 2 (an echo read inside a request id) is probed again too', async () => {
+    const kv = new MemoryKv();
+    const sigs = new NotFoundSignatures(kv);
+    await kv.write([{ space: 'evidence', key: evidenceKeys.notFound('a.example', '/docs/'), value: encodeJson({ st: 200, c: 'H1', x: 'V2SHAPE', v: 2 }) }]);
+    const [again] = await ask(kv, sigs, 'http://a.example/docs/x.html', '/docs/');
+    expect(again?.kind).toBe('probe');
+    // a 404 signature has no shape to read again
+    await kv.write([{ space: 'evidence', key: evidenceKeys.notFound('a.example', '/api/'), value: encodeJson({ st: 404 }) }]);
+    expect(await ask(kv, sigs, 'http://a.example/api/x', '/api/')).toEqual([]);
+  });
 });

@@ -10,7 +10,9 @@
  *    and with `-`/`_` read as spaces, as a slug is printed), in any case: the text is read in
  *    lower case (a server that folds the case of paths prints the path it folded);
  * 2. every token of 16 or more letters and digits, both present, replaced by `~` (a request id in
- *    hex, `7f3a09c2…`, which digits alone would leave half in place);
+ *    hex, `7f3a09c2…`, which digits alone would leave half in place). Steps 1 and 2 read the text
+ *    as it came: an echo is not looked for inside a token (a segment `da` inside an id `…cda42…`),
+ *    unless it covers the whole token (a session id printed back);
  * 3. every run of digits replaced by `#` (request ids, times, counters);
  * 4. runs of white space collapsed.
  *
@@ -80,14 +82,9 @@ function isTokenChar(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45;
 }
 
-/**
- * `t` with every maximal run of `TOKEN_RUN` token characters or more that normalize's
- * `looksMinted` calls a token replaced by `~` (step 2; a scan, not a regular expression: a page's
- * text is read once, and most of it is short words).
- */
-function withoutTokens(t: string): string {
-  let out = '';
-  let from = 0;
+/** The maximal runs of `TOKEN_RUN` token characters or more in `t` that `looksMinted` calls a token: [start, end). */
+function mintedRuns(t: string): [number, number][] {
+  const out: [number, number][] = [];
   for (let i = 0; i < t.length; ) {
     if (!isTokenChar(t.charCodeAt(i))) {
       i++;
@@ -95,27 +92,57 @@ function withoutTokens(t: string): string {
     }
     let j = i + 1;
     while (j < t.length && isTokenChar(t.charCodeAt(j))) j++;
-    if (j - i >= TOKEN_RUN && looksMinted(t.slice(i, j))) {
-      out += t.slice(from, i) + '~';
-      from = j;
-    }
+    if (j - i >= TOKEN_RUN && looksMinted(t.slice(i, j))) out.push([i, j]);
     i = j;
   }
-  return from === 0 ? t : out + t.slice(from);
+  return out;
 }
 
 /** The shape of a page's `text` requested as `url` (or its path and query: 32 hex digits). */
 export function pageShape(text: string, url: string | RequestedParts, truncated = false): string {
   // in lower case (step 1 read case-insensitively): a server that folds the case of paths prints
   // the path as it folded it ("Nothing found for /library/x" asked as `/Library/X`)
-  let t = text.toLowerCase();
+  const t = text.toLowerCase();
+  // steps 1 and 2 on the text as it came, each character taken by one of them at most: an echo
+  // inside a minted token is no echo (a segment `da` in the request id `…18cda42e…` would cut the
+  // id into runs too short to read as a token, and the shape would vary with the id)
+  const runs = mintedRuns(t);
+  const cut = new Uint8Array(t.length); // 1: an echo, 2: a token
+  for (const [a, b] of runs) cut.fill(2, a, b);
   for (const e of echoes(url)) {
     const l = e.toLowerCase();
-    if (t.includes(l)) t = t.split(l).join(' ');
+    for (let at = t.indexOf(l); at !== -1; at = t.indexOf(l, at + 1)) {
+      const end = at + l.length;
+      if (takenWithin(cut, runs, at, end)) continue;
+      cut.fill(1, at, end);
+      at = end - 1;
+    }
   }
-  t = withoutTokens(t);
-  t = t.replace(/[0-9]+/g, '#').replace(/\s+/g, ' ').trim();
-  return createHash('sha256').update(truncated ? `${t}\u0000…` : t).digest('hex').slice(0, 32);
+  let out = '';
+  for (let i = 0; i < t.length; ) {
+    const c = cut[i]!;
+    let j = i + 1;
+    while (j < t.length && cut[j] === c) j++;
+    out += c === 0 ? t.slice(i, j) : c === 1 ? ' ' : '~';
+    i = j;
+  }
+  out = out.replace(/[0-9]+/g, '#').replace(/\s+/g, ' ').trim();
+  return createHash('sha256').update(truncated ? `${out}\u0000…` : out).digest('hex').slice(0, 32);
+}
+
+/**
+ * True when `[at, end)` may not be read as an echo: it overlaps one read already, or lies in part
+ * of a minted token without covering all of it (an echo that is the whole token, a probe's name
+ * or a session id printed back, is an echo).
+ */
+function takenWithin(cut: Uint8Array, runs: readonly [number, number][], at: number, end: number): boolean {
+  for (let i = at; i < end; i++) if (cut[i] === 1) return true;
+  for (const [a, b] of runs) {
+    if (b <= at) continue;
+    if (a >= end) break;
+    if (!(at <= a && b <= end)) return true;
+  }
+  return false;
 }
 
 /**

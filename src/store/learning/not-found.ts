@@ -27,8 +27,11 @@ interface Signature {
   readonly c?: string;
   /** The page's shape (`FetchRecord.shapeHash`): the same page when it echoes the request. */
   readonly x?: string;
-  /** 2: `x` read the echo in any case (page-shape.ts); absent, a shape of before, probed again when asked. */
-  readonly v?: 2;
+  /**
+   * The shape's version (`SHAPE_VERSION`); another (absent: 1), a shape read by an earlier
+   * page-shape.ts, probed again when asked.
+   */
+  readonly v?: number;
 }
 
 /** A probe's name: no server has it. */
@@ -79,9 +82,15 @@ export class NotFoundCache {
 
 const NOT_FOUND_KEY = evidenceKeys.notFoundPrefix('').slice(0, -SEP.length);
 
-/** A 2xx signature with a shape read before shapes were read in any case. */
+/**
+ * How page-shape.ts reads a shape: 2, the echo in any case; 3, no echo inside a minted token. A
+ * shape of another version may differ from one read now for the same page.
+ */
+const SHAPE_VERSION = 3;
+
+/** A 2xx signature with a shape read by an earlier version of page-shape.ts. */
 function staleShape(sig: Signature): boolean {
-  return sig.x !== undefined && sig.v !== 2 && isDocumentStatus(sig.st);
+  return sig.x !== undefined && sig.v !== SHAPE_VERSION && isDocumentStatus(sig.st);
 }
 
 export class NotFoundSignatures {
@@ -117,7 +126,7 @@ export class NotFoundSignatures {
       putEvidence(txn, k, '');
     }
     // a name no server has, the same for one host and directory in every store (reproducible runs)
-    const name = createHash('sha256').update(`${host}\u0000${place}${stale ? '\u00002' : ''}`).digest('hex').slice(0, 16);
+    const name = createHash('sha256').update(`${host}\u0000${place}${stale ? `\u0000${SHAPE_VERSION}` : ''}`).digest('hex').slice(0, 16);
     const rec = { ...u.rec, path: dir + PROBE_SEGMENT + name, query: undefined, fragment: undefined };
     checks.push({ kind: 'probe', key: keyFromRecord(rec), rec });
   }
@@ -125,7 +134,7 @@ export class NotFoundSignatures {
   /** A probe's answer. Returns the soft-404 signature it found (a 2xx body), if any. */
   async record(txn: Txn, u: LearnedUrl, status: number, hash: string | undefined, shape?: string): Promise<{ dir: string; hash: string; shape?: string } | undefined> {
     const dir = bareParameterPath(dirOf(u.rec.path));
-    const sig: Signature = { st: status, ...(hash === undefined ? {} : { c: hash }), ...(shape === undefined ? {} : { x: shape, v: 2 as const }) };
+    const sig: Signature = { st: status, ...(hash === undefined ? {} : { c: hash }), ...(shape === undefined ? {} : { x: shape, v: SHAPE_VERSION }) };
     putEvidence(txn, evidenceKeys.notFound(hostOf(u.rec), dir), encodeJson(sig));
     return isDocumentStatus(status) && hash !== undefined ? { dir, hash, ...(shape === undefined ? {} : { shape }) } : undefined;
   }
