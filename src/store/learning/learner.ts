@@ -30,7 +30,7 @@ import { keyFromRecord, looksMinted, type UriRecord } from '../../normalize/inde
 import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, type UrlEntry } from '../keys.js';
 import { outsidePartition } from '../host-tag.js';
 import { readRange, type Kv } from '../backends/kv.js';
-import { bareParameterPath, ownPageOffered, parameterDifference, withoutAddedParameters } from './parameter-difference.js';
+import { bareDirOf, bareParameterPath, ownPageOffered, parameterDifference, withoutAddedParameters } from './parameter-difference.js';
 import { dirOf, type ContradictionSite, type Support } from './rule-scope.js';
 import {
   applies,
@@ -556,7 +556,7 @@ export class RuleLearner {
     for (const [k, reason] of rewrites) {
       const rule = reason.startsWith('rule:') ? await this.ruleOf(txn, reason.slice(5)) : undefined;
       if (rule === undefined) continue;
-      const dir = dirOf(bareParameterPath(recordOfKey(k.slice(k.lastIndexOf(SEP) + 1)).path));
+      const dir = bareDirOf(recordOfKey(k.slice(k.lastIndexOf(SEP) + 1)).path);
       if (!(rule.support ?? []).some((s) => dirOf(s.p) === dir)) return true;
     }
     return false;

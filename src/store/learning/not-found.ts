@@ -12,8 +12,7 @@ import { createHash } from 'node:crypto';
 import { keyFromRecord } from '../../normalize/index.js';
 import { decodeJson, encodeJson, encodeUrlEntry, evidenceKeys, prefixRange, SEP, type UrlEntry } from '../keys.js';
 import { readRange, type Kv, type KvOp } from '../backends/kv.js';
-import { bareParameterPath } from './parameter-difference.js';
-import { dirOf } from './rule-scope.js';
+import { bareDirOf, bareParameterPath } from './parameter-difference.js';
 import { hostOf, isDocumentStatus } from '../rules.js';
 import { getEvidence, getUrl, putEvidence, type Txn } from '../engine/batch.js';
 import { recordOfKey } from '../engine/url-state.js';
@@ -133,7 +132,7 @@ export class NotFoundSignatures {
 
   /** A probe's answer. Returns the soft-404 signature it found (a 2xx body), if any. */
   async record(txn: Txn, u: LearnedUrl, status: number, hash: string | undefined, shape?: string): Promise<{ dir: string; hash: string; shape?: string } | undefined> {
-    const dir = bareParameterPath(dirOf(u.rec.path));
+    const dir = bareDirOf(u.rec.path);
     const sig: Signature = { st: status, ...(hash === undefined ? {} : { c: hash }), ...(shape === undefined ? {} : { x: shape, v: SHAPE_VERSION }) };
     putEvidence(txn, evidenceKeys.notFound(hostOf(u.rec), dir), encodeJson(sig));
     return isDocumentStatus(status) && hash !== undefined ? { dir, hash, ...(shape === undefined ? {} : { shape }) } : undefined;

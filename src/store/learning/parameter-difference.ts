@@ -114,6 +114,15 @@ export function bareParameterPath(path: string): string {
   return bare.indexOf(';') === -1 ? bare : bare.split('/').map((s) => s.split(';')[0]!).join('/');
 }
 
+/**
+ * The directory a path lies in, its segment parameters aside (`/a;jsessionid=1/b` and
+ * `/(S(x))/a/b` lie in `/a/`): where evidence about it is read and a probe's signature holds.
+ */
+export function bareDirOf(path: string): string {
+  const bare = bareParameterPath(path);
+  return bare.slice(0, bare.lastIndexOf('/') + 1) || '/';
+}
+
 function namesOnlyIn(a: readonly string[], b: readonly string[]): string[] {
   const other = new Set(b);
   return [...new Set(a.filter((n) => !other.has(n)))].sort();

@@ -106,7 +106,7 @@ const same = (path: string): string => path;
  * learner.ts `placeOf`). A session id in a segment of its own would make every rewrite a new
  * top-level section, each checked.
  */
-function placeOf(path: string, place: (path: string) => string): string {
+function sampledDir(path: string, place: (path: string) => string): string {
   return entryDir(place(bareParameterPath(path)));
 }
 
@@ -168,11 +168,11 @@ export class RewriteSamples {
     const n = r.n++;
     if (n < FIRST || (n >= 8 && (n & (n - 1)) === 0) || n % EVERY === 0) {
       // a check by count is a check at its place too: the next rewrite there is not checked again
-      if (r.places.size < PLACES) this.remember(r, placeOf(path(), place));
+      if (r.places.size < PLACES) this.remember(r, sampledDir(path(), place));
       return true;
     }
     if (r.places.size >= PLACES) return false;
-    return this.newPlace(r, placeOf(path(), place));
+    return this.newPlace(r, sampledDir(path(), place));
   }
 
   /**
@@ -183,7 +183,7 @@ export class RewriteSamples {
     const r = this.of(via, rule);
     r.n++;
     if (r.pace !== undefined) r.pace.checks++;
-    if (r.places.size < PLACES) this.remember(r, placeOf(path, rule.place ?? same));
+    if (r.places.size < PLACES) this.remember(r, sampledDir(path, rule.place ?? same));
   }
 
   /**
@@ -209,7 +209,7 @@ export class RewriteSamples {
     if (!r.seeded) {
       r.seeded = true;
       const place = rule.place ?? same;
-      for (const p of rule.evidence()) this.remember(r, placeOf(p, place));
+      for (const p of rule.evidence()) this.remember(r, sampledDir(p, place));
       // a rule paced once stays paced: its values recurred, whatever its scopes say now
       const docs = rule.paced?.();
       if (r.pace !== undefined) r.pace.docs = docs ?? r.pace.docs;
