@@ -212,6 +212,39 @@ export const structureBehaviours: BehaviourKind[] = [
       };
     },
   },
+  // 3b ------------------------------------------------------------------------------------------
+  {
+    name: 'staging-host',
+    source: 'A staging or preview virtual host (a second ServerName on a copy of the DocumentRoot, a CMS preview domain, a CDN pull zone serving a stale origin): most paths answer what the main host answers, byte for byte, and the pages edited since the copy answer their own text; links leak into it from the main site',
+    make: (b) => {
+      const staging = `${b.names.word()}.${b.host}`;
+      const main = (): string => b.origin(b.host);
+      /** The staging copies that are documents of their own (their paths read at serve time: a later setup may move them). */
+      const copies: SimDoc[] = [];
+      let edited: Set<string> | undefined;
+      return {
+        name: 'staging-host',
+        order: 8,
+        setup: () => {
+          b.hosts.add(staging);
+          const words = wordsOf(b);
+          const pages = pagesOf(b);
+          // an edit in one section in three, scattered: a few pages of a directory, not all of it
+          for (const p of b.rng.sample(pages, Math.max(2, Math.round(pages.length * b.rng.int(10, 30) / 100)))) {
+            copies.push(b.addDoc({ id: `staging:${withQuery(p.path, p.query)}`, host: staging, path: p.path, ...(p.query === undefined ? {} : { query: p.query }), title: p.title, text: `${p.text} ${prose(b, words, 12)}`, kind: 'generated', links: [...p.links] }));
+          }
+        },
+        handle: (req, next) => {
+          edited ??= new Set(copies.map((d) => withQuery(d.path, d.query)));
+          if (req.host !== staging || edited.has(withQuery(req.path, req.query))) return next(req);
+          const a = next({ ...req, host: b.host });
+          if (a.kind === 'redirect' && (a.location === main() || a.location.startsWith(main() + '/') || a.location.startsWith(main() + '?'))) return { ...a, location: b.origin(staging) + a.location.slice(main().length) };
+          return a;
+        },
+        alias: (l) => (l.to.host === b.host && l.url.startsWith(main()) && l.rng.chance(0.4) ? b.origin(staging) + l.url.slice(main().length) : undefined),
+      };
+    },
+  },
   // 4 -------------------------------------------------------------------------------------------
   {
     name: 'listing-params',
