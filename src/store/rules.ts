@@ -350,7 +350,7 @@ export function apply(spec: RuleSpec, rec: UriRecord): UriRecord {
 }
 
 /** `rec` on `host` (`name[:port]`, `[v6][:port]`). */
-function withHost(rec: UriRecord, host: string): UriRecord {
+export function withHost(rec: UriRecord, host: string): UriRecord {
   const close = host.charCodeAt(0) === 0x5b ? host.indexOf(']') : -1;
   const colon = host.indexOf(':', close + 1);
   if (colon === -1) return { ...rec, host, port: undefined };
@@ -560,8 +560,10 @@ function within(a: readonly Scope[], b: readonly Scope[]): boolean {
 export function rederive(rule: RuleRecord, support: readonly Support[], contra: readonly ContradictionSite[], limits: LearningLimits, o: Observation | undefined): Transition {
   const before = rule.scopes ?? [];
   // a host that folds case (its file system does) can never answer two names that differ only in
-  // case differently: one contradiction shows the host does not, everywhere
-  const hostWide = rule.spec === 'case-insensitive' && contra.length > 0;
+  // case differently: one contradiction shows the host does not, everywhere. So with a mirror, a
+  // second name for one document root: one path that answers otherwise under the two names shows
+  // a copy that has drifted (a staging or preview host), where any page may be one edited since
+  const hostWide = (rule.spec === 'case-insensitive' || rule.spec.startsWith('mirror:')) && contra.length > 0;
   const scopes = rule.manual === true || hostWide ? [] : activeScopes(support, contra, limits.threshold, rule.spec === 'case-insensitive' || rule.spec.startsWith('suffix:'));
   const state: RuleState = rule.manual === true ? 'withdrawn' : scopes.length > 0 ? 'active' : contra.length > 0 ? 'withdrawn' : 'candidate';
   let next: RuleRecord = { ...rule, support, contra, scopes, state };

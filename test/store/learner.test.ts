@@ -780,7 +780,7 @@ describe('mirror hosts (opt-in)', () => {
     expect(await h.rule('docs.example.com', MIRROR)).toBeUndefined();
   });
 
-  it('a page that differs under its own path on the mirror excepts that place, or withdraws the rule', async () => {
+  it('a page that differs under its own path on the mirror withdraws the rule everywhere', async () => {
     const h = new Harness(3, false, true);
     for (const p of ['/a/1.html', '/a/2.html', '/b/3.html']) {
       await h.fetch(`http://example.com${p}`, `h${p}`);
@@ -794,6 +794,24 @@ describe('mirror hosts (opt-in)', () => {
     await h.fetch('http://docs.example.com/c/own.html', 'ours');
     const rule = await h.rule('docs.example.com', MIRROR);
     expect(rule?.against).toBeGreaterThan(0);
+    // a copy that drifted (a staging host): any page may be one edited since, not this place alone
+    expect(rule?.state).toBe('withdrawn');
     expect(h.rewrite('http://docs.example.com/c/own.html')).toBe(url('http://docs.example.com/c/own.html').key);
+    expect(h.rewrite('http://docs.example.com/a/9.html')).toBe(url('http://docs.example.com/a/9.html').key);
+  });
+
+  it('the mirror\'s page fetched before the host\'s is compared when the host\'s answers', async () => {
+    const h = new Harness(3, false, true);
+    for (const p of ['/a/1.html', '/a/2.html', '/b/3.html']) {
+      await h.fetch(`http://example.com${p}`, `h${p}`);
+      await h.fetch(`http://docs.example.com${p}`, `h${p}`);
+    }
+    // the edited page reached on the mirror first (a link within it), the host's own later
+    await h.fetch('http://docs.example.com/c/own.html', 'ours');
+    const later = await h.fetch('http://example.com/c/own.html', 'theirs');
+    expect(later.changes.checks.map((c) => c.kind)).toContain('recheck');
+    await h.requeue('http://docs.example.com/c/own.html', 'r');
+    await h.fetch('http://docs.example.com/c/own.html', 'ours');
+    expect((await h.rule('docs.example.com', MIRROR))?.state).toBe('withdrawn');
   });
 });

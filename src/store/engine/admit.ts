@@ -548,10 +548,15 @@ export function countChecked(s: Pick<EngineParts, 'rules'>, via: string, k0: str
   s.rules.samples.counted(via, recordOfKey(k0).path, sampledRule(s, via));
 }
 
+/** The evidence a mirror rule's pace starts from, whatever its support (see `sampledRule`). */
+const MIRROR_PACE_DOCS = 3;
+
 /**
  * What the samples read of rule `via`: its support's paths, how it spells a place (the case rule
- * folds it), and, for a parameter rule whose values recur (a scope holds for some values only),
- * the distinct documents of its support, which pace its checks (rewrite-samples.ts).
+ * folds it), and, for a parameter rule whose values recur (a scope holds for some values only) or
+ * a mirror rule, the distinct documents of its support, which pace its checks (rewrite-samples.ts).
+ * A mirror's pages may differ one by one (a staging copy edited since, where nothing in a URL
+ * tells an edited page), so its place says nothing and its count is what checks.
  */
 export function sampledRule(s: Pick<EngineParts, 'rules'>, via: string): SampledRule {
   const rule = (): RuleRecord | undefined => s.rules.get(via.slice(5));
@@ -561,9 +566,14 @@ export function sampledRule(s: Pick<EngineParts, 'rules'>, via: string): Sampled
     paced: () => {
       const r = rule();
       const spec = r === undefined ? undefined : parseSpec(r.spec);
-      if (r === undefined || spec === undefined || !isParameterRule(spec)) return undefined;
-      if (!(r.scopes ?? []).some((x) => x.values !== undefined)) return undefined;
-      return new Set((r.support ?? []).map((x) => x.d)).size;
+      if (r === undefined || spec === undefined) return undefined;
+      const docs = new Set((r.support ?? []).map((x) => x.d)).size;
+      // a mirror's support is the pages linked into it under both names, which answered alike: no
+      // sample of the pages it prunes, found by links within it (a staging copy's edited pages),
+      // so its checks alone pace it
+      if (spec.kind === 'mirror') return Math.min(docs, MIRROR_PACE_DOCS);
+      if (!isParameterRule(spec) || !(r.scopes ?? []).some((x) => x.values !== undefined)) return undefined;
+      return docs;
     },
   };
 }

@@ -269,6 +269,13 @@ export async function pruneQueued(s: EngineParts, q: WriteQueue, wanted: (via: s
   }
 }
 
+/** FNV-1a of `s` (32 bits): a draw that is the same for one key in every run. */
+function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
 /** Queued URLs a rule would prune that are fetched as themselves first, when it gains scope. */
 const ACTIVATION_SAMPLE = 2;
 
@@ -277,7 +284,8 @@ const ACTIVATION_SAMPLE = 2;
  * al., WWW 2007, done online): of the queued URLs it now maps elsewhere, a few are kept queued as
  * themselves, marked as checks (`k: 'v'`, with their rewrite), so that the learner compares both
  * once fetched. The ones least like the rule's evidence come first: a URL in a directory where no
- * supporting observation lies, then one with a query where the evidence had none. They count
+ * supporting observation lies, then one with a query where the evidence had none (a paced rule's,
+ * drawn at random: below). They count
  * as the rule's first checked rewrites (admit.ts samples on from there). Returns how many it
  * marked.
  */
@@ -286,18 +294,26 @@ async function sampleCandidates(s: EngineParts, q: WriteQueue, host: string, id:
   const dirs = new Set(support.map((x) => dirOf(x.p === '' ? '/' : x.p)));
   const withQuery = support.some((x) => x.q === true);
   const unlike = (c: PruneCandidate): number => (dirs.has(dirOf(c.rec.path || '/')) ? 0 : 2) + (c.rec.query !== undefined && !withQuery ? 1 : 0);
-  const order = rewritten.map((c, i) => ({ c, i, u: unlike(c) })).sort((a, b) => b.u - a.u || a.i - b.i);
-  // one per directory first, then the next ones in that order
   const picked: PruneCandidate[] = [];
-  const pickedDirs = new Set<string>();
-  for (const { c } of order) {
-    const d = dirOf(c.rec.path || '/');
-    if (picked.length < n && !pickedDirs.has(d)) {
-      pickedDirs.add(d);
-      picked.push(c);
+  if (sampledRule(s, `rule:${id}`).paced?.() !== undefined) {
+    // a paced rule may be wrong page by page where no place tells (a choice some pages honour, a
+    // mirror's edited pages): its checks are a sample of the pages, drawn by a hash of their
+    // keys, not the first of each directory (its index page, first found, which is never edited)
+    const drawn = rewritten.map((c) => ({ c, h: fnv1a(c.key) })).sort((a, b) => a.h - b.h);
+    for (const { c } of drawn.slice(0, n)) picked.push(c);
+  } else {
+    const order = rewritten.map((c, i) => ({ c, i, u: unlike(c) })).sort((a, b) => b.u - a.u || a.i - b.i);
+    // one per directory first, then the next ones in that order
+    const pickedDirs = new Set<string>();
+    for (const { c } of order) {
+      const d = dirOf(c.rec.path || '/');
+      if (picked.length < n && !pickedDirs.has(d)) {
+        pickedDirs.add(d);
+        picked.push(c);
+      }
     }
+    for (const { c } of order) if (picked.length < n && !picked.includes(c)) picked.push(c);
   }
-  for (const { c } of order) if (picked.length < n && !picked.includes(c)) picked.push(c);
   if (picked.length === 0) return 0;
   const txn = q.newTxn();
   const now = Date.now();

@@ -18,7 +18,7 @@ import { bareParameterPath, parameterDifference } from './parameter-difference.j
 import { foldCase, suffixPair } from './path-variants.js';
 import { evidenceKeys, prefixRange } from '../keys.js';
 import type { Kv } from '../backends/kv.js';
-import { applies, apply, hostOf, mirrorPair, parameterSpec, parseRuleId, parseSpec, prefixesBeforeCommonTail, type RuleRecord, type RuleSpec } from '../rules.js';
+import { applies, apply, hostOf, mirrorPair, parameterSpec, withHost, parseRuleId, parseSpec, prefixesBeforeCommonTail, type RuleRecord, type RuleSpec } from '../rules.js';
 import type { LearnedUrl } from './contract.js';
 import type { PathDocuments } from './path-documents.js';
 import { recordOfKey } from '../engine/url-state.js';
@@ -290,11 +290,16 @@ const MIRROR_SAMPLE = 8;
  * Mirror hosts (`learnMirrors`): the documents with `u`'s body fetched as themselves on other
  * hosts under the same path and query (`evidenceKeys.body`), each a pair for the `mirror` rule of
  * the host with more labels (rules.ts `mirrorPair`). Compared like every pair: a shell or a
- * not-found page shows nothing, an unstable directory is fetched again first.
+ * not-found page shows nothing, an unstable directory is fetched again first. Besides, `u`'s
+ * name on each host with a live mirror rule onto `u`'s (`mirrors`): a page fetched there before
+ * `u` answered (an edited page of a staging copy) is compared now, whatever its body.
  */
-export async function mirrorPairs(kv: Pick<Kv, 'entries'>, u: LearnedUrl, hash: string): Promise<ContentPair[]> {
+export async function mirrorPairs(kv: Pick<Kv, 'entries'>, u: LearnedUrl, hash: string, mirrors: Iterable<string> = []): Promise<ContentPair[]> {
   const out: ContentPair[] = [];
   const host = hostOf(u.rec);
+  for (const m of mirrors) {
+    out.push({ variant: keyFromRecord(withHost(u.rec, m)), base: u.key, spec: { kind: 'mirror', host } });
+  }
   const prefix = evidenceKeys.bodyPrefix(hash);
   let n = 0;
   for await (const [k] of kv.entries('evidence', { ...prefixRange(prefix), limit: MIRROR_SAMPLE })) {

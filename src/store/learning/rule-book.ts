@@ -41,6 +41,8 @@ export class LiveRules {
   private readonly activeByHost = new Map<string, ActiveRule[]>();
   /** Each host's live rules as the frontier's order reads them, by id. */
   private readonly reachByHost = new Map<string, Map<string, RuleReach>>();
+  /** Each host's mirrors with a live `mirror:` rule onto it: target host → the rules' hosts. */
+  private readonly mirrorsByTarget = new Map<string, Set<string>>();
   /** The active rules of `host`, in apply order (rules.ts `applyRules` takes this). */
   readonly activeOf = (host: string): readonly ActiveRule[] | undefined => this.activeByHost.get(host);
 
@@ -62,6 +64,11 @@ export class LiveRules {
   /** The ids of `host`'s live (candidate or active) rules. */
   idsOf(host: string): Iterable<string> {
     return this.liveByHost.get(host) ?? [];
+  }
+
+  /** The hosts with a live `mirror:` rule onto `host`. */
+  mirrorsOnto(host: string): Iterable<string> {
+    return this.mirrorsByTarget.get(host) ?? [];
   }
 
   /** True when `id` was withdrawn (its record is only in the database). */
@@ -93,6 +100,14 @@ export class LiveRules {
     }
     if (had?.state === 'active' || rule.state === 'active') this.rebuildActive(rule.host);
     this.rememberReach(rule);
+    if (rule.spec.startsWith('mirror:')) {
+      const target = rule.spec.slice('mirror:'.length);
+      let hosts = this.mirrorsByTarget.get(target);
+      if (rule.state !== 'withdrawn') {
+        if (hosts === undefined) this.mirrorsByTarget.set(target, (hosts = new Set()));
+        hosts.add(rule.host);
+      } else if (hosts?.delete(rule.host) === true && hosts.size === 0) this.mirrorsByTarget.delete(target);
+    }
   }
 
   /** The rule's entry in its host's reach (after `rebuildActive`, whose entry it keeps). */
