@@ -167,4 +167,17 @@ describe('RewriteSamples, a rule whose values recur (paced)', () => {
     expect(s.checksDue('rule:b', 1, rule)).toBe(0);
     expect(s.checksDue('rule:b', 30, rule)).toBeGreaterThan(0);
   });
+
+  it('checks all of a rule\'s first rewrites when it asks for more than two (a mirror\'s)', () => {
+    const s = new RewriteSamples();
+    const rule = { ...paced(() => 3), first: 24 };
+    // a batch at activation: the first 24 at least, whatever the pace says
+    expect(s.checksDue('rule:m', 10, rule)).toBe(10);
+    expect(s.checksDue('rule:m', 100, rule)).toBeGreaterThanOrEqual(24);
+    for (let i = 0; i < 20; i++) s.counted('rule:m', `/d/p${i}.html`, rule);
+    // four more of the first, then admits follow the pace
+    expect([0, 1, 2, 3].map((i) => s.take('rule:m', () => `/d/q${i}.html`, rule))).toEqual([true, true, true, true]);
+    const later = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => s.take('rule:m', () => `/d/r${i}.html`, rule));
+    expect(later.filter(Boolean).length).toBeLessThan(10);
+  });
 });

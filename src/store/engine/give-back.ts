@@ -96,7 +96,9 @@ export async function pruneFrontier(s: EngineParts, q: WriteQueue, id: string): 
     s.rules.samples.uncheckedRewrites(`rule:${id}`, rewritten.length - marked, rule);
     for (let i = 0; i < candidates.length; i += PRUNE_LINES) await pruneCandidates(s, q, host, candidates.slice(i, i + PRUNE_LINES), targets.slice(i, i + PRUNE_LINES));
   }
-  await pruneImages(s, q, id, host);
+  // a mirror's images are its host's own URLs, the names it sends the mirror to: those are
+  // fetched as themselves, never pruned onto a page the mirror answered (a copy's edited page)
+  if (parsed.spec.kind !== 'mirror') await pruneImages(s, q, id, host);
 }
 
 /** Documents read, at most, for images each time a rule gains scope (past it, images are fetched). */

@@ -56,6 +56,8 @@ export interface SampledRule {
   readonly place?: (path: string) => string;
   /** A rule checked at a pace (its values recur): the distinct documents of its support; undefined for others. */
   readonly paced?: () => number | undefined;
+  /** Its first rewrites that are all checked, when more than `FIRST` (a mirror's: admit.ts `sampledRule`). */
+  readonly first?: number;
 }
 
 /** A paced rule's counts (see the module comment). */
@@ -137,7 +139,7 @@ export class RewriteSamples {
    */
   take(via: string, path: () => string, rule: SampledRule): boolean {
     const r = this.of(via, rule);
-    const checked = this.sampled(r, path, rule.place ?? same) || (r.pace !== undefined && behindPace(r.pace));
+    const checked = this.sampled(r, path, rule.place ?? same, rule.first ?? FIRST) || (r.pace !== undefined && behindPace(r.pace));
     if (r.pace !== undefined) {
       if (checked) r.pace.checks++;
       else r.pace.unchecked++;
@@ -150,9 +152,12 @@ export class RewriteSamples {
    * gains scope), how many its pace wants checked: 0 for a rule not paced.
    */
   checksDue(via: string, count: number, rule: SampledRule): number {
-    const p = this.of(via, rule).pace;
-    if (p === undefined) return 0;
-    let k = 0;
+    const r = this.of(via, rule);
+    const p = r.pace;
+    // the first rewrites a rule wants all checked, less those it made already
+    const first = Math.min(count, Math.max(0, (rule.first ?? 0) - r.n));
+    if (p === undefined) return first;
+    let k = first;
     while (k < count && behindPace({ ...p, checks: p.checks + k }, count - k)) k++;
     return k;
   }
@@ -164,9 +169,9 @@ export class RewriteSamples {
   }
 
   /** The samples by count and by place of one more rewrite (see the module comment). */
-  private sampled(r: RuleSamples, path: () => string, place: (path: string) => string): boolean {
+  private sampled(r: RuleSamples, path: () => string, place: (path: string) => string, first: number): boolean {
     const n = r.n++;
-    if (n < FIRST || (n >= 8 && (n & (n - 1)) === 0) || n % EVERY === 0) {
+    if (n < first || (n >= 8 && (n & (n - 1)) === 0) || n % EVERY === 0) {
       // a check by count is a check at its place too: the next rewrite there is not checked again
       if (r.places.size < PLACES) this.remember(r, sampledDir(path(), place));
       return true;
