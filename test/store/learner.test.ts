@@ -9,7 +9,7 @@ import type { LearnedUrl, RuleChanges } from '../../src/store/learning/contract.
 import { RuleLearner } from '../../src/store/learning/learner.js';
 import { LiveRules } from '../../src/store/learning/rule-book.js';
 import { summaryOf } from '../../src/store/engine/url-state.js';
-import { counterNames, decodeJson, decodeUrlEntry, encodeUrlEntry, evidenceKeys, type UrlEntry } from '../../src/store/keys.js';
+import { aliasRevKey, counterNames, decodeJson, decodeUrlEntry, encodeUrlEntry, evidenceKeys, type UrlEntry } from '../../src/store/keys.js';
 import { MemoryKv } from '../../src/store/backends/memory-store.js';
 import { wordSketch } from '../../src/crawler/html/page-shape.js';
 import { applyRules, contradict, defaultDocuments, ruleId, type RuleRecord, type RuleSpec } from '../../src/store/rules.js';
@@ -798,6 +798,32 @@ describe('mirror hosts (opt-in)', () => {
     expect(rule?.state).toBe('withdrawn');
     expect(h.rewrite('http://docs.example.com/c/own.html')).toBe(url('http://docs.example.com/c/own.html').key);
     expect(h.rewrite('http://docs.example.com/a/9.html')).toBe(url('http://docs.example.com/a/9.html').key);
+  });
+
+  it('never learns a copy onto another copy: a second mirror maps onto the host', async () => {
+    const h = new Harness(3, false, true);
+    for (const p of ['/a/1.html', '/a/2.html', '/b/3.html']) {
+      await h.fetch(`http://example.com${p}`, `h${p}`);
+      await h.fetch(`http://docs.example.com${p}`, `h${p}`);
+    }
+    expect((await h.rule('docs.example.com', MIRROR))?.state).toBe('active');
+    // `stage` sorts after `docs`: between the two copies it would be mapped onto `docs`
+    for (const p of ['/a/1.html', '/a/2.html', '/b/3.html']) await h.fetch(`http://stage.example.com${p}`, `h${p}`);
+    expect(await h.rule('stage.example.com', { kind: 'mirror', host: 'docs.example.com' })).toBeUndefined();
+    expect((await h.rule('stage.example.com', MIRROR))?.state).toBe('active');
+  });
+
+  it('the host\'s page reached through a redirect (a session added) is compared with the copy\'s under the linked name', async () => {
+    const h = new Harness(3, false, true);
+    for (const p of ['/a/1.html', '/a/2.html', '/b/3.html']) {
+      await h.fetch(`http://example.com${p}`, `h${p}`);
+      await h.fetch(`http://docs.example.com${p}`, `h${p}`);
+    }
+    await h.fetch('http://docs.example.com/c/own.html', 'ours');
+    // the host answers /c/own.html 302 to its session form (the engine's reverse alias index)
+    await h.kv.write([{ space: 'aliasrev', key: aliasRevKey(url('http://example.com/c/own.html;jsessionid=1').key, url('http://example.com/c/own.html').key), value: '' }]);
+    const later = await h.fetch('http://example.com/c/own.html;jsessionid=1', 'theirs');
+    expect(later.changes.checks.map((c) => c.kind)).toContain('recheck');
   });
 
   it('the mirror\'s page fetched before the host\'s is compared when the host\'s answers', async () => {

@@ -215,13 +215,12 @@ export const structureBehaviours: BehaviourKind[] = [
   // 3b ------------------------------------------------------------------------------------------
   {
     name: 'staging-host',
-    source: 'A staging or preview virtual host (a second ServerName on a copy of the DocumentRoot, a CMS preview domain, a CDN pull zone serving a stale origin): most paths answer what the main host answers, byte for byte, and the pages edited since the copy answer their own text; links leak into it from the main site',
+    source: 'A staging or preview virtual host (a second ServerName on a copy of the DocumentRoot, a CMS preview domain, a CDN pull zone serving a stale origin): most paths answer what the main host answers, byte for byte, and the pages edited since the copy answer their own text; links leak into it from the main site (a preview link to a page under edit, the others under the copy\'s name)',
     make: (b) => {
       const staging = `${b.names.word()}.${b.host}`;
       const main = (): string => b.origin(b.host);
-      /** The staging copies that are documents of their own (their paths read at serve time: a later setup may move them). */
+      /** The staging copies that are documents of their own (their paths read at each request: a later setup may move them). */
       const copies: SimDoc[] = [];
-      let edited: Set<string> | undefined;
       return {
         name: 'staging-host',
         order: 8,
@@ -231,12 +230,14 @@ export const structureBehaviours: BehaviourKind[] = [
           const pages = pagesOf(b);
           // an edit in one section in three, scattered: a few pages of a directory, not all of it
           for (const p of b.rng.sample(pages, Math.max(2, Math.round(pages.length * b.rng.int(10, 30) / 100)))) {
-            copies.push(b.addDoc({ id: `staging:${withQuery(p.path, p.query)}`, host: staging, path: p.path, ...(p.query === undefined ? {} : { query: p.query }), title: p.title, text: `${p.text} ${prose(b, words, 12)}`, kind: 'generated', links: [...p.links] }));
+            const copy = b.addDoc({ id: `staging:${withQuery(p.path, p.query)}`, host: staging, path: p.path, ...(p.query === undefined ? {} : { query: p.query }), title: p.title, text: `${p.text} ${prose(b, words, 12)}`, kind: 'generated', links: [...p.links] });
+            copies.push(copy);
+            // a preview link shared while the page was edited, left on a page of the main site
+            if (b.rng.chance(0.5) && pages.length > 0) b.rng.pick(pages).links.push(copy.id);
           }
         },
         handle: (req, next) => {
-          edited ??= new Set(copies.map((d) => withQuery(d.path, d.query)));
-          if (req.host !== staging || edited.has(withQuery(req.path, req.query))) return next(req);
+          if (req.host !== staging || copies.some((d) => d.path === req.path && d.query === req.query)) return next(req);
           const a = next({ ...req, host: b.host });
           if (a.kind === 'redirect' && (a.location === main() || a.location.startsWith(main() + '/') || a.location.startsWith(main() + '?'))) return { ...a, location: b.origin(staging) + a.location.slice(main().length) };
           return a;

@@ -16,7 +16,7 @@
 import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
 import { bareParameterPath, parameterDifference } from './parameter-difference.js';
 import { foldCase, suffixPair } from './path-variants.js';
-import { evidenceKeys, prefixRange } from '../keys.js';
+import { evidenceKeys, prefixRange, SEP } from '../keys.js';
 import type { Kv } from '../backends/kv.js';
 import { applies, apply, hostOf, mirrorPair, parameterSpec, withHost, parseRuleId, parseSpec, prefixesBeforeCommonTail, type RuleRecord, type RuleSpec } from '../rules.js';
 import type { LearnedUrl } from './contract.js';
@@ -292,13 +292,24 @@ const MIRROR_SAMPLE = 8;
  * the host with more labels (rules.ts `mirrorPair`). Compared like every pair: a shell or a
  * not-found page shows nothing, an unstable directory is fetched again first. Besides, `u`'s
  * name on each host with a live mirror rule onto `u`'s (`mirrors`): a page fetched there before
- * `u` answered (an edited page of a staging copy) is compared now, whatever its body.
+ * `u` answered (an edited page of a staging copy) is compared now, whatever its body, and so
+ * are its names that redirected to `u`. No pair
+ * is made onto a host that is itself a live mirror of another (`isMirror`).
  */
-export async function mirrorPairs(kv: Pick<Kv, 'entries'>, u: LearnedUrl, hash: string, mirrors: Iterable<string> = []): Promise<ContentPair[]> {
+export async function mirrorPairs(kv: Pick<Kv, 'entries'>, u: LearnedUrl, hash: string, mirrors: Iterable<string> = [], isMirror: (host: string) => boolean = () => false): Promise<ContentPair[]> {
   const out: ContentPair[] = [];
   const host = hostOf(u.rec);
-  for (const m of mirrors) {
-    out.push({ variant: keyFromRecord(withHost(u.rec, m)), base: u.key, spec: { kind: 'mirror', host } });
+  const copies = [...mirrors];
+  if (copies.length > 0) {
+    // `u` and the names that redirected to it (`/a` answered 302 to `/a;jsessionid=…`): the copy
+    // was fetched under the name a link gave, which here redirects
+    const names: UriRecord[] = [u.rec];
+    const at = u.key + SEP;
+    for await (const [k] of kv.entries('aliasrev', { ...prefixRange(at), limit: MIRROR_SAMPLE })) {
+      const rec = recordOfKey(k.slice(at.length));
+      if (hostOf(rec) === host) names.push(rec);
+    }
+    for (const m of copies) for (const rec of names) out.push({ variant: keyFromRecord(withHost(rec, m)), base: u.key, spec: { kind: 'mirror', host } });
   }
   const prefix = evidenceKeys.bodyPrefix(hash);
   let n = 0;
@@ -308,6 +319,10 @@ export async function mirrorPairs(kv: Pick<Kv, 'entries'>, u: LearnedUrl, hash: 
     const other = hostOf(wrec);
     if (other === host || wrec.path !== u.rec.path || wrec.query !== u.rec.query || wrec.scheme !== u.rec.scheme) continue;
     const pair = mirrorPair(host, other);
+    // never onto a copy of a third host (a mirror and a staging copy of one site): the pair with
+    // that host, whose document has this body too, is the one made; a check of a rewrite onto the
+    // copy would find the copy's page pruned, and compare nothing
+    if (pair !== undefined && pair.spec.kind === 'mirror' && isMirror(pair.spec.host)) continue;
     if (pair !== undefined) out.push(pair.from === host ? { variant: u.key, base: w, spec: pair.spec } : { variant: w, base: u.key, spec: pair.spec });
     if (++n >= MIRROR_SAMPLE) break;
   }

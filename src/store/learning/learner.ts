@@ -312,7 +312,7 @@ export class RuleLearner {
       // its URL prints its host too
       const body = echoFree === undefined ? hash : `w${echoFree}`;
       putEvidence(txn, evidenceKeys.body(body, u.key), '');
-      pairs.push(...(await mirrorPairs(this.reads.kv, u, body, this.reads.rules.mirrorsOnto(host))));
+      pairs.push(...(await mirrorPairs(this.reads.kv, u, body, this.reads.rules.mirrorsOnto(host), this.reads.rules.isMirror)));
     }
     if (prev?.k === 'v' && prev.to !== undefined && prev.by?.startsWith('rule:') === true) {
       const parsed = parseRuleId(prev.by.slice(5));

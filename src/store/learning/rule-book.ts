@@ -71,6 +71,12 @@ export class LiveRules {
     return this.mirrorsByTarget.get(host) ?? [];
   }
 
+  /** True when `host` has a live `mirror:` rule onto another (it is a copy). */
+  readonly isMirror = (host: string): boolean => {
+    for (const id of this.liveByHost.get(host) ?? []) if (id.startsWith('mirror:', id.indexOf('/') + 1)) return true;
+    return false;
+  };
+
   /** True when `id` was withdrawn (its record is only in the database). */
   isWithdrawn(id: string): boolean {
     return this.withdrawnIds.has(id);
