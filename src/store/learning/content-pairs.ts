@@ -292,9 +292,9 @@ const MIRROR_SAMPLE = 8;
  * the host with more labels (rules.ts `mirrorPair`). Compared like every pair: a shell or a
  * not-found page shows nothing, an unstable directory is fetched again first. Besides, `u`'s
  * name on each host with a live mirror rule onto `u`'s (`mirrors`): a page fetched there before
- * `u` answered (an edited page of a staging copy) is compared now, whatever its body, and so
- * are its names that redirected to `u`. No pair
- * is made onto a host that is itself a live mirror of another (`isMirror`).
+ * `u` answered (an edited page of a staging copy) is compared now, whatever its body, and so are
+ * its names that redirected to `u`. No pair is made onto a host that is itself a live mirror of
+ * another (`isMirror`).
  */
 export async function mirrorPairs(kv: Pick<Kv, 'entries'>, u: LearnedUrl, hash: string, mirrors: Iterable<string> = [], isMirror: (host: string) => boolean = () => false): Promise<ContentPair[]> {
   const out: ContentPair[] = [];
