@@ -826,6 +826,28 @@ describe('mirror hosts (opt-in)', () => {
     expect(later.changes.checks.map((c) => c.kind)).toContain('recheck');
   });
 
+  it('a loop on the host under a mirror\'s rewrite is asked of the copy, which loops alike: no contradiction', async () => {
+    const h = new Harness(3, false, true);
+    for (const p of ['/a/1.html', '/a/2.html', '/b/3.html']) {
+      await h.fetch(`http://example.com${p}`, `h${p}`);
+      await h.fetch(`http://docs.example.com${p}`, `h${p}`);
+    }
+    const id = ruleId('docs.example.com', MIRROR);
+    const original = url('http://docs.example.com/x.html/');
+    const rewrite = url('http://example.com/x.html/');
+    await h.kv.write([{ space: 'evidence', key: evidenceKeys.rewrite(rewrite.key, original.key), value: `rule:${id}` }]);
+    // the host's /x.html/ → /x.html → /x.html/ (a slash loop): the rewrite failed, its copy not asked yet
+    const txn = new Txn(0);
+    const changes = await h.learner.fromRedirect(txn, rewrite, url('http://example.com/x.html'), 301, false, h.now++, true);
+    await h.kv.write(txn.ops);
+    for (const r of txn.rules.values()) h.rules.remember(r);
+    expect(changes.checks.map((c) => c.key)).toContain(original.key);
+    expect((await h.rule('docs.example.com', MIRROR))?.against).toBe(0);
+    // the copy answers as the host does, to its own name of the other hop: alike
+    await h.redirect('http://docs.example.com/x.html/', 'http://docs.example.com/x.html', 301);
+    expect(await h.rule('docs.example.com', MIRROR)).toMatchObject({ state: 'active', against: 0 });
+  });
+
   it('the mirror\'s page fetched before the host\'s is compared when the host\'s answers', async () => {
     const h = new Harness(3, false, true);
     for (const p of ['/a/1.html', '/a/2.html', '/b/3.html']) {

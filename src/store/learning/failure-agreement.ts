@@ -33,6 +33,15 @@ export interface RewriteFailure extends FailedAnswer {
   readonly w?: 1;
 }
 
+/**
+ * True when a loop's hop can agree with the original's answer under rule `id`: a mirror's rewrite
+ * is the host's own URL under the same path, so a loop there (`/a.html/` ↔ `/a.html`) is the
+ * host's, which its copy answers alike; under another rule a loop's hop agrees with nothing.
+ */
+export function loopMayAgree(id: string): boolean {
+  return id.startsWith('mirror:', id.indexOf('/') + 1);
+}
+
 /** True when a failure with this status can agree with another (a client error, a redirect, a soft 404). */
 export function mayAgree(status: number): boolean {
   return status >= 200 && status < 500;

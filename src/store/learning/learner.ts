@@ -64,7 +64,7 @@ import { PathDocuments } from './path-documents.js';
 import { awaitRecheck, LARGE_DIFFERENCE, PENDING, settleRecheck, sketchSimilarity, STABLE, TEXT_STABLE, UNSTABLE } from './stability.js';
 import { recordOfKey } from '../engine/url-state.js';
 import { failedStep, judgedRules } from './rewrite-chain.js';
-import { answerOf, failuresAlike, mayAgree, type FailedAnswer, type RewriteFailure } from './failure-agreement.js';
+import { answerOf, failuresAlike, loopMayAgree, mayAgree, type FailedAnswer, type RewriteFailure } from './failure-agreement.js';
 import { servedAsShell } from './shells.js';
 import { noRuleChanges, type LearnedUrl, type LearnerReads, type LearningPolicy, type RuleChanges } from './contract.js';
 
@@ -238,8 +238,8 @@ export class RuleLearner {
     await this.originalAnswered(txn, from, { st: status, to: to.key }, changes, now, loop);
     const toItself = parameterDifference(to.rec, from.rec) !== undefined;
     // (a loop's hop agrees with nothing: judged at once)
-    if ((explained === undefined && explainedBase === undefined && !toItself) || loop) await this.rewriteFailed(txn, from, status, undefined, changes, now, loop ? undefined : to.key, loop);
-    if (loop) await this.rewriteFailed(txn, to, status, undefined, changes, now, undefined, true);
+    if ((explained === undefined && explainedBase === undefined && !toItself) || loop) await this.rewriteFailed(txn, from, status, undefined, changes, now, to.key, loop);
+    if (loop) await this.rewriteFailed(txn, to, status, undefined, changes, now, from.key, true);
     // `from` answered (with a redirect): its image under a live rule that answered no document
     // names something else
     if (!loop) await this.imageFailed(txn, from, status, changes, now, true);
@@ -611,7 +611,7 @@ export class RuleLearner {
       const { id, at } = step;
       const parsed = parseRuleId(id);
       if (parsed === undefined) continue;
-      if (!loop && mayAgree(status)) {
+      if ((!loop || loopMayAgree(id)) && mayAgree(status)) {
         const answer = answerOf(await getUrl(this.reads.kv, txn, original));
         if (answer === undefined) {
           putEvidence(txn, evidenceKeys.rewriteFailure(original, id), encodeJson({ ...failure, p: placeOf(at), w: 1 }));
@@ -638,7 +638,7 @@ export class RuleLearner {
     for (const [k, v] of read ?? (await readPrefix(this.reads.kv, prefix, FAILURES_READ))) {
       const id = k.slice(prefix.length);
       const f = decodeJson<RewriteFailure>(v);
-      const alike = answer !== undefined && !loop && failuresAlike(id, answer, f);
+      const alike = answer !== undefined && (!loop || loopMayAgree(id)) && failuresAlike(id, answer, f);
       if (f.w !== 1 && loop) continue;
       txn.del('evidence', k);
       txn.evidence.set(k, null);
