@@ -531,12 +531,20 @@ describe('every rewrite is checked', () => {
     expect(await h.rule('a.example', SLASH)).toMatchObject({ against: 1 });
   });
 
-  it('a rewrite that fails with a server error is judged at once: it agrees with nothing', async () => {
+  it('a rewrite with a server error or no answer asks its original: the same failure agrees, a document contradicts', async () => {
     const h = new Harness(2);
     for (const d of ['a', 'b', 'c']) await h.redirect(`http://a.example/api/${d}`, `http://a.example/api/${d}/`);
-    await h.kv.write([{ space: 'evidence', key: evidenceKeys.rewrite(url('http://a.example/api/x/').key, url('http://a.example/api/x').key), value: `rule:${slashId}` }]);
+    for (const d of ['x', 'y']) await h.kv.write([{ space: 'evidence', key: evidenceKeys.rewrite(url(`http://a.example/api/${d}/`).key, url(`http://a.example/api/${d}`).key), value: `rule:${slashId}` }]);
+    // a server in trouble, or a URL robots.txt closes (no answer): nothing about the names yet
     const failed = await h.fetch('http://a.example/api/x/', undefined, 503);
-    expect(failed.changes.checks).toEqual([]);
+    expect(failed.changes.checks.map((c) => c.key)).toEqual([url('http://a.example/api/x').key]);
+    expect(await h.rule('a.example', SLASH)).toMatchObject({ against: 0 });
+    await h.fetch('http://a.example/api/x', undefined, 502);
+    expect(await h.rule('a.example', SLASH)).toMatchObject({ against: 0 });
+    const none = await h.fetch('http://a.example/api/y/', undefined, 0);
+    expect(none.changes.checks.map((c) => c.key)).toEqual([url('http://a.example/api/y').key]);
+    // the original answered a document: the rule sent it where nothing answers
+    await h.fetch('http://a.example/api/y', 'y-page');
     expect(await h.rule('a.example', SLASH)).toMatchObject({ against: 1 });
   });
 

@@ -42,9 +42,13 @@ export function loopMayAgree(id: string): boolean {
   return id.startsWith('mirror:', id.indexOf('/') + 1);
 }
 
-/** True when a failure with this status can agree with another (a client error, a redirect, a soft 404). */
+/**
+ * True when a failure with this status can agree with another: a client error, a redirect, a soft
+ * 404, and a server error or no answer (a timeout, a URL robots.txt closes), which show nothing
+ * about the names unless the original answered a document.
+ */
 export function mayAgree(status: number): boolean {
-  return status >= 200 && status < 500;
+  return status === 0 || (status >= 200 && status < 600);
 }
 
 /**
@@ -64,11 +68,13 @@ function softNotFound(a: FailedAnswer): boolean {
 
 /**
  * True when the original answered as its rewrite did, under rule `id`: the same client-error
- * status, the host's not-found page both, the same body, or a redirect of the same status to the
+ * status, no answer or a server error both, the host's not-found page both, the same body, or a redirect of the same status to the
  * same place (or to the place the rule sends there: `sameRedirect`).
  */
 export function failuresAlike(id: string, original: FailedAnswer, rewrite: FailedAnswer): boolean {
   if (original.st >= 400 && original.st < 500 && original.st === rewrite.st) return true;
+  // no answer under either name, or a server error under both: the names were not told apart
+  if ((original.st === 0 && rewrite.st === 0) || (original.st >= 500 && rewrite.st >= 500)) return true;
   // a 2xx that failed is the host's not-found page (its signature, by shape as well as hash):
   // both names answered it, however each page echoes its own request
   if (softNotFound(original) && softNotFound(rewrite)) return true;
