@@ -133,6 +133,17 @@ function latestAlias(b: SiteBuilder, v: Versions, to: SimDoc, url: string): stri
   return url.startsWith(from) ? `${b.origin(b.host)}${v.prefix}${v.latest}${url.slice(from.length)}` : undefined;
 }
 
+/**
+ * `a` with a redirect's location under `from` (an origin, or an origin and a path prefix) named
+ * under `to` instead: the server's own redirects keep the name the client asked for
+ * (`UseCanonicalName Off`, a symlinked release tree).
+ */
+function rebased(a: Answer, from: string, to: string): Answer {
+  if (a.kind !== 'redirect') return a;
+  const under = a.location === from || a.location.startsWith(from + '/') || a.location.startsWith(from + '?');
+  return under ? { ...a, location: to + a.location.slice(from.length) } : a;
+}
+
 /** `rest` when `path` is `prefix` itself or lies under it, else undefined. */
 function under(path: string, prefix: string): string | undefined {
   if (path === prefix) return '';
@@ -204,9 +215,7 @@ export const structureBehaviours: BehaviourKind[] = [
         },
         handle: (req, next) => {
           if (req.host !== mirror) return next(req);
-          const a = next({ ...req, host: b.host });
-          if (a.kind === 'redirect' && (a.location === main() || a.location.startsWith(main() + '/') || a.location.startsWith(main() + '?'))) return { ...a, location: b.origin(mirror) + a.location.slice(main().length) };
-          return a;
+          return rebased(next({ ...req, host: b.host }), main(), b.origin(mirror));
         },
         alias: (l) => (l.to.host === b.host && l.url.startsWith(main()) && l.rng.chance(0.6) ? b.origin(mirror) + l.url.slice(main().length) : undefined),
       };
@@ -228,7 +237,7 @@ export const structureBehaviours: BehaviourKind[] = [
           b.hosts.add(staging);
           const words = wordsOf(b);
           const pages = pagesOf(b);
-          // an edit in one section in three, scattered: a few pages of a directory, not all of it
+          // 10–30 % of the pages edited, drawn across the tree: a few pages of a directory, not all of it
           for (const p of b.rng.sample(pages, Math.max(2, Math.round(pages.length * b.rng.int(10, 30) / 100)))) {
             const copy = b.addDoc({ id: `staging:${withQuery(p.path, p.query)}`, host: staging, path: p.path, ...(p.query === undefined ? {} : { query: p.query }), title: p.title, text: `${p.text} ${prose(b, words, 12)}`, kind: 'generated', links: [...p.links] });
             copies.push(copy);
@@ -238,9 +247,7 @@ export const structureBehaviours: BehaviourKind[] = [
         },
         handle: (req, next) => {
           if (req.host !== staging || copies.some((d) => d.path === req.path && d.query === req.query)) return next(req);
-          const a = next({ ...req, host: b.host });
-          if (a.kind === 'redirect' && (a.location === main() || a.location.startsWith(main() + '/') || a.location.startsWith(main() + '?'))) return { ...a, location: b.origin(staging) + a.location.slice(main().length) };
-          return a;
+          return rebased(next({ ...req, host: b.host }), main(), b.origin(staging));
         },
         alias: (l) => (l.to.host === b.host && l.url.startsWith(main()) && l.rng.chance(0.4) ? b.origin(staging) + l.url.slice(main().length) : undefined),
       };
@@ -428,13 +435,8 @@ export const structureBehaviours: BehaviourKind[] = [
           if (req.host !== b.host) return next(req);
           const rest = under(decodeUnreserved(req.path), latest);
           if (rest === undefined) return next(req);
-          const a = next({ ...req, path: newest + rest });
           // the server's own redirects under the link keep the name asked for
-          if (a.kind === 'redirect') {
-            const from = b.origin(b.host) + newest;
-            if (a.location === from || a.location.startsWith(from + '/') || a.location.startsWith(from + '?')) return { ...a, location: b.origin(b.host) + latest + a.location.slice(from.length) };
-          }
-          return a;
+          return rebased(next({ ...req, path: newest + rest }), b.origin(b.host) + newest, b.origin(b.host) + latest);
         },
         alias: (l) => latestAlias(b, v, l.to, l.url),
       };
