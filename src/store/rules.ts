@@ -186,6 +186,11 @@ export function ruleId(host: string, spec: RuleSpec): string {
   return `${host}/${formatSpec(spec)}`;
 }
 
+/** True when `id` (`host/spec`) is a `mirror:` rule's, read without parsing the spec. */
+export function isMirrorRuleId(id: string): boolean {
+  return id.startsWith('mirror:', id.indexOf('/') + 1);
+}
+
 /** Splits a rule id at the first `/` (a host never holds one). */
 export function parseRuleId(id: string): { host: string; spec: RuleSpec } | undefined {
   const slash = id.indexOf('/');

@@ -14,7 +14,7 @@ import { decodeJson, decodeUrlEntry, encodeUrlEntry, evidenceKeys, isUnlinkedIma
 import { outsidePartition } from '../host-tag.js';
 import { foldCase } from '../learning/path-variants.js';
 import type { SampledRule } from '../learning/rewrite-samples.js';
-import { hostOf, isParameterRule, parseSpec, type RuleRecord } from '../rules.js';
+import { hostOf, isMirrorRuleId, isParameterRule, parseSpec, type RuleRecord } from '../rules.js';
 import type { AdmitResult } from '../seen-store.js';
 import { getEvidence, getUrl, type Txn } from './batch.js';
 import { canonicalize, identity, inScope, isUrlError, transform, type Identity, type Transformed } from './canonicalize.js';
@@ -569,7 +569,7 @@ export function sampledRule(s: Pick<EngineParts, 'rules'>, via: string): Sampled
   return {
     evidence: () => (rule()?.support ?? []).map((x) => x.p),
     ...(via.endsWith('/case-insensitive') ? { place: foldCase } : {}),
-    ...(via.includes('/mirror:') ? { first: MIRROR_FIRST_CHECKS } : {}),
+    ...(isMirrorRuleId(via.slice(5)) ? { first: MIRROR_FIRST_CHECKS } : {}),
     paced: () => {
       const r = rule();
       const spec = r === undefined ? undefined : parseSpec(r.spec);

@@ -18,6 +18,7 @@ import type { RuleChanges } from '../learning/contract.js';
 import type { EngineParts } from './parts.js';
 import { answeredDocument, carried, forgetUnlinkedImage, recordOfKey, setUrl } from './url-state.js';
 import type { WriteQueue } from './write-queue.js';
+import type { SampledRule } from '../learning/rewrite-samples.js';
 
 /**
  * True while what pruned a URL still holds: its preset is on (on `host` for `path`; without a
@@ -91,7 +92,7 @@ export async function pruneFrontier(s: EngineParts, q: WriteQueue, id: string): 
       return chain.includes(`rule:${id}`);
     });
     const want = Math.max(s.rules.samples.checksDue(`rule:${id}`, rewritten.length, rule), ACTIVATION_SAMPLE - sampled);
-    const marked = want > 0 ? await sampleCandidates(s, q, host, id, rewritten, want) : 0;
+    const marked = want > 0 ? await sampleCandidates(s, q, host, id, rule, rewritten, want) : 0;
     sampled += marked;
     s.rules.samples.uncheckedRewrites(`rule:${id}`, rewritten.length - marked, rule);
     for (let i = 0; i < candidates.length; i += PRUNE_LINES) await pruneCandidates(s, q, host, candidates.slice(i, i + PRUNE_LINES), targets.slice(i, i + PRUNE_LINES));
@@ -291,13 +292,13 @@ const ACTIVATION_SAMPLE = 2;
  * as the rule's first checked rewrites (admit.ts samples on from there). Returns how many it
  * marked.
  */
-async function sampleCandidates(s: EngineParts, q: WriteQueue, host: string, id: string, rewritten: readonly PruneCandidate[], n: number): Promise<number> {
+async function sampleCandidates(s: EngineParts, q: WriteQueue, host: string, id: string, rule: SampledRule, rewritten: readonly PruneCandidate[], n: number): Promise<number> {
   const support = s.rules.get(id)?.support ?? [];
   const dirs = new Set(support.map((x) => dirOf(x.p === '' ? '/' : x.p)));
   const withQuery = support.some((x) => x.q === true);
   const unlike = (c: PruneCandidate): number => (dirs.has(dirOf(c.rec.path || '/')) ? 0 : 2) + (c.rec.query !== undefined && !withQuery ? 1 : 0);
   const picked: PruneCandidate[] = [];
-  if (sampledRule(s, `rule:${id}`).paced?.() !== undefined) {
+  if (rule.paced?.() !== undefined) {
     // a paced rule may be wrong page by page where no place tells (a choice some pages honour, a
     // mirror's edited pages): its checks are a sample of the pages, drawn by a hash of their
     // keys, not the first of each directory (its index page, first found, which is never edited)

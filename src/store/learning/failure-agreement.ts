@@ -15,6 +15,7 @@ import type { UrlEntry } from '../keys.js';
 import { answeredDocument, recordOfKey } from '../engine/url-state.js';
 import { sameRedirect } from './content-pairs.js';
 import type { LearnedUrl } from './contract.js';
+import { isMirrorRuleId } from '../rules.js';
 
 /** How a URL answered without a document: its status, its body's hash, the target of its redirect. */
 export interface FailedAnswer {
@@ -39,7 +40,7 @@ export interface RewriteFailure extends FailedAnswer {
  * host's, which its copy answers alike; under another rule a loop's hop agrees with nothing.
  */
 export function loopMayAgree(id: string): boolean {
-  return id.startsWith('mirror:', id.indexOf('/') + 1);
+  return isMirrorRuleId(id);
 }
 
 /**
@@ -68,8 +69,9 @@ function softNotFound(a: FailedAnswer): boolean {
 
 /**
  * True when the original answered as its rewrite did, under rule `id`: the same client-error
- * status, no answer or a server error both, the host's not-found page both, the same body, or a redirect of the same status to the
- * same place (or to the place the rule sends there: `sameRedirect`).
+ * status, no answer or a server error both, the host's not-found page both, the same body, or a
+ * redirect of the same status to the same place (or to the place the rule sends there:
+ * `sameRedirect`).
  */
 export function failuresAlike(id: string, original: FailedAnswer, rewrite: FailedAnswer): boolean {
   if (original.st >= 400 && original.st < 500 && original.st === rewrite.st) return true;

@@ -5,7 +5,7 @@
  * presets a host's redirects suspended, and the caches of not-found answers and path documents.
  * It follows each written batch (`wrote`); the database stays the truth.
  */
-import { compareForApply, parseRuleId, type ActiveRule, type RuleRecord, type RuleSpec } from '../rules.js';
+import { compareForApply, isMirrorRuleId, parseRuleId, type ActiveRule, type RuleRecord, type RuleSpec } from '../rules.js';
 import type { Kv, KvOp } from '../backends/kv.js';
 import { NotFoundCache } from './not-found.js';
 import { PathDocuments } from './path-documents.js';
@@ -73,7 +73,7 @@ export class LiveRules {
 
   /** True when `host` has a live `mirror:` rule onto another (it is a copy). */
   readonly isMirror = (host: string): boolean => {
-    for (const id of this.liveByHost.get(host) ?? []) if (id.startsWith('mirror:', id.indexOf('/') + 1)) return true;
+    for (const id of this.liveByHost.get(host) ?? []) if (isMirrorRuleId(id)) return true;
     return false;
   };
 
