@@ -767,12 +767,18 @@ describe('Content-Location and rel=canonical', () => {
 describe('mirror hosts (opt-in)', () => {
   const MIRROR: RuleSpec = { kind: 'mirror', host: 'example.com' };
 
-  it('learns a mirror from equal documents under the same paths, onto the host with fewer labels', async () => {
+  /** A store that learned `docs.example.com` as a mirror of `example.com` from three equal documents. */
+  async function mirrored(): Promise<Harness> {
     const h = new Harness(3, false, true);
     for (const p of ['/a/1.html', '/a/2.html', '/b/3.html']) {
       await h.fetch(`http://example.com${p}`, `h${p}`);
       await h.fetch(`http://docs.example.com${p}`, `h${p}`);
     }
+    return h;
+  }
+
+  it('learns a mirror from equal documents under the same paths, onto the host with fewer labels', async () => {
+    const h = await mirrored();
     expect(await h.rule('docs.example.com', MIRROR)).toMatchObject({ state: 'active', for: 3, scopes: [{ at: '/' }] });
     expect(h.rewrite('http://docs.example.com/c/9.html')).toBe(url('http://example.com/c/9.html').key);
   });
@@ -789,11 +795,7 @@ describe('mirror hosts (opt-in)', () => {
   });
 
   it('a page that differs under its own path on the mirror withdraws the rule everywhere', async () => {
-    const h = new Harness(3, false, true);
-    for (const p of ['/a/1.html', '/a/2.html', '/b/3.html']) {
-      await h.fetch(`http://example.com${p}`, `h${p}`);
-      await h.fetch(`http://docs.example.com${p}`, `h${p}`);
-    }
+    const h = await mirrored();
     await h.fetch('http://example.com/c/own.html', 'theirs');
     const first = await h.fetch('http://docs.example.com/c/own.html', 'ours');
     // content that differs counts once the page proved stable: it is fetched again, unchanged
@@ -809,11 +811,7 @@ describe('mirror hosts (opt-in)', () => {
   });
 
   it('never learns a copy onto another copy: a second mirror maps onto the host', async () => {
-    const h = new Harness(3, false, true);
-    for (const p of ['/a/1.html', '/a/2.html', '/b/3.html']) {
-      await h.fetch(`http://example.com${p}`, `h${p}`);
-      await h.fetch(`http://docs.example.com${p}`, `h${p}`);
-    }
+    const h = await mirrored();
     expect((await h.rule('docs.example.com', MIRROR))?.state).toBe('active');
     // `stage` sorts after `docs`: between the two copies it would be mapped onto `docs`
     for (const p of ['/a/1.html', '/a/2.html', '/b/3.html']) await h.fetch(`http://stage.example.com${p}`, `h${p}`);
@@ -822,11 +820,7 @@ describe('mirror hosts (opt-in)', () => {
   });
 
   it('the host\'s page reached through a redirect (a session added) is compared with the copy\'s under the linked name', async () => {
-    const h = new Harness(3, false, true);
-    for (const p of ['/a/1.html', '/a/2.html', '/b/3.html']) {
-      await h.fetch(`http://example.com${p}`, `h${p}`);
-      await h.fetch(`http://docs.example.com${p}`, `h${p}`);
-    }
+    const h = await mirrored();
     await h.fetch('http://docs.example.com/c/own.html', 'ours');
     // the host answers /c/own.html 302 to its session form (the engine's reverse alias index)
     await h.kv.write([{ space: 'aliasrev', key: aliasRevKey(url('http://example.com/c/own.html;jsessionid=1').key, url('http://example.com/c/own.html').key), value: '' }]);
@@ -835,11 +829,7 @@ describe('mirror hosts (opt-in)', () => {
   });
 
   it('a loop on the host under a mirror\'s rewrite is asked of the copy, which loops alike: no contradiction', async () => {
-    const h = new Harness(3, false, true);
-    for (const p of ['/a/1.html', '/a/2.html', '/b/3.html']) {
-      await h.fetch(`http://example.com${p}`, `h${p}`);
-      await h.fetch(`http://docs.example.com${p}`, `h${p}`);
-    }
+    const h = await mirrored();
     const id = ruleId('docs.example.com', MIRROR);
     const original = url('http://docs.example.com/x.html/');
     const rewrite = url('http://example.com/x.html/');
@@ -857,11 +847,7 @@ describe('mirror hosts (opt-in)', () => {
   });
 
   it('the mirror\'s page fetched before the host\'s is compared when the host\'s answers', async () => {
-    const h = new Harness(3, false, true);
-    for (const p of ['/a/1.html', '/a/2.html', '/b/3.html']) {
-      await h.fetch(`http://example.com${p}`, `h${p}`);
-      await h.fetch(`http://docs.example.com${p}`, `h${p}`);
-    }
+    const h = await mirrored();
     // the edited page reached on the mirror first (a link within it), the host's own later
     await h.fetch('http://docs.example.com/c/own.html', 'ours');
     const later = await h.fetch('http://example.com/c/own.html', 'theirs');
