@@ -124,7 +124,10 @@ function renderPage(doc: SimDoc, links: readonly string[]): string {
 /** `href` values of `<a>` and `<area>` (what the ground truth follows). */
 function hrefsOf(html: string): string[] {
   const out: string[] = [];
-  for (const m of html.matchAll(/<(?:a|area)\b[^>]*?\bhref\s*=\s*"([^"]*)"/gi)) out.push(m[1]!.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&'));
+  // a block drawn per response (behaviours/content.ts `random-posts`) links what a draw gives:
+  // the documents to reach are those the site's own links reach, whatever the draws
+  const fixed = html.replace(/<aside data-per-response>[\s\S]*?<\/aside>/g, '');
+  for (const m of fixed.matchAll(/<(?:a|area)\b[^>]*?\bhref\s*=\s*"([^"]*)"/gi)) out.push(m[1]!.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&'));
   return out;
 }
 

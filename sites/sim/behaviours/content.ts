@@ -492,6 +492,53 @@ export const contentBehaviours: BehaviourKind[] = [
     },
   },
   {
+    name: 'not-found-to-home',
+    source: 'WordPress plugin "All 404 Redirect to Homepage" (and "404 to 301"): every URL WordPress would answer 404 is redirected (301) to the home page instead; Shopify and many CMS themes do the same with 302',
+    group: 'not-found-page',
+    make: (b) => ({
+      name: 'not-found-to-home',
+      order: 90,
+      handle: (req, next) => {
+        const a = next(req);
+        if (a.kind !== 'none' || a.why !== 'not-found' || req.path === '/robots.txt') return a;
+        return { kind: 'redirect', status: 301, location: `${b.origin(req.host)}/` };
+      },
+    }),
+  },
+  {
+    name: 'random-posts',
+    source: 'WordPress sidebar widgets drawn per response ("Random Posts", a YARPP related-posts block with random order, a rotating excerpt or advert), on every page of the theme, the 404 template included',
+    make: (b) => {
+      let pool: SimDoc[] = [];
+      let n = 0;
+      return {
+        name: 'random-posts',
+        order: 85,
+        setup: () => {
+          pool = [...b.docs.values()].filter((d) => d.host === b.host && (d.kind === 'page' || d.kind === 'section'));
+        },
+        handle: (req, next) => {
+          const a = next(req);
+          if (pool.length === 0 || req.host !== b.host || a.kind === 'redirect' || (a.type !== undefined && !a.type.startsWith('text/html'))) return a;
+          const block = (): string => {
+            n++;
+            const items: string[] = [];
+            for (let i = 0; i < 3; i++) {
+              const d = pool[hash32(`random-posts:${n}:${i}`) % pool.length]!;
+              items.push(`<li><a href="${esc(b.urlOf(d).slice(b.origin(b.host).length))}">${esc(d.title)}</a></li>`);
+            }
+            const words = pool[hash32(`random-posts:${n}:text`) % pool.length]!.text.split(/\s+/);
+            const at = hash32(`random-posts:${n}:at`) % Math.max(1, words.length - 12);
+            // the block's links change with every response: the ground truth does not follow them (site.ts `hrefsOf`)
+            return `<aside data-per-response><h2>Random posts</h2><ul>${items.join('')}</ul><p>${esc(words.slice(at, at + 12).join(' '))}</p></aside>`;
+          };
+          const body = a.body;
+          return { ...a, body: () => insertBefore(body(), '</body>', block()) };
+        },
+      };
+    },
+  },
+  {
     name: 'dead-links',
     source: 'A documentation tree\'s own broken links (pages renamed or removed, typos in hrefs, as linkchecker / W3C Link Checker report them); the server answers 404',
     make: (b) => ({
