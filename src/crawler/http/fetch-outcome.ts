@@ -90,8 +90,11 @@ export class FetchOutcome {
       return d.emitPage(entry, res, undefined, 0);
     }
     const x = extractor?.result();
-    // a not-found probe's page is the host's answer to a made-up URL: no link of it is followed
-    const page = entry.check === 'probe' ? undefined : x;
+    // a not-found probe's page is the host's answer to a made-up URL: no link of it is followed,
+    // unless the host redirected the probe to a URL without its made-up name (a "404 to home
+    // page" plugin): that page is recorded fetched, so its links are the crawl's, or they would
+    // never be read
+    const page = entry.check === 'probe' && final.includes(madeUpName(entry.url)) ? undefined : x;
     const contentLocation = resolveContentLocation(res.headers['content-location'], final);
     const { status, contentHash } = res;
     d.events.emit('fetched', { url: final, host, status, retried: d.held.retried(entry.key), contentHash, canonical: page?.canonical, contentLocation });
@@ -116,4 +119,10 @@ export class FetchOutcome {
     d.log.debug({ url: final, status, requests: res.requests }, 'fetched');
     return d.emitPage(entry, res, x, admitted, contentLocation);
   }
+}
+
+/** The last path segment of a probe's URL: the name it made up. */
+function madeUpName(url: string): string {
+  const path = url.replace(/[?#].*$/, '');
+  return path.slice(path.lastIndexOf('/') + 1);
 }
