@@ -299,6 +299,12 @@ export const evidenceKeys = {
    */
   rewriteFailure: (original: string, ruleId: string): string => 'v' + SEP + original + SEP + ruleId,
   rewriteFailurePrefix: (original: string): string => 'v' + SEP + original + SEP,
+  /**
+   * An image check (`UrlEntry.k` `v`, give-back.ts `pruneImages`) of document `original` that
+   * redirected, waiting for `target` to answer (learning/image-redirects.ts); value `original`.
+   */
+  imageTarget: (target: string, ruleId: string): string => 'g' + SEP + target + SEP + ruleId,
+  imageTargetPrefix: (target: string): string => 'g' + SEP + target + SEP,
 } as const;
 
 /** The range of every key starting with `prefix` (which should end in `SEP`). */

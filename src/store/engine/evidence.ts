@@ -14,10 +14,11 @@ import { inScope, transform, type Identity } from './canonicalize.js';
 import { afterRuleChanges, pruneImageAfterFetch, restoreReason } from './give-back.js';
 import type { RepresentationClaim } from '../learning/content-pairs.js';
 import { parameterDifference } from '../learning/parameter-difference.js';
+import { imageCheckOf } from '../learning/image-redirects.js';
 import { noRuleChanges, type CheckRequest } from '../learning/contract.js';
 import type { RuleLearner } from '../learning/learner.js';
 import type { EngineParts } from './parts.js';
-import { carried, setUrl } from './url-state.js';
+import { carried, recordOfKey, setUrl } from './url-state.js';
 import type { WriteQueue } from './write-queue.js';
 
 export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
@@ -81,7 +82,9 @@ export async function recordRedirect(s: EngineParts, q: WriteQueue, learner: Rul
   if (!permanent) await noteTemporary(s, txn, f.key, t.key, status, now);
   // both hops of a loop are evidence (`/x` → `/x/` → `/x`): the return hop contradicts what the
   // first supported, and neither target is a document
-  const changes = s.o.learnRules ? await learner.fromRedirect(txn, f, t, status, merge && !loop, now, loop) : noRuleChanges();
+  // an image check (give-back.ts `pruneImages`) that redirected: its document is compared with the redirect's end
+  const image = ownForm ? undefined : imageCheckOf(f.key, before, (doc) => transform(s, recordOfKey(doc), doc));
+  const changes = s.o.learnRules ? await learner.fromRedirect(txn, f, t, status, merge && !loop, now, loop, image) : noRuleChanges();
   if (ownForm && !loop) {
     // the own form pruned before (a rule sent it onto its source, not yet known to redirect there):
     // evaluated again, now that the alias cancels the rule for it, it is queued as itself

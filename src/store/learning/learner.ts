@@ -26,12 +26,13 @@
  * `Txn`, and returns the `RuleChanges` of the call (rules that gained scopes prune the frontier,
  * rules that lost scopes give back, and the URLs it asks to fetch: probes and rechecks).
  */
-import { keyFromRecord, looksMinted, type UriRecord } from '../../normalize/index.js';
+import { keyFromRecord, looksMinted } from '../../normalize/index.js';
 import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, type UrlEntry } from '../keys.js';
 import { outsidePartition } from '../host-tag.js';
-import { readRange, type Kv } from '../backends/kv.js';
 import { bareDirOf, bareParameterPath, ownPageOffered, parameterDifference, withoutAddedParameters } from './parameter-difference.js';
 import { dirOf, type ContradictionSite, type Support } from './rule-scope.js';
+import { imageEnd, takeWaiting, type ImageEnd } from './image-redirects.js';
+import { placeOf, readPrefix, valueOf } from './observation-site.js';
 import {
   applies,
   apply,
@@ -44,7 +45,6 @@ import {
   isParameterRule,
   judgeRedirect,
   newCandidate,
-  scopeValue,
   parseRuleId,
   parseSpec,
   retract,
@@ -75,24 +75,8 @@ const FAILURES_READ = 16;
 /** Rewrites onto one URL read to tell whether a rule acted beyond its evidence. */
 const REWRITES_READ = 4;
 
-/** The entries of `prefix` in the evidence space, `limit` at most, in key order. */
-function readPrefix(kv: Pick<Kv, 'entries' | 'range'>, prefix: string, limit: number): Promise<[string, string][]> {
-  return readRange(kv, 'evidence', { ...prefixRange(prefix), limit });
-}
 /** Fetched documents of a host judged when a candidate appears. */
 const EXISTING_SAMPLE = 64;
-
-/** Where a URL lies in its host's path tree (rule-scope.ts): its path without segment parameters. */
-function placeOf(rec: UriRecord): string {
-  return bareParameterPath(rec.path === '' ? '/' : rec.path);
-}
-
-/** The scope value of `rec` under `spec` (what a parameter rule removes, a case shape), for the support it gives. */
-function valueOf(spec: RuleSpec, rec: UriRecord): { v?: string } {
-  // a path variant's kind is its path's, segment parameters (a session id) aside
-  const v = scopeValue(spec, spec.kind === 'suffix' || spec.kind === 'case-insensitive' ? { ...rec, path: bareParameterPath(rec.path) } : rec);
-  return v === undefined ? {} : { v };
-}
 
 export class RuleLearner {
   private readonly limits: LearningLimits;
@@ -190,8 +174,11 @@ export class RuleLearner {
    * A temporary redirect is no evidence against: login walls and A/B tests answer 302 to URLs that
    * are documents. A rewrite target that redirects elsewhere failed as a rewrite.
    */
-  async fromRedirect(txn: Txn, from: LearnedUrl, to: LearnedUrl, status: number, merge: boolean, now: number, loop = false): Promise<RuleChanges> {
+  async fromRedirect(txn: Txn, from: LearnedUrl, to: LearnedUrl, status: number, merge: boolean, now: number, loop = false, image?: { original: string; id: string }): Promise<RuleChanges> {
     const changes = noRuleChanges();
+    // an image check that redirected (`image`), or the target one waited for that redirected on (image-redirects.ts)
+    if (image !== undefined) await this.settleImage(txn, loop ? { ...image, at: to.key, failed: { st: status, to: to.key } } : await imageEnd(this.reads.kv, txn, image.original, image.id, to.key), changes, now);
+    await this.imagesAnswered(txn, from, changes, now);
     if (loop) {
       // a redirect loop: no document lies behind either URL, so what a hop of it supported is taken back
       await this.redirectTargetFailed(txn, from, changes);
@@ -291,14 +278,16 @@ export class RuleLearner {
       await this.rewriteFailed(txn, u, status, hash, changes, now);
       await this.imageFailed(txn, u, status, changes, now);
       await this.redirectTargetFailed(txn, u, changes);
+      await this.imagesAnswered(txn, u, changes, now);
       return changes;
     }
-    // the three ranges every document's fetch reads, asked at once: on Redis one round trip (the
-    // keys share the host's slot, and commands issued together go as one pipeline), not three
-    const [failures, same, rewrites] = await Promise.all([
+    // the four ranges every document's fetch reads, asked at once: on Redis one round trip (the
+    // keys share the host's slot, and commands issued together go as one pipeline), not four
+    const [failures, same, rewrites, images] = await Promise.all([
       readPrefix(this.reads.kv, evidenceKeys.rewriteFailurePrefix(u.key), FAILURES_READ),
       readPrefix(this.reads.kv, evidenceKeys.documentPrefix(host, hash), SAME_BODY_SAMPLE),
       this.policy.probeNotFound ? readPrefix(this.reads.kv, evidenceKeys.rewritePrefix(u.key), REWRITES_READ) : [],
+      readPrefix(this.reads.kv, evidenceKeys.imageTargetPrefix(u.key), FAILURES_READ),
     ]);
     await this.originalAnswered(txn, u, undefined, changes, now, false, failures);
     putEvidence(txn, evidenceKeys.document(host, hash, u.key), '');
@@ -324,6 +313,7 @@ export class RuleLearner {
       if (parsed !== undefined) pairs.push(image ? { variant: prev.to, base: u.key, spec: parsed.spec, sample: true } : { variant: u.key, base: prev.to, spec: parsed.spec, sample: true });
     }
     for (const p of pairs) await this.compare(txn, p, changes, now);
+    await this.imagesAnswered(txn, u, changes, now, images);
     for (const c of claims) await this.fromClaim(txn, u, c, hash, changes, now);
     await this.imageFailed(txn, u, status, changes, now, true);
     // a rule's rewrite, made where its evidence does not lie, that answered a document: its
@@ -349,6 +339,21 @@ export class RuleLearner {
       const obs: Observation = { v: 'for', how: claim.how, source: u.key, to: at.key, hash, t: now };
       await this.observe(txn, host, p.spec, obs, { p: placeOf(vrec), d: hash, q: hasQueryKind(p.spec, vrec), s: p.variant, t: p.base, ...valueOf(p.spec, vrec) }, changes);
     }
+  }
+
+  /** Image checks that waited for `u` (image-redirects.ts), settled now that it answered. */
+  private async imagesAnswered(txn: Txn, u: LearnedUrl, changes: RuleChanges, now: number, read?: readonly (readonly [string, string])[]): Promise<void> {
+    const waiting = takeWaiting(txn, u.key, read ?? (await readPrefix(this.reads.kv, evidenceKeys.imageTargetPrefix(u.key), FAILURES_READ)));
+    for (const [original, id] of waiting) await this.settleImage(txn, await imageEnd(this.reads.kv, txn, original, id, u.key), changes, now);
+  }
+
+  /** An image check's end: compared with its document, or, where it failed, against the rule there. */
+  private async settleImage(txn: Txn, end: ImageEnd | undefined, changes: RuleChanges, now: number): Promise<void> {
+    const parsed = end === undefined ? undefined : parseRuleId(end.id);
+    if (end === undefined || parsed === undefined || (await this.ruleOf(txn, end.id))?.state !== 'active') return;
+    if (end.failed === undefined) return this.compare(txn, { variant: end.original, base: end.at, spec: parsed.spec, sample: true }, changes, now);
+    const obs: Observation = { v: 'against', how: 'rewrite', source: end.original, to: end.at, status: end.failed.st, t: now };
+    await this.observe(txn, parsed.host, parsed.spec, obs, { p: placeOf(recordOfKey(end.original)), s: end.original }, changes);
   }
 
   /**
@@ -390,7 +395,6 @@ export class RuleLearner {
     return e?.s === 'redirected' && e.st !== undefined && e.st >= 300 && e.st < 400 ? e : undefined;
   }
 
-  /** A fetched document's entry, when it is one: fetched as itself, a 2xx with a content hash, not a soft 404. */
   /**
    * The document `key` answered as itself; with `ownForm`, also the document of its own form where
    * it answered only a redirect there (`/a` → 302 → `/a;jsessionid=Z`, whose document is `/a`'s).

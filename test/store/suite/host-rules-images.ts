@@ -126,6 +126,35 @@ export function hostRuleImageTests(ctx: SuiteContext): void {
     });
   }
 
+  for (const target of ['fetched before', 'fetched after']) {
+    it(`an image check that redirects to another document (${target}) contradicts the rule where its document lies`, async () => {
+      const { store } = await make();
+      // a host that sends every unknown path to its home page ("404 to home page")
+      if (target === 'fetched before') await store.recordFetch('http://ir.example/', { status: 200, contentHash: 'home' });
+      for (const n of [1, 2, 3, 4]) await store.recordFetch(`http://ir.example/p${n}?sid=${n}`, { status: 200, contentHash: `P${n}` });
+      for (const d of ['a', 'b', 'c']) {
+        await store.recordFetch(`http://ir.example/${d}`, { status: 200, contentHash: d });
+        await store.recordFetch(`http://ir.example/${d}?sid=7${d}`, { status: 200, contentHash: d });
+      }
+      const sid = async () => (await collect(store.rules())).find((r) => r.id === 'ir.example/query-parameter:sid')!;
+      expect(await sid()).toMatchObject({ state: 'active', against: 0 });
+      let n = 0;
+      for (const m of [4, 3, 2, 1]) if ((await store.canonical(`http://ir.example/p${m}`)).state === 'queued') n = m;
+      expect(n).toBeGreaterThan(0);
+      // the image redirects to the home page: another document than its own
+      await store.recordRedirect(`http://ir.example/p${n}`, 'http://ir.example/', 301);
+      if (target === 'fetched after') {
+        expect((await sid()).against).toBe(0);
+        await store.recordFetch('http://ir.example/', { status: 200, contentHash: 'home' });
+      }
+      // different bytes count once the document's own page proves stable: fetched again, the same
+      await store.recordFetch(`http://ir.example/p${n}?sid=${n}`, { status: 200, contentHash: `P${n}` });
+      expect((await sid()).against).toBe(1);
+      expect((await store.canonical(`http://ir.example/p${n}?sid=${n}`)).canonicalKey).toBe(key(`http://ir.example/p${n}?sid=${n}`));
+      await verified(store);
+    });
+  }
+
   it('a rule whose scope grows to subdirectories prunes the images that lie there', async () => {
     const { store } = await make();
     // documents under /s/ fetched under their session form first, their plain names unseen
