@@ -134,7 +134,8 @@ function hrefsOf(html: string): string[] {
 /**
  * Draw the behaviours of a site: `count` of them, one per group. The first library's from `rng`;
  * then each later behaviour (behaviours/index.ts `LATER_BEHAVIOURS`), from a stream of the seed's
- * own, takes the place of a drawn one with the chance it would have had in one draw of them all.
+ * own, takes the place of a drawn one with the chance it would have had in one draw of the
+ * library it joined.
  */
 function drawBehaviours(rng: Rng, count: number, seed: number): BehaviourKind[] {
   const out: BehaviourKind[] = [];
@@ -146,8 +147,13 @@ function drawBehaviours(rng: Rng, count: number, seed: number): BehaviourKind[] 
     out.push(k);
   }
   const late = new Rng(seed * 6151 + 29);
-  for (const k of BEHAVIOURS) {
-    if (!LATER_BEHAVIOURS.has(k.name) || !late.chance(out.length / BEHAVIOURS.length)) continue;
+  // in the order they were added, each with the chance it had in the library of its day (the
+  // first three were drawn from 42 together): a behaviour added later changes no earlier draw
+  let added = 0;
+  for (const name of LATER_BEHAVIOURS) {
+    const k = BEHAVIOURS.find((x) => x.name === name)!;
+    const library = Math.max(42, FIRST_BEHAVIOURS.length + ++added);
+    if (!late.chance(out.length / library)) continue;
     const at = late.int(0, out.length - 1);
     if (k.group !== undefined && out.some((o, i) => i !== at && o.group === k.group)) continue;
     out[at] = k;

@@ -506,6 +506,41 @@ export const contentBehaviours: BehaviourKind[] = [
     }),
   },
   {
+    name: 'soft-404-suggest',
+    source: 'A CMS not-found template that searches for the words of the missing path (WordPress themes calling get_search_form() with the slug as query, the "Smart 404" plugin, Read the Docs\' "Maybe you meant" 404 page): status 200 (a soft 404 where the host hides the 404), the path echoed, and links to the pages whose names share words with it, or to recent pages',
+    group: 'not-found-page',
+    make: (b) => {
+      let pool: SimDoc[] = [];
+      const wordsOf = (path: string): string[] => path.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 2 && w !== 'html' && w !== 'htm');
+      return {
+        name: 'soft-404-suggest',
+        order: 90,
+        setup: () => {
+          pool = [...b.docs.values()].filter((d) => d.host === b.host && (d.kind === 'page' || d.kind === 'section')).sort((x, y) => (x.id < y.id ? -1 : 1));
+        },
+        handle: (req, next) => {
+          const a = next(req);
+          if (a.kind !== 'none' || a.why !== 'not-found' || req.host !== b.host) return a;
+          const shown = decodeUnreserved(req.path) + (req.query === undefined ? '' : `?${req.query}`);
+          const asked = new Set(wordsOf(shown));
+          const scored = pool.map((d) => ({ d, n: wordsOf(d.path + ' ' + d.title).filter((w) => asked.has(w)).length })).filter((x) => x.n > 0);
+          scored.sort((x, y) => y.n - x.n || (x.d.id < y.d.id ? -1 : 1));
+          const found = scored.length > 0;
+          const list = (found ? scored.map((x) => x.d) : pool).slice(0, 4);
+          const items = list.map((d) => `<li><a href="${esc(b.urlOf(d).slice(b.origin(b.host).length))}">${esc(d.title)}</a></li>`).join('');
+          return {
+            kind: 'none',
+            status: 200,
+            why: 'soft-404',
+            id: a.id,
+            type: HTML,
+            body: () => `<!doctype html><html><head><meta charset="utf-8"><title>Page not found</title></head><body><h1>Oops! That page can&rsquo;t be found.</h1><p>Nothing was found at ${esc(shown)}. ${found ? 'Maybe you meant one of these:' : 'Try one of the latest pages:'}</p><ul class="suggestions">${items}</ul></body></html>\n`,
+          };
+        },
+      };
+    },
+  },
+  {
     name: 'random-posts',
     source: 'WordPress sidebar widgets drawn per response ("Random Posts", a YARPP related-posts block with random order, a rotating excerpt or advert), on every page of the theme, the 404 template included',
     make: (b) => {
