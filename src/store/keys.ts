@@ -79,6 +79,8 @@ export interface UrlEntry {
   y?: string;
   /** Echo-free text hash given with the last fetch (`FetchRecord.echoFreeHash`). */
   w?: string;
+  /** Main-content hash given with the last fetch (`FetchRecord.mainHash`). */
+  b?: string;
   /** Last fetch, ms since the epoch. */
   ft?: number;
   /** Failed: the error code given with the fetch. */
@@ -169,6 +171,7 @@ export function encodeUrlEntry(e: UrlEntry): string {
   if (e.m !== undefined) out += ' m' + encodeURIComponent(e.m);
   if (e.y !== undefined) out += ' y' + encodeURIComponent(e.y);
   if (e.w !== undefined) out += ' w' + encodeURIComponent(e.w);
+  if (e.b !== undefined) out += ' b' + encodeURIComponent(e.b);
   if (e.e !== undefined) out += ' e' + encodeURIComponent(e.e);
   if (e.k !== undefined) out += ' K' + e.k;
   if (e.u === true) out += ' u';
@@ -205,6 +208,7 @@ export function decodeUrlEntry(text: string): UrlEntry {
       case 0x6d /* m */: e.m = decodeURIComponent(v); break;
       case 0x79 /* y */: e.y = decodeURIComponent(v); break;
       case 0x77 /* w */: e.w = decodeURIComponent(v); break;
+      case 0x62 /* b */: e.b = decodeURIComponent(v); break;
       case 0x65 /* e */: e.e = decodeURIComponent(v); break;
       case 0x4b /* K */: if (v === 'p' || v === 'r' || v === 'v') e.k = v; break;
       case 0x75 /* u */: e.u = true; break;

@@ -226,6 +226,12 @@ export interface FetchRecord {
    * hashes and one of these.
    */
   readonly echoFreeHash?: string;
+  /**
+   * The stable hash of the page's main content alone, its `aside` and `nav` regions left out (the
+   * crawler's): where a template draws a block per response (random posts, a rotating advert),
+   * what stays the same between two fetches of one URL.
+   */
+  readonly mainHash?: string;
   /** Where redirects (followed by the fetcher) ended, when not `url` itself. */
   readonly finalUrl?: string;
   /**

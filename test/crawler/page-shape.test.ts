@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { echoFreeTextHash, pageShape, stableTextHash, textHashes, textWords, withoutOwnAddress, wordSketch } from '../../src/crawler/html/page-shape.js';
 import { sketchSimilarity } from '../../src/store/learning/stability.js';
-import { extractLinks } from '../../src/crawler/html/extract.js';
+import { extractLinks, MAIN_MIN_WORDS } from '../../src/crawler/html/extract.js';
 
 describe('page shape', () => {
   it('a not-found page that echoes the path and a request id has one shape for every URL', () => {
@@ -100,6 +100,28 @@ describe('page shape', () => {
     }
     expect(stableTextHash('page 1 of 2')).toBe(stableTextHash('page  13 of\n7'));
     expect(echoFreeTextHash('page 1 of 2')).not.toBe(echoFreeTextHash('page 13 of 7'));
+  });
+
+  it('the main hash leaves out the aside and nav regions a template draws per response', () => {
+    const words = Array.from({ length: 30 }, (_, i) => `word${String.fromCharCode(97 + (i % 26), 97 + Math.floor(i / 26))}`).join(' ');
+    const page = (main: string, aside: string, tag = 'aside'): string => `<html><body><nav><a href="/n${aside}">menu</a></nav><p>${main}</p><a href="/x">x</a><${tag}><a href="/r${aside}">post ${aside}</a> ${aside}</${tag}></body></html>`;
+    const of = (html: string) => extractLinks(html, 'http://m.localhost/p');
+    const a = of(page(words, 'one'));
+    // another draw of the aside: the text and links change, the main content does not
+    expect(of(page(words, 'two')).mainHash).toBe(a.mainHash);
+    expect(of(page(words, 'two')).stableHash).not.toBe(a.stableHash);
+    // a change of the main content, or of its links, shows
+    expect(of(page(words + ' more', 'one')).mainHash).not.toBe(a.mainHash);
+    expect(of(page(words, 'one').replace('/x', '/y')).mainHash).not.toBe(a.mainHash);
+    // a block drawn outside such regions is main content
+    expect(of(page(words, 'one', 'div')).mainHash).not.toBe(of(page(words, 'two', 'div')).mainHash);
+    // nested regions: the text after the outer one's end is main content again
+    const nested = (after: string): string => `<aside><nav>n</nav> a</aside><p>${words}</p><aside><aside>x</aside> y</aside>${after}`;
+    expect(of(nested('tail')).mainHash).not.toBe(of(nested('other')).mainHash);
+    // no region, or too little main content: no main hash
+    expect(of(`<p>${words}</p>`).mainHash).toBeUndefined();
+    expect(of(page('a few words', 'one')).mainHash).toBeUndefined();
+    expect(MAIN_MIN_WORDS).toBe(20);
   });
 
   it('a minted token is taken out of the shape whatever surrounds it; a long word is not', () => {

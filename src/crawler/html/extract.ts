@@ -95,6 +95,13 @@ export interface ExtractResult {
   readonly stableHash: string;
   /** Its text, its own address taken out (page-shape.ts `echoFreeTextHash`). */
   readonly echoFreeHash: string;
+  /**
+   * The stable hash of its main content alone: text and links outside `<aside>` and `<nav>`
+   * (HTML §4.3.5: sidebars, advertising; §4.3.4: navigation), where a template draws per-response
+   * blocks (random posts, rotating adverts). Present only for a page with such regions and at
+   * least `MAIN_MIN_WORDS` words outside them.
+   */
+  readonly mainHash?: string;
 }
 
 /** Link types that create hyperlinks on `link` (HTML §4.6.7, its table), `canonical` (RFC 6596), and `previous` (a common synonym of `prev`). */
@@ -102,6 +109,11 @@ const LINK_RELS = new Set(['alternate', 'author', 'canonical', 'help', 'license'
 const NOT_PAGES = new Set(['stylesheet', 'icon', 'preload', 'prefetch', 'modulepreload', 'dns-prefetch', 'preconnect', 'manifest']);
 /** The elements whose attributes `onOpenTag` reads. */
 const LINK_TAGS: ReadonlySet<string> = new Set(['a', 'area', 'link', 'iframe', 'frame', 'base', 'meta']);
+/** Regions of content beside the page's own (HTML §4.3.4 `nav`, §4.3.5 `aside`): left out of `mainHash`. */
+const ASIDE_TAGS: ReadonlySet<string> = new Set(['aside', 'nav']);
+const TAGS: ReadonlySet<string> = new Set([...LINK_TAGS, ...ASIDE_TAGS]);
+/** Words of main content below which a page has no `mainHash` (one with nearly all of it aside says nothing alone). */
+export const MAIN_MIN_WORDS = 20;
 /** Text is hashed in pieces of about this many characters (one `update` per text node costs more than the hashing). */
 const TEXT_HASH_PIECE = 16 * 1024;
 
@@ -166,6 +178,8 @@ export function parseMetaRefresh(input: string): string | undefined {
 interface RawRef {
   readonly raw: string;
   readonly kind: LinkKind;
+  /** First met inside an `aside` or `nav` region. */
+  readonly aside?: true;
 }
 
 /** A streaming extractor: write the body's bytes, then `end()` for the links. */
@@ -193,6 +207,11 @@ export class LinkExtractor implements BodySink {
   /** The first `SHAPE_TEXT_LIMIT` characters of text, for the shape. */
   private readonly shapeText: string[] = [];
   private shapeLength = 0;
+  /** Open `aside`/`nav` regions, and whether the page had any; the text outside them (to `SHAPE_TEXT_LIMIT`). */
+  private asideDepth = 0;
+  private hadAside = false;
+  private readonly mainText: string[] = [];
+  private mainLength = 0;
 
   constructor(
     /** The document's URL (after redirects): the fallback base URL. */
@@ -207,7 +226,13 @@ export class LinkExtractor implements BodySink {
       decoder = new TextDecoder('utf-8');
     }
     this.decoder = decoder;
-    this.parser = new HtmlTags(LINK_TAGS, { startTag: (name, attribs) => this.onOpenTag(name, attribs), text: (t) => this.addText(t) });
+    this.parser = new HtmlTags(TAGS, {
+      startTag: (name, attribs) => this.onOpenTag(name, attribs),
+      text: (t) => this.addText(t),
+      endTag: () => {
+        if (this.asideDepth > 0) this.asideDepth--;
+      },
+    }, ASIDE_TAGS);
   }
 
   /**
@@ -220,6 +245,10 @@ export class LinkExtractor implements BodySink {
     if (this.shapeLength <= SHAPE_TEXT_LIMIT) {
       this.shapeText.push(t);
       this.shapeLength += t.length;
+    }
+    if (this.asideDepth === 0 && this.mainLength <= SHAPE_TEXT_LIMIT) {
+      this.mainText.push(t);
+      this.mainLength += t.length;
     }
     if (this.textEndsHigh || this.textPending + t.length > TEXT_HASH_PIECE) this.flushText();
     this.textPieces.push(t);
@@ -247,11 +276,16 @@ export class LinkExtractor implements BodySink {
     }
     this.rawBytes += raw.length;
     this.seenRaw.add(raw);
-    this.refs.push({ raw, kind });
+    this.refs.push(this.asideDepth > 0 ? { raw, kind, aside: true } : { raw, kind });
   }
 
   private onOpenTag(name: string, a: Record<string, string>): void {
     switch (name) {
+      case 'aside':
+      case 'nav':
+        this.asideDepth++;
+        this.hadAside = true;
+        break;
       case 'a':
       case 'area':
         this.add(a['href'], name);
@@ -341,7 +375,7 @@ export class LinkExtractor implements BodySink {
    * are two documents. A `<link>` of the head is left out: `rel=canonical` or `alternate` names the
    * page's other names, not its content.
    */
-  private shapeAndWords(): { shapeHash: string; words: string[]; wordSketch: string; stableHash: string; echoFreeHash: string } {
+  private shapeAndWords(): { shapeHash: string; words: string[]; wordSketch: string; stableHash: string; echoFreeHash: string; mainHash?: string } {
     const text = this.shapeText.join('').slice(0, SHAPE_TEXT_LIMIT);
     const words = textWords(text);
     const truncated = this.shapeLength > SHAPE_TEXT_LIMIT;
@@ -352,7 +386,17 @@ export class LinkExtractor implements BodySink {
     let linked = text;
     for (const r of this.refs) if (r.kind !== 'link' && r.kind !== 'refresh') linked += '\n' + r.raw;
     const own = withoutOwnAddress(linked, this.documentUrl, this.documentParts);
-    return { shapeHash: pageShape(text, this.documentParts ?? this.documentUrl, truncated), words, wordSketch: wordSketch(words), ...textHashes(own, truncated) };
+    const main = this.hadAside ? this.mainHash() : undefined;
+    return { shapeHash: pageShape(text, this.documentParts ?? this.documentUrl, truncated), words, wordSketch: wordSketch(words), ...textHashes(own, truncated), ...(main === undefined ? {} : { mainHash: main }) };
+  }
+
+  /** The stable hash of the text and links outside `aside` and `nav` (`ExtractResult.mainHash`). */
+  private mainHash(): string | undefined {
+    const text = this.mainText.join('').slice(0, SHAPE_TEXT_LIMIT);
+    if (textWords(text).length < MAIN_MIN_WORDS) return undefined;
+    let linked = text;
+    for (const r of this.refs) if (r.kind !== 'link' && r.kind !== 'refresh' && r.aside !== true) linked += '\n' + r.raw;
+    return textHashes(withoutOwnAddress(linked, this.documentUrl, this.documentParts), this.mainLength > SHAPE_TEXT_LIMIT).stableHash;
   }
 
   private textDigest(): string {

@@ -17,6 +17,8 @@ export interface HtmlTagSink {
   startTag(name: string, attributes: Readonly<Record<string, string>>): void;
   /** A piece of text (in document order; pieces are not whole text nodes). */
   text(data: string): void;
+  /** An end tag whose name `ends` holds (no element stack: as written, implied ends not reported). */
+  endTag?(name: string): void;
 }
 
 export class HtmlTags implements TokenizerCallbacks {
@@ -31,11 +33,16 @@ export class HtmlTags implements TokenizerCallbacks {
   private attributeValue = '';
   private ended = false;
 
+  /** The lengths of the names in `ends`: most end tags are told apart without reading their name. */
+  private readonly endLengths: ReadonlySet<number>;
+
   constructor(
     private readonly wants: ReadonlySet<string>,
     private readonly sink: HtmlTagSink,
+    private readonly ends: ReadonlySet<string> = new Set(),
   ) {
     this.tokenizer = new Tokenizer({ xmlMode: false, decodeEntities: true }, this);
+    this.endLengths = new Set([...ends].map((n) => n.length));
   }
 
   write(chunk: string): void {
@@ -125,7 +132,11 @@ export class HtmlTags implements TokenizerCallbacks {
   }
 
   /** @internal */
-  onclosetag(): void {}
+  onclosetag(start: number, endIndex: number): void {
+    if (this.sink.endTag === undefined || !this.endLengths.has(endIndex - start)) return;
+    const name = this.slice(start, endIndex).toLowerCase();
+    if (this.ends.has(name)) this.sink.endTag(name);
+  }
   /** @internal */
   oncomment(): void {}
   /** @internal */

@@ -201,6 +201,7 @@ async function queueChecks(s: Pick<EngineParts, 'frontier' | 'kv'>, txn: Txn, ch
       if (prev.c !== undefined) again.c = prev.c;
       if (prev.y !== undefined) again.y = prev.y;
       if (prev.w !== undefined) again.w = prev.w;
+      if (prev.b !== undefined) again.b = prev.b;
       if (prev.st !== undefined) again.st = prev.st;
       setUrl(s, txn, c.key, prev, again, c.rec);
     }
@@ -234,12 +235,13 @@ export async function recordFetch(s: EngineParts, q: WriteQueue, learner: RuleLe
   if (response.wordSketch !== undefined) entry.m = response.wordSketch;
   if (response.stableHash !== undefined) entry.y = response.stableHash;
   if (response.echoFreeHash !== undefined) entry.w = response.echoFreeHash;
+  if (response.mainHash !== undefined) entry.b = response.mainHash;
   if (response.error !== undefined) entry.e = response.error;
   setUrl(s, txn, target.key, prevTarget, entry, target.rec);
   txn.queue.landed.push(target.key);
   // every answer is evidence for the learner: a document, or a failed rewrite
   const status = failed && response.status < 500 ? 0 : response.status;
-  const changes = s.o.learnRules ? await learner.fromFetch(txn, target, response.contentHash, status, prevTarget, now, response.shapeHash, response.stableHash, claims, response.echoFreeHash) : noRuleChanges();
+  const changes = s.o.learnRules ? await learner.fromFetch(txn, target, response.contentHash, status, prevTarget, now, response.shapeHash, response.stableHash, claims, response.echoFreeHash, response.mainHash) : noRuleChanges();
   await queueChecks(s, txn, changes.checks, entry.d, now);
   await q.commit(txn);
   await afterRuleChanges(s, q, changes);

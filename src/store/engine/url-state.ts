@@ -27,6 +27,7 @@ export function makeEntry(e: UrlEntry, h: string | undefined, n: number | undefi
   if (e.m !== undefined) out.m = e.m;
   if (e.y !== undefined) out.y = e.y;
   if (e.w !== undefined) out.w = e.w;
+  if (e.b !== undefined) out.b = e.b;
   if (e.ft !== undefined) out.ft = e.ft;
   if (e.e !== undefined) out.e = e.e;
   if (e.s === 'fetched' && e.z === true) out.z = true;

@@ -61,7 +61,7 @@ import { getEvidence, getUrl, putEvidence, type Txn } from '../engine/batch.js';
 import { contentPairs, imageKey, mirrorPairs, prefixPairs, preimages, representationPairs, tailsAlike, type ContentPair, type RepresentationClaim } from './content-pairs.js';
 import { NotFoundSignatures } from './not-found.js';
 import { PathDocuments } from './path-documents.js';
-import { awaitRecheck, LARGE_DIFFERENCE, PENDING, settleRecheck, sketchSimilarity, STABLE, TEXT_STABLE, UNSTABLE } from './stability.js';
+import { awaitRecheck, LARGE_DIFFERENCE, MAIN_STABLE, PENDING, settleRecheck, sketchSimilarity, STABLE, TEXT_STABLE, UNSTABLE, type RecheckHashes } from './stability.js';
 import { recordOfKey } from '../engine/url-state.js';
 import { failedStep, judgedRules } from './rewrite-chain.js';
 import { answerOf, failuresAlike, loopMayAgree, mayAgree, type FailedAnswer, type RewriteFailure } from './failure-agreement.js';
@@ -254,7 +254,7 @@ export class RuleLearner {
    * The answer for `u` fetched as itself (`prev`: its entry before this fetch, which says whether
    * it was a probe, a recheck or a sampled rewrite).
    */
-  async fromFetch(txn: Txn, u: LearnedUrl, hash: string | undefined, status: number, prev: UrlEntry | undefined, now: number, shape?: string, stable?: string, claims: readonly RepresentationClaim[] = [], echoFree?: string): Promise<RuleChanges> {
+  async fromFetch(txn: Txn, u: LearnedUrl, hash: string | undefined, status: number, prev: UrlEntry | undefined, now: number, shape?: string, stable?: string, claims: readonly RepresentationClaim[] = [], echoFree?: string, main?: string): Promise<RuleChanges> {
     const changes = noRuleChanges();
     const host = hostOf(u.rec);
     if (prev?.k === 'p') {
@@ -267,7 +267,7 @@ export class RuleLearner {
     }
     const document = isDocumentStatus(status) && hash !== undefined && !(await this.notFound.matches(txn, host, u.rec.path, hash, shape));
     if (prev?.k === 'r') {
-      await this.settleRecheck(txn, u, document ? hash : undefined, document ? stable : undefined, prev, changes, now);
+      await this.settleRecheck(txn, u, document ? { hash, stableHash: stable, mainHash: main } : {}, prev, changes, now);
       return changes;
     }
     if (!document) {
@@ -427,13 +427,11 @@ export class RuleLearner {
       return;
     }
     const known = await getEvidence(this.reads.kv, txn, evidenceKeys.stability(host, dirOf(vrec.path)));
-    if (known === TEXT_STABLE && ve.y !== undefined && be.y !== undefined) {
-      // what stays the same between two fetches of one URL here is the text but for its digits:
-      // compared on that, as content is elsewhere
-      await this.compared(txn, p, ve.y === be.y, ve, be, changes, now, ve.y);
-      return;
-    }
-    if (known === UNSTABLE || known === TEXT_STABLE) {
+    // what stays the same between two fetches of one URL here (the text but for its digits, or
+    // the main content beside a block drawn per response): compared on that, as content elsewhere
+    const [vk, bk] = known === TEXT_STABLE ? [ve.y, be.y] : known === MAIN_STABLE ? [ve.b, be.b] : [];
+    if (vk !== undefined && bk !== undefined) return this.compared(txn, p, vk === bk, ve, be, changes, now, vk);
+    if (known === UNSTABLE || known === TEXT_STABLE || known === MAIN_STABLE) {
       // a per-response token keeps content hashes apart on every fetch here: equal content shows
       // nowhere, but pages whose words differ by far more than a token does are not one document
       if (ve.c !== be.c && sketchSimilarity(ve.m, be.m) < LARGE_DIFFERENCE) await this.compared(txn, p, false, ve, be, changes, now);
@@ -676,8 +674,8 @@ export class RuleLearner {
   // ---- stability (stability.ts) -------------------------------------------------------------
 
   /** The second fetch of a URL whose content differed from an equivalent's: the waiting comparisons, settled. */
-  private async settleRecheck(txn: Txn, u: LearnedUrl, hash: string | undefined, stableHash: string | undefined, prev: UrlEntry, changes: RuleChanges, now: number): Promise<void> {
-    for (const w of await settleRecheck(this.reads.kv, txn, u, hash, stableHash, prev)) {
+  private async settleRecheck(txn: Txn, u: LearnedUrl, hashes: RecheckHashes, prev: UrlEntry, changes: RuleChanges, now: number): Promise<void> {
+    for (const w of await settleRecheck(this.reads.kv, txn, u, hashes, prev)) {
       const parsed = parseRuleId(w.id);
       if (parsed !== undefined) await this.compare(txn, { variant: w.variant, base: w.other, spec: parsed.spec }, changes, now);
     }

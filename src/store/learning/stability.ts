@@ -18,6 +18,12 @@ export const STABLE = 'stable';
 export const UNSTABLE = 'unstable';
 /** Pages whose bytes change between fetches but whose stable hash (`FetchRecord.stableHash`) does not. */
 export const TEXT_STABLE = 'text';
+/**
+ * Pages whose text changes between fetches only in their `aside` and `nav` regions (a block drawn
+ * per response: random posts, a rotating advert): compared on their main content
+ * (`FetchRecord.mainHash`).
+ */
+export const MAIN_STABLE = 'main';
 /** Followed by the key being fetched again. */
 export const PENDING = 'pending ';
 /** Comparisons kept waiting on one recheck at most. */
@@ -65,14 +71,22 @@ export async function awaitRecheck(kv: Pick<Kv, 'get'>, txn: Txn, stability: str
   }
 }
 
+/** The hashes of a page's second fetch (undefined where it answered no document). */
+export interface RecheckHashes {
+  readonly hash?: string;
+  readonly stableHash?: string;
+  readonly mainHash?: string;
+}
+
 /**
  * The second fetch of a URL whose content differed from an equivalent's. The same content marks
  * its place (its directory, or itself where its own fetch was asked) stable; changed bytes with
- * the same stable hash mark it text-stable (pages there are compared on their stable hashes);
- * either returns the comparisons that waited, to be made again. Anything else marks it unstable
- * (no content evidence there, but a large difference of words) and returns none.
+ * the same stable hash mark it text-stable (pages there are compared on their stable hashes), and
+ * changed text with the same main content main-stable (compared on their main hashes); each
+ * returns the comparisons that waited, to be made again. Anything else marks it unstable (no
+ * content evidence there, but a large difference of words) and returns none.
  */
-export async function settleRecheck(kv: Pick<Kv, 'get'>, txn: Txn, u: LearnedUrl, hash: string | undefined, stableHash: string | undefined, prev: UrlEntry): Promise<Waiting[]> {
+export async function settleRecheck(kv: Pick<Kv, 'get'>, txn: Txn, u: LearnedUrl, { hash, stableHash, mainHash }: RecheckHashes, prev: UrlEntry): Promise<Waiting[]> {
   const pk = evidenceKeys.pendingRecheck(u.key);
   const pending = await getEvidence(kv, txn, pk);
   txn.del('evidence', pk);
@@ -80,12 +94,14 @@ export async function settleRecheck(kv: Pick<Kv, 'get'>, txn: Txn, u: LearnedUrl
   const stable = hash !== undefined && hash === prev.c;
   // the bytes changed, the text but for its digits did not: a template token or time
   const textStable = !stable && hash !== undefined && stableHash !== undefined && stableHash === prev.y;
-  const verdict = stable ? STABLE : textStable ? TEXT_STABLE : UNSTABLE;
+  // the text changed in the regions beside the page's own alone: a block drawn per response
+  const mainStable = !stable && !textStable && hash !== undefined && mainHash !== undefined && mainHash === prev.b;
+  const verdict = stable ? STABLE : textStable ? TEXT_STABLE : mainStable ? MAIN_STABLE : UNSTABLE;
   const own = evidenceKeys.stability(hostOf(u.rec), `=${u.rec.path}`);
   const dir = evidenceKeys.stability(hostOf(u.rec), dirOf(u.rec.path));
   const ownAsked = (await getEvidence(kv, txn, own)) === PENDING + u.key;
   if (ownAsked) putEvidence(txn, own, verdict);
   if (!ownAsked || (await getEvidence(kv, txn, dir)) === PENDING + u.key) putEvidence(txn, dir, verdict);
-  if (!stable && !textStable) return [];
+  if (verdict === UNSTABLE) return [];
   return pending === undefined ? [] : decodeJson<Waiting[]>(pending);
 }

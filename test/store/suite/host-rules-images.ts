@@ -258,6 +258,50 @@ export function hostRuleImageTests(ctx: SuiteContext): void {
     await verified(store);
   });
 
+  it('where a block drawn per response changes the text on every fetch, compares pages on their main content', async () => {
+    const { store } = await make();
+    let draw = 0;
+    // random posts in an aside: bytes and text change on every fetch, the main content does not
+    const fetch = (u: string, main: string): Promise<void> => {
+      draw++;
+      return store.recordFetch(u, { status: 200, contentHash: `${main}#${draw}`, stableHash: `${main}+posts${draw}`, mainHash: main });
+    };
+    await fetch('http://mb.example/a', 'A');
+    await fetch('http://mb.example/a?sid=1', 'A');
+    // the variant is fetched again: its text changes, its main content does not
+    expect((await store.canonical('http://mb.example/a?sid=1')).state).toBe('queued');
+    await fetch('http://mb.example/a?sid=1', 'A');
+    for (const d of ['b', 'c']) {
+      await fetch(`http://mb.example/${d}`, d);
+      await fetch(`http://mb.example/${d}?sid=2${d}`, d);
+    }
+    const sid = async () => (await collect(store.rules())).find((r) => r.id === 'mb.example/query-parameter:sid');
+    expect(await sid()).toMatchObject({ state: 'active', against: 0 });
+    // a page whose main content differs under the parameter contradicts it
+    await fetch('http://mb.example/d', 'D');
+    await fetch('http://mb.example/d?sid=3', 'D-other');
+    expect((await sid())!.against).toBe(1);
+    await verified(store);
+  });
+
+  it('where the main content changes between fetches too, pages there support nothing', async () => {
+    const { store } = await make();
+    let draw = 0;
+    const fetch = (u: string, main: string): Promise<void> => {
+      draw++;
+      return store.recordFetch(u, { status: 200, contentHash: `${main}#${draw}`, stableHash: `${main}+${draw}`, mainHash: `${main}~${draw}` });
+    };
+    await fetch('http://mu.example/a', 'A');
+    await fetch('http://mu.example/a?sid=1', 'A');
+    await fetch('http://mu.example/a?sid=1', 'A');
+    for (const d of ['b', 'c', 'd']) {
+      await fetch(`http://mu.example/${d}`, d);
+      await fetch(`http://mu.example/${d}?sid=2${d}`, d);
+    }
+    expect((await collect(store.rules())).find((r) => r.id === 'mu.example/query-parameter:sid')?.state ?? 'none').not.toBe('active');
+    await verified(store);
+  });
+
   it('pages that differ only in the address each prints of itself are one document', async () => {
     const { store } = await make();
     // a share widget prints the requested URL: the bytes differ under every name, the echo-free text does not
