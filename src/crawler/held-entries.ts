@@ -108,8 +108,9 @@ export class HeldEntries {
   /**
    * A transient failure (retry.ts): schedule another fetch of `entry` after Retry-After or a
    * backoff, unless its retries are used up or the Retry-After is too long for this run. The entry
-   * stays in flight in the store and waits on a timer, holding no slot; a Retry-After also holds
-   * back its host. Returns false when the failure is to be recorded.
+   * stays in flight in the store and waits on a timer, holding no slot; a Retry-After, or a 429 or
+   * 503 without one (the backoff then), also holds back its host. Returns false when the failure
+   * is to be recorded.
    */
   retryLater(entry: FrontierEntry, res: FetchResult): boolean {
     const n = this.attempts.get(entry.key) ?? 0;
@@ -118,7 +119,10 @@ export class HeldEntries {
     const after = res.status === 429 || res.status === 503 ? parseRetryAfter(res.headers['retry-after'], now) : undefined;
     if (after !== undefined && after > this.retry.maxRetryAfterMs) return false;
     const wait = after ?? backoffMs(n + 1, this.retry.retryBaseMs, this.retry.retryMaxMs);
-    if (after !== undefined) this.loop.holdUntil(entry.host, now + after);
+    // a 429 or 503 says the host is overloaded (RFC 6585 §4, RFC 9110 §15.6.4; nginx limit_req
+    // answers 503 without Retry-After): the whole host waits, not this URL alone, or the other
+    // URLs sent meanwhile are refused in turn and use up their retries
+    if (after !== undefined || res.status === 429 || res.status === 503) this.loop.holdUntil(entry.host, now + wait);
     this.attempts.set(entry.key, n + 1);
     this.loop.log.info({ url: entry.url, status: res.status, error: res.error?.code, attempt: n + 1, waitMs: wait }, 'retry later');
     const timer = setTimeout(() => {

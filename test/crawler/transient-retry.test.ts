@@ -98,6 +98,39 @@ describe('transient failures are retried within the run', () => {
     }
   }, 30_000);
 
+  it('a 503 without Retry-After (nginx limit_req) holds back the whole host for its backoff', async () => {
+    const started: { path: string; t: number }[] = [];
+    let refused = 0;
+    const site = await httpServer((req, res) => {
+      started.push({ path: req.url ?? '', t: Date.now() });
+      if (req.url === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end(links(Array.from({ length: 12 }, (_, i) => `/p${i}`)));
+      // the first page asked for after the home page is refused: the host is over its rate
+      if (refused === 0 && req.url !== '/') {
+        refused++;
+        return void res.writeHead(503).end('busy');
+      }
+      return void res.writeHead(200, { 'content-type': 'text/html' }).end(html(req.url ?? ''));
+    });
+    const db = tempDir();
+    try {
+      const report = await runCrawl({ store: db.path, seeds: [`${site.origin}/`], allow: site.allow, robots: false, concurrency: 4, perHost: 4, retryBaseMs: 400, retryMaxMs: 400 });
+      expect(report.store.urls.failed).toBe(0);
+      const at503 = started.findIndex((r, i) => i > 0 && r.path !== '/');
+      const t503 = started[at503]!.t;
+      const retried = started.filter((r) => r.path === started[at503]!.path);
+      expect(retried.length).toBe(2);
+      // between the 503 and its retry (a backoff drawn in [0, 400 ms]; the host's hold and the
+      // retry's timer end together, give or take the timers' slack) no request to the host
+      // starts but the 3 others of its 4 slots that may have been on their way when it came
+      const during = started.filter((r) => r.t > t503 && r.t < retried[1]!.t - 30);
+      expect(during.length).toBeLessThanOrEqual(3);
+      expect(started.length).toBe(13 + 1);
+    } finally {
+      await site.close();
+      db.remove();
+    }
+  }, 30_000);
+
   it('after maxRetries the URL is pending: a run before the cool-down skips it, retryFailed fetches it', async () => {
     const site = await httpServer((req, res) => {
       if (req.url === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end(links(['/down', '/limited', '/fine']));
