@@ -17,6 +17,8 @@ export interface SimRequest {
   readonly path: string;
   /** The query without `?`; undefined when the target has no `?`. */
   readonly query: string | undefined;
+  /** A request from the network (the ground truth's are not): a behaviour of load answers these alone. */
+  readonly live?: true;
 }
 
 /** Why an answer is no document. */

@@ -321,7 +321,7 @@ export async function startSimSite(options: SimOptions): Promise<SimSite> {
     const { path, query } = splitTarget(target);
     let ans: Answer;
     try {
-      ans = hosts.has(h) ? route({ host: h, path: path === '' ? '/' : path, query }) : { kind: 'none', status: 404, why: 'off-site', id: 'off', body: () => NOT_FOUND_BODY };
+      ans = hosts.has(h) ? route({ host: h, path: path === '' ? '/' : path, query, live: true }) : { kind: 'none', status: 404, why: 'off-site', id: 'off', body: () => NOT_FOUND_BODY };
     } catch {
       ans = { kind: 'none', status: 500, why: 'error', id: 'error', body: () => 'error' };
     }

@@ -50,6 +50,37 @@ export const pathBehaviours: BehaviourKind[] = [
     }),
   },
   {
+    name: 'slash-either',
+    source: 'Express (`strict` routing off, the default: "/foo" and "/foo/" are treated the same by the router), Flask `strict_slashes=False`: a directory\'s page answers 200 under both names, no redirect; a file\'s name with a slash added is a 404',
+    group: 'slash',
+    make: (b) => ({
+      name: 'slash-either',
+      order: 50,
+      handle: (req, next) => {
+        const p = decodeUnreserved(req.path);
+        if (!p.endsWith('/') && docAt(b.docs, req.host, p + '/') !== undefined) return next({ ...req, path: p + '/' });
+        return next(req);
+      },
+      alias: (l) => (l.to.path.length > 1 && l.to.path.endsWith('/') && l.to.query === undefined ? l.url.replace(/\/$/, '') : undefined),
+    }),
+  },
+  {
+    name: 'merge-slashes',
+    source: 'nginx `merge_slashes on` (the default: "compression of two or more adjacent slashes into a single slash"): /a//b.html answers /a/b.html, links written by templates that join a base ending in "/" with a path starting with one',
+    make: () => ({
+      name: 'merge-slashes',
+      order: 3,
+      handle: (req, next) => next(req.path.includes('//') ? { ...req, path: req.path.replace(/\/{2,}/g, '/') } : req),
+      alias: (l) => {
+        const at = l.url.indexOf('/', l.url.indexOf('//') + 2);
+        const path = l.url.slice(at);
+        const slash = path.indexOf('/', 1);
+        // the template's join: the path's first slash doubled, or the one after its first segment
+        return path.length > 1 ? l.url.slice(0, at) + (slash !== -1 && l.rng.chance(0.5) ? path.slice(0, slash) + '/' + path.slice(slash) : '/' + path) : undefined;
+      },
+    }),
+  },
+  {
     name: 'extensionless',
     source: 'WordPress / Hugo permalinks ("pretty URLs"): posts at /section/name beside sections at /section/; the old /name.html answers 301',
     group: 'layout',

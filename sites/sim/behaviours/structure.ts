@@ -613,6 +613,33 @@ export const structureBehaviours: BehaviourKind[] = [
   },
   // 14 ------------------------------------------------------------------------------------------
   {
+    name: 'rate-limit',
+    source: 'nginx limit_req (`limit_req_zone $binary_remote_addr zone=one:10m rate=150r/s; limit_req zone=one burst=20 nodelay;`): a request over the zone\'s rate is refused with `limit_req_status`, 503 by default, without Retry-After, until the bucket refills',
+    make: () => {
+      const rate = 150;
+      const burst = 20;
+      let tokens = burst;
+      let last = 0;
+      let refused = 0;
+      return {
+        name: 'rate-limit',
+        order: 1,
+        handle: (req, next) => {
+          if (req.live !== true) return next(req);
+          const now = performance.now();
+          tokens = Math.min(burst, tokens + ((now - last) / 1000) * rate);
+          last = now;
+          if (tokens >= 1) {
+            tokens--;
+            return next(req);
+          }
+          refused++;
+          return { kind: 'none', status: 503, why: 'error', id: `limit:${req.host}:${refused}`, type: HTML, body: () => '<html><head><title>503 Service Temporarily Unavailable</title></head><body><center><h1>503 Service Temporarily Unavailable</h1></center><hr><center>nginx</center></body></html>\n' };
+        },
+      };
+    },
+  },
+  {
     name: 'temporary-redirect',
     source: 'A "latest post" link: nginx `location = /latest { return 302 /posts/newest.html; }` (or a WordPress Redirection-plugin 302), its target changing as posts are published',
     make: (b) => {
