@@ -308,6 +308,42 @@ export const contentBehaviours: BehaviourKind[] = [
     },
   },
   {
+    name: 'language-prefix-fallback',
+    source: 'WPML with languages in directories (/de/page) and "Display as translated" for untranslated content (also Polylang with the language in the URL, Weglot subdirectories): /de/page answers 200 with the German translation where one exists and with the original page, as itself, where none does; the language switcher on every page links its /de/ name',
+    make: (b) => {
+      const lang = b.rng.pick(['de', 'fr', 'es', 'ja', 'pt-br']);
+      const prefix = `/${lang}`;
+      return {
+        name: 'language-prefix-fallback',
+        order: 58,
+        setup: () => {
+          for (const page of htmlPages(b)) {
+            if (b.rng.chance(0.4)) {
+              const tr = b.addDoc({
+                id: `${lang}/:${page.id}`,
+                host: page.host,
+                path: prefix + page.path,
+                title: `${page.title} [${lang}]`,
+                text: `(${lang}) ${[...page.text.slice(0, 400)].reverse().join('')} ${lang}-${hash32(page.id).toString(36)}`,
+                kind: 'page',
+                links: [page.id],
+              });
+              page.links.push(tr.id);
+            } else addHref(page, prefix + page.path);
+          }
+        },
+        handle: (req, next) => {
+          const a = next(req);
+          const p = decodeUnreserved(req.path);
+          if (a.kind !== 'none' || a.why !== 'not-found' || !p.startsWith(prefix + '/')) return a;
+          // no translation: the original page, as itself (200, no redirect)
+          const original = next({ ...req, path: req.path.slice(prefix.length) });
+          return original.kind === 'document' ? original : a;
+        },
+      };
+    },
+  },
+  {
     name: 'htm-twin',
     source: 'A legacy site migration that keeps the old .htm names of its .html pages (IIS/FrontPage era): Apache mod_rewrite "Backward Compatibility for file extension change" (RewriteRule "^(.*)\\.htm$" "$1.html" when the .html exists), both names answered 200',
     make: () => ({
