@@ -46,7 +46,7 @@
 import { recompose, type UriRecord } from '../normalize/index.js';
 import { bareParameterPath, fieldName, parameterValues, pathParameterNames, queryFields, removePathParameters, removeQueryFields } from './learning/parameter-difference.js';
 import { applySuffix, caseApplies, caseShape, foldCase, isSuffixPair, suffixApplies, suffixPair, suffixStemKind } from './learning/path-variants.js';
-import { activeScopes, inScope, keptSupport, type ContradictionSite, type Scope, type Support } from './learning/rule-scope.js';
+import { activeScopes, inScope, keptSupport, readsAsCopy, type ContradictionSite, type Scope, type Support } from './learning/rule-scope.js';
 
 export type RuleSpec =
   | { readonly kind: 'https' }
@@ -566,9 +566,9 @@ export function rederive(rule: RuleRecord, support: readonly Support[], contra: 
   const before = rule.scopes ?? [];
   // a host that folds case (its file system does) can never answer two names that differ only in
   // case differently: one contradiction shows the host does not, everywhere. So with a mirror, a
-  // second name for one document root: one path that answers otherwise under the two names shows
-  // a copy that has drifted (a staging or preview host), where any page may be one edited since
-  const hostWide = (rule.spec === 'case-insensitive' || rule.spec.startsWith('mirror:')) && contra.length > 0;
+  // second name for one document root, or a prefix read alike on content alone: one path that
+  // answers otherwise under the two names shows trees that differ page by page (rule-scope.ts)
+  const hostWide = (rule.spec === 'case-insensitive' || readsAsCopy(rule.spec, support)) && contra.length > 0;
   const scopes = rule.manual === true || hostWide ? [] : activeScopes(support, contra, limits.threshold, rule.spec === 'case-insensitive' || rule.spec.startsWith('suffix:'));
   const state: RuleState = rule.manual === true ? 'withdrawn' : scopes.length > 0 ? 'active' : contra.length > 0 ? 'withdrawn' : 'candidate';
   let next: RuleRecord = { ...rule, support, contra, scopes, state };

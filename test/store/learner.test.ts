@@ -305,6 +305,36 @@ describe('content pairs', () => {
     expect(await h.rule('a.example', { kind: 'path-prefix', from: '/3.2/', to: '/3.1/' })).toBeUndefined();
   });
 
+  it('a prefix read alike on content alone is a copy of a tree: one translation withdraws it everywhere', async () => {
+    const h = new Harness(3);
+    const prefix: RuleSpec = { kind: 'path-prefix', from: '/de/', to: '/' };
+    // /de/x serves the original page where no translation exists (WPML "Display as translated")
+    for (const p of ['guide/a.html', 'guide/b.html', 'guide/c.html', 'news/c.html', 'news/d.html', 'news/e.html']) {
+      await h.fetch(`http://l.example/de/${p}`, p);
+      await h.fetch(`http://l.example/${p}`, p);
+    }
+    expect(await h.rule('l.example', prefix)).toMatchObject({ state: 'active' });
+    // a translation in one directory (words that differ by far more than a token does: two
+    // documents, no recheck needed): the rule goes everywhere, /de/news/ included
+    await h.fetch('http://l.example/guide/x.html', 'e', 200, wordSketch(['english', 'words', 'of', 'the', 'page']));
+    await h.fetch('http://l.example/de/guide/x.html', 'e-de', 200, wordSketch(['andere', 'worte', 'einer', 'seite', 'hier']));
+    const rule = await h.rule('l.example', prefix);
+    expect(rule?.state).toBe('withdrawn');
+    expect(h.rewrite('http://l.example/de/news/f.html')).toBe(url('http://l.example/de/news/f.html').key);
+  });
+
+  it('a moved prefix its redirects support loses only the place where a page under it differs', async () => {
+    const h = new Harness(3);
+    const prefix: RuleSpec = { kind: 'path-prefix', from: '/old/', to: '/' };
+    for (const p of ['guide/a.html', 'guide/b.html', 'guide/c.html', 'news/c.html', 'news/d.html', 'news/e.html']) await h.redirect(`http://m.example/old/${p}`, `http://m.example/${p}`, 301);
+    expect(await h.rule('m.example', prefix)).toMatchObject({ state: 'active' });
+    // words that differ by far more than a token does: two documents, no recheck needed
+    await h.fetch('http://m.example/guide/x.html', 'e', 200, wordSketch(['english', 'words', 'of', 'the', 'page']));
+    await h.fetch('http://m.example/old/guide/x.html', 'e-old', 200, wordSketch(['andere', 'worte', 'einer', 'seite', 'hier']));
+    expect((await h.rule('m.example', prefix))?.state).toBe('active');
+    expect(h.rewrite('http://m.example/old/news/f.html')).toBe(url('http://m.example/news/f.html').key);
+  });
+
   it('a moved prefix on pages that print a token: paired by path and stable text, settled by a recheck', async () => {
     const h = new Harness(2);
     const prefix: RuleSpec = { kind: 'path-prefix', from: '/index.php/', to: '/' };

@@ -15,6 +15,7 @@ import { outsidePartition } from '../host-tag.js';
 import { foldCase } from '../learning/path-variants.js';
 import type { SampledRule } from '../learning/rewrite-samples.js';
 import { hostOf, isMirrorRuleId, isParameterRule, parseSpec, type RuleRecord } from '../rules.js';
+import { readsAsCopy } from '../learning/rule-scope.js';
 import type { AdmitResult } from '../seen-store.js';
 import { getEvidence, getUrl, type Txn } from './batch.js';
 import { canonicalize, identity, inScope, isUrlError, transform, type Identity, type Transformed } from './canonicalize.js';
@@ -548,14 +549,14 @@ export function countChecked(s: Pick<EngineParts, 'rules'>, via: string, k0: str
   s.rules.samples.counted(via, recordOfKey(k0).path, sampledRule(s, via));
 }
 
-/** The evidence a mirror rule's pace starts from, whatever its support (see `sampledRule`). */
-const MIRROR_PACE_DOCS = 3;
+/** The evidence a copy rule's pace starts from, whatever its support (see `sampledRule`). */
+const COPY_PACE_DOCS = 3;
 /**
- * A mirror rule's first rewrites, all checked before its pace takes over: a copy with one page in
- * ten edited shows one among them but one time in twelve (0.9²⁴), where the pace alone, on a small
- * site, checks a dozen of forty.
+ * A copy rule's first rewrites (rule-scope.ts `readsAsCopy`), all checked before its pace takes
+ * over: a copy with one page in ten edited shows one among them but one time in twelve (0.9²⁴),
+ * where the pace alone, on a small site, checks a dozen of forty.
  */
-const MIRROR_FIRST_CHECKS = 24;
+const COPY_FIRST_CHECKS = 24;
 
 /**
  * What the samples read of rule `via`: its support's paths, how it spells a place (the case rule
@@ -566,19 +567,20 @@ const MIRROR_FIRST_CHECKS = 24;
  */
 export function sampledRule(s: Pick<EngineParts, 'rules'>, via: string): SampledRule {
   const rule = (): RuleRecord | undefined => s.rules.get(via.slice(5));
+  const copy = (r: RuleRecord | undefined): boolean => r !== undefined && readsAsCopy(r.spec, r.support ?? []);
   return {
     evidence: () => (rule()?.support ?? []).map((x) => x.p),
     ...(via.endsWith('/case-insensitive') ? { place: foldCase } : {}),
-    ...(isMirrorRuleId(via.slice(5)) ? { first: MIRROR_FIRST_CHECKS } : {}),
+    ...(isMirrorRuleId(via.slice(5)) || copy(rule()) ? { first: COPY_FIRST_CHECKS } : {}),
     paced: () => {
       const r = rule();
       const spec = r === undefined ? undefined : parseSpec(r.spec);
       if (r === undefined || spec === undefined) return undefined;
       const docs = new Set((r.support ?? []).map((x) => x.d)).size;
-      // a mirror's support is the pages linked into it under both names, which answered alike: no
-      // sample of the pages it prunes, found by links within it (a staging copy's edited pages),
-      // so its checks alone pace it
-      if (spec.kind === 'mirror') return Math.min(docs, MIRROR_PACE_DOCS);
+      // a copy's support is pages read alike under both names (for a mirror, those linked into it):
+      // no sample of the pages it prunes, which may differ one by one (a staging copy's edited
+      // pages, a language prefix's translated ones), so its checks alone pace it
+      if (spec.kind === 'mirror' || copy(r)) return Math.min(docs, COPY_PACE_DOCS);
       if (!isParameterRule(spec) || !(r.scopes ?? []).some((x) => x.values !== undefined)) return undefined;
       return docs;
     },

@@ -61,6 +61,19 @@ export interface Support {
   readonly o?: true;
 }
 
+/**
+ * True for a rule that maps one tree of pages onto another on content alone: a mirror host, or a
+ * path prefix no redirect supports (a language prefix whose untranslated pages serve the
+ * original, WPML's "Display as translated"; a copy under a second prefix). Such trees may differ
+ * page by page where nothing in a URL tells (a translated page, a page edited on a staging copy),
+ * so one contradiction withdraws the rule everywhere (rules.ts `rederive`) and its checks keep
+ * pace with its rewrites (admit.ts `sampledRule`). A prefix the server moved says so itself: its
+ * redirects are its support.
+ */
+export function readsAsCopy(spec: string, support: readonly Support[]): boolean {
+  return spec.startsWith('mirror:') || (spec.startsWith('path-prefix:') && support.length > 0 && support.every((s) => s.t !== undefined));
+}
+
 /** Where a contradiction was observed: the path of the URL it was about. */
 export interface ContradictionSite {
   readonly p: string;
