@@ -431,6 +431,8 @@ export class RuleLearner {
     // the main content beside a block drawn per response): compared on that, as content elsewhere
     const [vk, bk] = known === TEXT_STABLE ? [ve.y, be.y] : known === MAIN_STABLE ? [ve.b, be.b] : [];
     if (vk !== undefined && bk !== undefined) return this.compared(txn, p, vk === bk, ve, be, changes, now, vk);
+    // one page with a main content and one without (no aside or nav): not one template, two documents
+    if (known === MAIN_STABLE && (ve.b === undefined) !== (be.b === undefined)) return this.compared(txn, p, false, ve, be, changes, now);
     if (known === UNSTABLE || known === TEXT_STABLE || known === MAIN_STABLE) {
       // a per-response token keeps content hashes apart on every fetch here: equal content shows
       // nowhere, but pages whose words differ by far more than a token does are not one document

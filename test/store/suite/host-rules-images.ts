@@ -281,6 +281,10 @@ export function hostRuleImageTests(ctx: SuiteContext): void {
     await fetch('http://mb.example/d', 'D');
     await fetch('http://mb.example/d?sid=3', 'D-other');
     expect((await sid())!.against).toBe(1);
+    // and so does one served without the asides (another template: a staging copy's edited page)
+    await fetch('http://mb.example/e', 'E');
+    await store.recordFetch('http://mb.example/e?sid=4', { status: 200, contentHash: 'E-plain', stableHash: 'E-plain' });
+    expect((await sid())!.against).toBe(2);
     await verified(store);
   });
 
