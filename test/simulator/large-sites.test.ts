@@ -18,10 +18,13 @@ const PAGES = 300;
 /**
  * Two trees of other shapes: the PostgreSQL manual is one flat directory; the Python manual
  * (python3.11-doc) spreads its pages over a dozen directories, where a rule's scope must grow
- * directory by directory and a chain of rules crosses more of them.
+ * directory by directory and a chain of rules crosses more of them. The bounds sit above what was
+ * measured on these seeds' sites (docs/simulator.md): 1.20 and 1.23 once half of the PostgreSQL
+ * seeds drew later behaviours whose pages no rule can merge (a language switcher's untranslated
+ * pages, a rate limit's 503s, doubled slashes), 1.14 and 1.24 before.
  */
 const TREES = [
-  { name: 'postgresql-doc-15', root: '/usr/share/doc/postgresql-doc-15/html', seeds: Array.from({ length: 12 }, (_, i) => 41001 + i), median: 1.2 },
+  { name: 'postgresql-doc-15', root: '/usr/share/doc/postgresql-doc-15/html', seeds: Array.from({ length: 12 }, (_, i) => 41001 + i), median: 1.3 },
   { name: 'python3.11-doc', root: '/usr/share/doc/python3.11/html', seeds: Array.from({ length: 8 }, (_, i) => 42001 + i), median: 1.35 },
 ];
 
