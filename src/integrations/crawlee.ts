@@ -328,6 +328,7 @@ export class CrawleeDedup {
         record.shapeHash = x.shapeHash;
         record.stableHash = x.stableHash;
         record.echoFreeHash = x.echoFreeHash;
+        if (x.mainHash !== undefined) record.mainHash = x.mainHash;
         if (x.wordSketch !== '') record.wordSketch = x.wordSketch;
         if (x.canonical !== undefined && x.canonical !== answered) record.canonical = x.canonical;
       }
