@@ -8,9 +8,10 @@ import { structureBehaviours } from './structure.js';
 export const BEHAVIOURS: readonly BehaviourKind[] = [...pathBehaviours, ...paramBehaviours, ...contentBehaviours, ...structureBehaviours];
 
 /**
- * Behaviours added after the first library of 39, in the order they were added. A site draws
- * them from a random stream of their own (site.ts `drawBehaviours`), so that a seed that draws
- * none of them builds the very site it built before they were added: the regression cases and
- * the figures in the docs stay what they were measured on.
+ * Behaviours added after the first library of 39, in the order they were added (a new one goes
+ * last: the draw reads them in this order). A site draws them from a random stream of their own
+ * (site.ts `drawBehaviours`), so that a seed that draws none of them builds the very site it
+ * built before they were added: the regression cases and the figures in the docs stay what they
+ * were measured on.
  */
 export const LATER_BEHAVIOURS: ReadonlySet<string> = new Set(['session-segment', 'language-fallback', 'staging-host', 'not-found-to-home', 'random-posts', 'soft-404-suggest', 'slash-either', 'merge-slashes', 'rate-limit', 'language-prefix-fallback']);
