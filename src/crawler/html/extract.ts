@@ -182,6 +182,11 @@ interface RawRef {
   readonly aside?: true;
 }
 
+/** A link of the body, read with its text by the stable hashes (not a head's `link`, not a refresh). */
+function inBody(r: RawRef): boolean {
+  return r.kind !== 'link' && r.kind !== 'refresh';
+}
+
 /** A streaming extractor: write the body's bytes, then `end()` for the links. */
 export class LinkExtractor implements BodySink {
   private readonly o: Required<ExtractOptions>;
@@ -384,7 +389,7 @@ export class LinkExtractor implements BodySink {
     // was requested under: `<a href="/">` is the same URL as the head's `rel=canonical` on one
     // host and not on its mirror, and was dropped as a repeat on the first alone)
     let linked = text;
-    for (const r of this.refs) if (r.kind !== 'link' && r.kind !== 'refresh') linked += '\n' + r.raw;
+    for (const r of this.refs) if (inBody(r)) linked += '\n' + r.raw;
     const own = withoutOwnAddress(linked, this.documentUrl, this.documentParts);
     const main = this.hadAside ? this.mainHash() : undefined;
     return { shapeHash: pageShape(text, this.documentParts ?? this.documentUrl, truncated), words, wordSketch: wordSketch(words), ...textHashes(own, truncated), ...(main === undefined ? {} : { mainHash: main }) };
@@ -395,7 +400,7 @@ export class LinkExtractor implements BodySink {
     const text = this.mainText.join('').slice(0, SHAPE_TEXT_LIMIT);
     if (textWords(text).length < MAIN_MIN_WORDS) return undefined;
     let linked = text;
-    for (const r of this.refs) if (r.kind !== 'link' && r.kind !== 'refresh' && r.aside !== true) linked += '\n' + r.raw;
+    for (const r of this.refs) if (inBody(r) && r.aside !== true) linked += '\n' + r.raw;
     return textHashes(withoutOwnAddress(linked, this.documentUrl, this.documentParts), this.mainLength > SHAPE_TEXT_LIMIT).stableHash;
   }
 

@@ -580,7 +580,7 @@ export function sampledRule(s: Pick<EngineParts, 'rules'>, via: string): Sampled
       // a copy's support is pages read alike under both names (for a mirror, those linked into it):
       // no sample of the pages it prunes, which may differ one by one (a staging copy's edited
       // pages, a language prefix's translated ones), so its checks alone pace it
-      if (spec.kind === 'mirror' || copy(r)) return Math.min(docs, COPY_PACE_DOCS);
+      if (copy(r)) return Math.min(docs, COPY_PACE_DOCS);
       if (!isParameterRule(spec) || !(r.scopes ?? []).some((x) => x.values !== undefined)) return undefined;
       return docs;
     },
