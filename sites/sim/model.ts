@@ -110,6 +110,8 @@ export interface Behaviour {
   handle?(req: SimRequest, next: Next, b: SiteBuilder): Answer;
   /** Build time, per link: another name of the target this server answers (validated against the truth). */
   alias?(l: LinkContext, b: SiteBuilder): string | undefined;
+  /** Build time, per link to a document on the same host: how pages write it (`href`, the root-relative path and query, unless a behaviour says otherwise). */
+  write?(l: LinkContext, href: string): string;
 }
 
 /** A behaviour as the library holds it: written from a server's documentation. */

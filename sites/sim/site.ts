@@ -376,6 +376,7 @@ export async function startSimSite(options: SimOptions): Promise<SimSite> {
       const url = b.urlOf(to);
       const local = to.host === d.host ? url.slice(origin(d.host).length) : url;
       let href = local;
+      if (to.host === d.host) for (const bh of behaviours) if (bh.write !== undefined) href = bh.write({ from: d, to, url, rng: new Rng(hash32(`${options.seed}:${d.id}:${i}:w`)) }, href);
       const r = hash32(`${options.seed}:${d.id}:${i}`);
       if (r % 100 < aliasPercent) {
         const lr = new Rng(r);
@@ -441,7 +442,10 @@ export async function startSimSite(options: SimOptions): Promise<SimSite> {
     }
     if (blocked || ans.kind !== 'document') continue;
     const doc = docs.get(t.id);
-    if (doc !== undefined && doc.kind !== 'trap') reached.add(t.id);
+    // a document whose own name robots.txt closes is not one a crawler must reach, whatever
+    // name left open led here (`//private/a.html` on a server merging slashes): a crawler may
+    // check robots.txt on the name it maps a URL to
+    if (doc !== undefined && doc.kind !== 'trap' && allowed(robotsFor(doc.host), doc.path + (doc.query === undefined ? '' : `?${doc.query}`))) reached.add(t.id);
     if (doc === undefined || doc.kind === 'trap') continue;
     for (const href of hrefsOf(ans.body())) {
       const abs = absoluteHttp(href, final);

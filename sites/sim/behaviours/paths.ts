@@ -3,7 +3,7 @@
  * prefixes. Each is written from the server's own documentation, cited on its `source`.
  */
 import type { Answer, BehaviourKind, SimDoc, SimRequest } from '../model.js';
-import { decodeUnreserved } from '../site.js';
+import { decodeUnreserved, esc } from '../site.js';
 
 /** The document `path` names on `host`, by the documents' canonical paths. */
 function docAt(docs: Map<string, SimDoc>, host: string, path: string): SimDoc | undefined {
@@ -13,6 +13,45 @@ function docAt(docs: Map<string, SimDoc>, host: string, path: string): SimDoc | 
 
 function target(req: SimRequest, path: string): string {
   return path + (req.query === undefined ? '' : `?${req.query}`);
+}
+
+/**
+ * The reference from a page at `fromPath` to `to` (a root-relative path and query) as a
+ * documentation generator writes it: relative to the page's directory (RFC 3986 §4.2), `./` for
+ * the directory itself and before a first segment that would read as a scheme.
+ */
+export function relativeReference(fromPath: string, to: string): string {
+  const q = to.indexOf('?');
+  const toPath = q === -1 ? to : to.slice(0, q);
+  const query = q === -1 ? '' : to.slice(q);
+  const fromDir = fromPath.split('/').slice(1, -1);
+  const toSegs = toPath.split('/').slice(1);
+  const toDir = toSegs.slice(0, -1);
+  const name = toSegs[toSegs.length - 1] ?? '';
+  let same = 0;
+  while (same < fromDir.length && same < toDir.length && fromDir[same] === toDir[same]) same++;
+  let rel = '../'.repeat(fromDir.length - same) + toDir.slice(same).map((s) => `${s}/`).join('') + name;
+  if (rel === '') rel = './';
+  else if (/^[^/?#]*:/.test(rel)) rel = `./${rel}`;
+  return rel + query;
+}
+
+/** One insertion, omission, transposition or wrong character between `a` and `b` (mod_speling.c `spdist`), case ignored; or none. */
+function nearMiss(a: string, b: string): boolean {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  if (x === y) return true;
+  if (Math.abs(x.length - y.length) > 1) return false;
+  let i = 0;
+  while (i < x.length && i < y.length && x[i] === y[i]) i++;
+  if (x.length === y.length) return x.slice(i + 1) === y.slice(i + 1) || (x[i] === y[i + 1] && x[i + 1] === y[i] && x.slice(i + 2) === y.slice(i + 2));
+  return x.length > y.length ? x.slice(i + 1) === y.slice(i) : x.slice(i) === y.slice(i + 1);
+}
+
+/** A name without its extension (mod_speling's basename: up to the first `.`). */
+function basename(name: string): string {
+  const dot = name.indexOf('.');
+  return (dot <= 0 ? name : name.slice(0, dot)).toLowerCase();
 }
 
 export const pathBehaviours: BehaviourKind[] = [
@@ -30,6 +69,39 @@ export const pathBehaviours: BehaviourKind[] = [
       },
       alias: (l) => (l.to.path.length > 1 && l.to.path.endsWith('/') && l.to.query === undefined ? l.url.replace(/\/$/, '') : undefined),
     }),
+  },
+  {
+    name: 'slash-redirect-drops-query',
+    source: 'nginx `return 301 $uri/;` (the usual hand-written trailing-slash redirect: `$uri` is "without arguments", unlike `$request_uri` or `rewrite`, which appends them): /dir?page=2 answers 301 to /dir/, the query lost; sections paginate with ?page=N, and some templates write the link without the slash',
+    group: 'slash',
+    make: (b) => {
+      const page = b.names.word();
+      return {
+        name: 'slash-redirect-drops-query',
+        order: 50,
+        setup: () => {
+          // a section of three pages or more lists its later pages on a page 2 of its own
+          const sections = [...b.docs.values()].filter((d) => d.host === b.host && d.kind === 'section' && d.query === undefined && d.path.length > 1 && d.path.endsWith('/'));
+          const pages = [...b.docs.values()].filter((d) => d.host === b.host && d.kind === 'page');
+          for (const sec of sections) {
+            const entries = pages.filter((d) => d.section === sec.path);
+            if (entries.length < 3) continue;
+            const later = entries.slice(Math.ceil(entries.length / 2));
+            const second = b.addDoc({ id: `page2:${sec.path}`, host: b.host, path: sec.path, query: `${page}=2`, title: `${sec.title}, page 2`, text: `Entries ${entries.length - later.length + 1} to ${entries.length} of ${entries.length} under ${sec.path}.`, kind: 'generated', links: later.map((d) => d.id) });
+            sec.links.push(second.id);
+            // a sidebar template writing the section without its slash: /dir?page=2
+            const writer = b.rng.pick(pages);
+            writer.hrefs.push(`${sec.path.slice(0, -1)}?${page}=2`);
+          }
+        },
+        handle: (req, next) => {
+          const p = decodeUnreserved(req.path);
+          if (!p.endsWith('/') && docAt(b.docs, req.host, p + '/') !== undefined) return { kind: 'redirect', status: 301, location: b.origin(req.host) + p + '/' };
+          return next(req);
+        },
+        alias: (l) => (l.to.path.length > 1 && l.to.path.endsWith('/') && l.to.query === undefined ? l.url.replace(/\/$/, '') : undefined),
+      };
+    },
   },
   {
     name: 'slash-remove-redirect',
@@ -62,6 +134,64 @@ export const pathBehaviours: BehaviourKind[] = [
         return next(req);
       },
       alias: (l) => (l.to.path.length > 1 && l.to.path.endsWith('/') && l.to.query === undefined ? l.url.replace(/\/$/, '') : undefined),
+    }),
+  },
+  {
+    name: 'relative-links',
+    source: 'Sphinx (`pathto()`), DocBook XSL, Javadoc and Hugo with `relativeURLs`: a page links others relative to its own directory (`../library/os.html`, `./`), so a page served under a name in another directory (`/a//b.html`, `/dir` beside `/dir/`) links other URLs than its canonical name does',
+    make: () => ({
+      name: 'relative-links',
+      order: 0,
+      write: (l, href) => (href.startsWith('/') ? relativeReference(l.from.path, href) : href),
+    }),
+  },
+  {
+    name: 'spelling-redirect',
+    source: 'Apache httpd mod_speling, `CheckSpelling On` (`CheckBasenameMatch On`, the default): a request no other module answers is compared with each name in its directory, ignoring case and allowing one misspelling (insertion, omission, transposition, wrong character) or another extension; one match answers 301 to it, several answer 300 Multiple Choices listing them',
+    make: (b) => ({
+      name: 'spelling-redirect',
+      order: 58,
+      handle: (req, next) => {
+        const a = next(req);
+        if (a.kind !== 'none' || a.why !== 'not-found') return a;
+        const p = decodeUnreserved(req.path);
+        const slash = p.lastIndexOf('/');
+        const dir = p.slice(0, slash + 1);
+        const name = p.slice(slash + 1);
+        if (name === '') return a;
+        const names = new Set<string>();
+        for (const d of b.docs.values()) {
+          if (d.host !== req.host || d.query !== undefined || d.path.endsWith('/') || !d.path.startsWith(dir)) continue;
+          const file = d.path.slice(dir.length);
+          if (!file.includes('/') && (nearMiss(file, name) || basename(file) === basename(name))) names.add(file);
+        }
+        if (names.size === 1) return { kind: 'redirect', status: 301, location: b.origin(req.host) + target(req, dir + [...names][0]!) };
+        if (names.size === 0) return a;
+        const list = [...names].sort().map((n) => `<li><a href="${esc(dir + n)}">${esc(n)}</a></li>`).join('');
+        return { kind: 'none', status: 300, why: 'not-found', id: a.id, type: a.type, body: () => `<!DOCTYPE html><html><head><title>300 Multiple Choices</title></head><body><h1>Multiple Choices</h1><p>The document name you requested (<code>${esc(name)}</code>) could not be found on this server. However, we found documents with names similar to the one you requested.</p><ul>${list}</ul></body></html>` };
+      },
+      alias: (l) => {
+        if (l.to.query !== undefined || l.to.path.endsWith('/')) return undefined;
+        const u = new URL(l.url);
+        const slash = u.pathname.lastIndexOf('/');
+        const name = u.pathname.slice(slash + 1);
+        if (!/^[A-Za-z0-9._-]+$/.test(name) || name.length < 3) return undefined;
+        const dot = name.indexOf('.');
+        const pick = l.rng.int(0, 3);
+        let typo: string;
+        if (pick === 0) typo = name.charAt(0) === name.charAt(0).toUpperCase() ? name.charAt(0).toLowerCase() + name.slice(1) : name.charAt(0).toUpperCase() + name.slice(1);
+        else if (pick === 1 && dot > 0) typo = name.slice(0, dot) + l.rng.pick(['.htm', '.php', '.HTML', '']);
+        else if (pick === 2) {
+          const at = l.rng.int(1, name.length - 2);
+          typo = name.slice(0, at) + name.slice(at + 1);
+        } else {
+          const at = l.rng.int(0, name.length - 2);
+          typo = name.slice(0, at) + name.charAt(at + 1) + name.charAt(at) + name.slice(at + 2);
+        }
+        if (typo === name) return undefined;
+        u.pathname = u.pathname.slice(0, slash + 1) + typo;
+        return u.href;
+      },
     }),
   },
   {

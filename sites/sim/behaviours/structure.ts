@@ -230,6 +230,8 @@ export const structureBehaviours: BehaviourKind[] = [
       const main = (): string => b.origin(b.host);
       /** The staging copies that are documents of their own (their paths read at each request: a later setup may move them). */
       const copies: SimDoc[] = [];
+      /** A main page's id → its edited copy. */
+      const copyOf = new Map<string, SimDoc>();
       return {
         name: 'staging-host',
         order: 8,
@@ -241,13 +243,19 @@ export const structureBehaviours: BehaviourKind[] = [
           for (const p of b.rng.sample(pages, Math.max(2, Math.round(pages.length * b.rng.int(10, 30) / 100)))) {
             const copy = b.addDoc({ id: `staging:${withQuery(p.path, p.query)}`, host: staging, path: p.path, ...(p.query === undefined ? {} : { query: p.query }), title: p.title, text: `${p.text} ${prose(b, words, 12)}`, kind: 'generated', links: [...p.links] });
             copies.push(copy);
+            copyOf.set(p.id, copy);
             // a preview link shared while the page was edited, left on a page of the main site
             if (b.rng.chance(0.5) && pages.length > 0) b.rng.pick(pages).links.push(copy.id);
           }
         },
         handle: (req, next) => {
           if (req.host !== staging || copies.some((d) => d.path === req.path && d.query === req.query)) return next(req);
-          return rebased(next({ ...req, host: b.host }), main(), b.origin(staging));
+          const a = next({ ...req, host: b.host });
+          // the copy runs the same application: any name of an edited page answers the edit (a
+          // session segment, a twin's name), not only its canonical path
+          const copy = a.kind === 'document' ? copyOf.get(a.id) : undefined;
+          if (copy !== undefined) return next({ ...req, host: staging, path: copy.path, query: copy.query });
+          return rebased(a, main(), b.origin(staging));
         },
         alias: (l) => (l.to.host === b.host && l.url.startsWith(main()) && l.rng.chance(0.4) ? b.origin(staging) + l.url.slice(main().length) : undefined),
       };
