@@ -46,7 +46,7 @@
 import { recompose, type UriRecord } from '../normalize/index.js';
 import { bareParameterPath, fieldName, parameterValues, pathParameterNames, queryFields, removePathParameters, removeQueryFields } from './learning/parameter-difference.js';
 import { applySuffix, caseApplies, caseShape, foldCase, isSuffixPair, suffixApplies, suffixPair, suffixStemKind } from './learning/path-variants.js';
-import { activeScopes, inScope, keptSupport, readsAsCopy, type ContradictionSite, type Scope, type Support } from './learning/rule-scope.js';
+import { activeScopes, inScope, keptSupport, readsAsCopy, scopeEvidence, type ContradictionSite, type Scope, type Support } from './learning/rule-scope.js';
 
 export type RuleSpec =
   | { readonly kind: 'https' }
@@ -569,7 +569,7 @@ export function rederive(rule: RuleRecord, support: readonly Support[], contra: 
   // second name for one document root, or a prefix read alike on content alone: one path that
   // answers otherwise under the two names shows trees that differ page by page (rule-scope.ts)
   const hostWide = (rule.spec === 'case-insensitive' || readsAsCopy(rule.spec, support)) && contra.length > 0;
-  const scopes = rule.manual === true || hostWide ? [] : activeScopes(support, contra, limits.threshold, rule.spec === 'case-insensitive' || rule.spec.startsWith('suffix:'));
+  const scopes = rule.manual === true || hostWide ? [] : activeScopes(scopeEvidence(rule.spec, support), contra, limits.threshold, rule.spec === 'case-insensitive' || rule.spec.startsWith('suffix:'));
   const state: RuleState = rule.manual === true ? 'withdrawn' : scopes.length > 0 ? 'active' : contra.length > 0 ? 'withdrawn' : 'candidate';
   let next: RuleRecord = { ...rule, support, contra, scopes, state };
   let change: RuleChange;

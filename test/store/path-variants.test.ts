@@ -110,11 +110,31 @@ describe('the case rule holds for the case shapes of its evidence', () => {
     expect(rewrites(active, rec('http://h/cG-Manual.html'))).toBe(true);
     expect(rewrites(active, rec('http://h/FAQ.html'))).toBe(false);
     expect(rewrites(active, rec('http://h/Readme.html'))).toBe(false);
-    // three documents of the word shape cover it too
+    // three documents of the word shape answered alike under both names cover it too
     for (const p of ['/NEWS.html', '/Authors.html', '/COPYING.html']) {
-      r = support(r, { p, d: p.toLowerCase(), s: 'k' + p, v: caseShape(p) }, { v: 'for', how: 'content', source: 'k' + p, t: 0 }, limits).rule;
+      r = support(r, { p, d: p.toLowerCase(), s: 'k' + p, v: caseShape(p), t: 'k' + p.toLowerCase() }, { v: 'for', how: 'content', source: 'k' + p, t: 0 }, limits).rule;
     }
     expect(rewrites({ ...active, scopes: r.scopes! }, rec('http://h/FAQ.html'))).toBe(true);
+  });
+
+  it('does not fold /FAQ.html on redirects of word-shaped names (a server correcting names it lacks)', () => {
+    // Apache mod_speling redirects /Intro.html to /intro.html where no Intro.html exists, and
+    // answers /FAQ.html where one does, beside /faq.html
+    const limits = { threshold: 3, maxSupport: 64 };
+    let r = newCandidate('h', { kind: 'case-insensitive' }, 0);
+    for (const p of ['/Intro.html', '/Usage.html', '/INSTALL.html', '/Tutorial.html']) {
+      r = support(r, { p, d: 'k' + p.toLowerCase(), s: 'k' + p, v: caseShape(p) }, { v: 'for', how: 'redirect', source: 'k' + p, t: 0 }, limits).rule;
+    }
+    expect(r.for).toBe(4);
+    expect(r.state).toBe('candidate');
+    // names with random case redirected do hold it, for that shape alone
+    for (const p of ['/quicK-start.html', '/maNual.html', '/lk-manuAl.html']) {
+      r = support(r, { p, d: 'k' + p.toLowerCase(), s: 'k' + p, v: caseShape(p) }, { v: 'for', how: 'redirect', source: 'k' + p, t: 0 }, limits).rule;
+    }
+    expect(r.state).toBe('active');
+    const active = { id: r.id, spec: { kind: 'case-insensitive' } as RuleSpec, scopes: r.scopes! };
+    expect(rewrites(active, rec('http://h/cG-Manual.html'))).toBe(true);
+    expect(rewrites(active, rec('http://h/FAQ.html'))).toBe(false);
   });
 });
 

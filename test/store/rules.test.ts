@@ -181,7 +181,8 @@ describe('the rule state machine', () => {
 
   it('a scope that gains a value (a case shape) widens the rule: what it now covers is pruned', () => {
     let r = newCandidate('h', { kind: 'case-insensitive' }, 0);
-    const shaped = (p: string, v: string) => ({ ...at(p), v });
+    // the word shape shown by names answered alike (a redirect of one says nothing: path-variants.test.ts)
+    const shaped = (p: string, v: string) => ({ ...at(p), v, ...(v === 'word' ? { t: p.toLowerCase() } : {}) });
     for (const p of ['/aB.html', '/cD.html', '/eF.html']) r = support(r, shaped(p, 'mixed'), obs('for', p), limits).rule;
     expect(r.scopes).toEqual([{ at: '/', flat: true, docs: 3, query: false, values: ['mixed'] }]);
     r = support(r, shaped('/Faq.html', 'word'), obs('for', '/Faq.html'), limits).rule;

@@ -74,6 +74,18 @@ export function readsAsCopy(spec: string, support: readonly Support[]): boolean 
   return spec.startsWith('mirror:') || (spec.startsWith('path-prefix:') && support.length > 0 && support.every((s) => s.t !== undefined));
 }
 
+/**
+ * The support a rule's scopes are read from. The case rule leaves out a redirect of a `word`-shaped
+ * name (`/FAQ.html` → `/faq.html`, path-variants.ts `caseShape`): a server that corrects the names
+ * it lacks (Apache mod_speling: case ignored, one misspelling allowed) redirects those and answers
+ * the names it holds, a capitalized twin beside its lower-case namesake among them. Only two names
+ * answered alike (a file system that folds case, where no twin can be) show it for such names; a
+ * `mixed` name (`/quicK-Start.html`) is nobody's twin, and a redirect of one counts.
+ */
+export function scopeEvidence(spec: string, support: readonly Support[]): readonly Support[] {
+  return spec === 'case-insensitive' ? support.filter((s) => s.t !== undefined || s.v !== 'word') : support;
+}
+
 /** Where a contradiction was observed: the path of the URL it was about. */
 export interface ContradictionSite {
   readonly p: string;
