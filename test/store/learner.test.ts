@@ -144,6 +144,21 @@ describe('learning from redirects', () => {
     expect(h.rewrite('http://a.example/docs/login?next=x')).toBe(url('http://a.example/docs/login?next=x').key);
   });
 
+  it('a redirect that drops the whole query with the path\'s change shows the path\'s rule for query-less URLs, and no parameter rule', async () => {
+    // nginx `return 301 $uri/;`: `/d?page=2` answers `/d/`, page 1, while `/d/?page=2` is page 2
+    const h = new Harness(3);
+    const PAGE: RuleSpec = { kind: 'query-parameter', name: 'page' };
+    for (const d of ['a', 'b', 'c']) await h.redirect(`http://a.example/docs/${d}?page=2`, `http://a.example/docs/${d}/`);
+    expect(await h.rule('a.example', SLASH)).toMatchObject({ state: 'active', scopes: [{ at: '/docs/', docs: 3, query: false }] });
+    expect(h.rewrite('http://a.example/docs/z')).toBe(url('http://a.example/docs/z/').key);
+    expect(h.rewrite('http://a.example/docs/z?page=2')).toBe(url('http://a.example/docs/z?page=2').key);
+    expect(await h.rule('a.example', PAGE)).toBeUndefined();
+    // a server that keeps the query shows the rule for URLs with one
+    const kept = new Harness(3);
+    for (const d of ['a', 'b', 'c']) await kept.redirect(`http://a.example/docs/${d}?page=2`, `http://a.example/docs/${d}/?page=2`);
+    expect(kept.rewrite('http://a.example/docs/z?page=2')).toBe(url('http://a.example/docs/z/?page=2').key);
+  });
+
   it('a permanent redirect the other way narrows or withdraws the rule, and says its URLs come back', async () => {
     const h = new Harness(2);
     await h.redirect('http://a.example/1', 'http://a.example/1/');

@@ -32,7 +32,7 @@ import { outsidePartition } from '../host-tag.js';
 import { bareDirOf, bareParameterPath, ownPageOffered, parameterDifference, withoutAddedParameters } from './parameter-difference.js';
 import { dirOf, type ContradictionSite, type Support } from './rule-scope.js';
 import { imageEnd, takeWaiting, type ImageEnd } from './image-redirects.js';
-import { placeOf, readPrefix, valueOf } from './observation-site.js';
+import { placeOf, readPrefix, redirectSupport, valueOf } from './observation-site.js';
 import {
   applies,
   apply,
@@ -190,8 +190,8 @@ export class RuleLearner {
     const otherPartition = outsidePartition(this.policy.partition, hostOf(to.rec));
     if (merge && explained !== undefined && !otherPartition) {
       for (const spec of explained) {
-        const obs: Observation = { v: 'for', how: 'redirect', source: from.key, to: to.key, status, t: now };
-        await this.observe(txn, host, spec, obs, { p: placeOf(from.rec), d: to.key, q: hasQueryKind(spec, from.rec), s: from.key, ...valueOf(spec, from.rec) }, changes);
+        const site = redirectSupport(spec, explained, from, to.rec, to.key);
+        if (site !== undefined) await this.observe(txn, host, spec, { v: 'for', how: 'redirect', source: from.key, to: to.key, status, t: now }, site, changes);
       }
     }
     // a temporary redirect to another URL's session form (`/A.html` → 302 → `/a.html;jsessionid=…`,
@@ -202,8 +202,8 @@ export class RuleLearner {
     const explainedBase = base === undefined || baseKey === from.key ? undefined : explainRedirect(from.rec, base, this.policy.defaultDocuments);
     if (explainedBase !== undefined) {
       for (const spec of explainedBase) {
-        const obs: Observation = { v: 'for', how: 'redirect', source: from.key, to: baseKey!, status, t: now };
-        await this.observe(txn, host, spec, obs, { p: placeOf(from.rec), d: to.key, q: hasQueryKind(spec, from.rec), s: from.key, ...valueOf(spec, from.rec) }, changes);
+        const site = redirectSupport(spec, explainedBase, from, base!, to.key);
+        if (site !== undefined) await this.observe(txn, host, spec, { v: 'for', how: 'redirect', source: from.key, to: baseKey!, status, t: now }, site, changes);
       }
     }
     if (status === 301 || status === 308 || merge) {
