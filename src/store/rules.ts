@@ -400,13 +400,13 @@ function pathTransforms(p: string, q: string, documents: readonly string[]): Rul
     return last !== '' && last.indexOf('.') === -1 ? [{ kind: 'slash-add' }] : undefined;
   }
   if (p === q + '/') return q === '' ? undefined : [{ kind: 'slash-remove' }];
-  // a suffix (`/a.htm` → `/a.html`, `/a` → `/a.html`) or the case of letters (`/A` → `/a`)
+  // the case of letters (`/A` → `/a`; `/a.Html` → `/a.html` folds, no pair), or a suffix (`/a.htm` → `/a.html`)
+  if (q !== p && foldCase(p) === q) return [{ kind: 'case-insensitive' }];
   const pair = suffixPair(p, q);
   if (pair !== undefined) {
     const from = p.endsWith(pair.from) && p.slice(0, p.length - pair.from.length) + pair.to === q ? pair : { from: pair.to, to: pair.from };
     if (suffixApplies(from, p)) return [{ kind: 'suffix', ...from }];
   }
-  if (q !== p && foldCase(p) === q) return [{ kind: 'case-insensitive' }];
   for (const name of documents) {
     if (!p.endsWith('/' + name)) continue;
     const dir = p.slice(0, p.length - name.length);

@@ -159,6 +159,17 @@ describe('learning from redirects', () => {
     expect(kept.rewrite('http://a.example/docs/z?page=2')).toBe(url('http://a.example/docs/z/?page=2').key);
   });
 
+  it('a redirect that folds the case of an extension supports the case rule (IIS "Enforce lowercase URLs")', async () => {
+    const h = new Harness(3);
+    const CASE: RuleSpec = { kind: 'case-insensitive' };
+    for (const n of ['coMmands', 'aRguments', 'sheLl-completion']) await h.redirect(`http://a.example/${n}.html`, `http://a.example/${n.toLowerCase()}.html`);
+    expect(await h.rule('a.example', CASE)).toMatchObject({ state: 'active', for: 3 });
+    // `.Html` → `.html` is the same fold, not a suffix pair the rule disagrees with
+    const folded = await h.redirect('http://a.example/search.Html', 'http://a.example/search.html');
+    expect(folded.changes.withdrawn).toEqual([]);
+    expect(await h.rule('a.example', CASE)).toMatchObject({ state: 'active', for: 4, against: 0 });
+  });
+
   it('a permanent redirect the other way narrows or withdraws the rule, and says its URLs come back', async () => {
     const h = new Harness(2);
     await h.redirect('http://a.example/1', 'http://a.example/1/');

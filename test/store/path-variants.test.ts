@@ -86,6 +86,9 @@ describe('suffix and case-insensitive rules', () => {
     expect(explainRedirect(rec('http://h/a.htm'), rec('http://h/a.html'))).toEqual([{ kind: 'suffix', from: '.htm', to: '.html' }]);
     expect(explainRedirect(rec('http://h/a'), rec('http://h/a.html'))).toEqual([{ kind: 'suffix', from: '', to: '.html' }]);
     expect(explainRedirect(rec('http://h/Docs/A.html'), rec('http://h/docs/a.html'))).toEqual([{ kind: 'case-insensitive' }]);
+    // a capital in the extension is a fold of case, not a pair of suffixes (`.Html>.html`)
+    expect(explainRedirect(rec('http://h/search.Html'), rec('http://h/search.html'))).toEqual([{ kind: 'case-insensitive' }]);
+    expect(explainRedirect(rec('http://h/a.HTM'), rec('http://h/a.html'))).toEqual([{ kind: 'suffix', from: '.HTM', to: '.html' }]);
   });
 });
 

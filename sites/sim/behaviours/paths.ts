@@ -146,6 +146,39 @@ export const pathBehaviours: BehaviourKind[] = [
     }),
   },
   {
+    name: 'lowercase-redirect',
+    source: 'IIS URL Rewrite, the "Enforce lowercase URLs" rule template (`<match url="[A-Z]" ignoreCase="false" />`, `<action type="Redirect" url="{ToLower:{R:0}}" redirectType="Permanent" />`): every path with a capital letter answers 301 to its lower-case form',
+    group: 'case',
+    make: (b) => ({
+      name: 'lowercase-redirect',
+      order: 9,
+      setup: () => {
+        const taken = new Set([...b.docs.values()].map((d) => d.host + d.path));
+        for (const d of b.docs.values()) {
+          const lower = d.path.toLowerCase();
+          if (lower !== d.path && !taken.has(d.host + lower)) d.path = lower;
+        }
+      },
+      handle: (req, next) => {
+        if (!/[A-Z]/.test(req.path.replace(/%[0-9A-Fa-f]{2}/g, ''))) return next(req);
+        const lower = req.path.replace(/%[0-9A-Fa-f]{2}|[A-Z]+/g, (m) => (m.startsWith('%') ? m : m.toLowerCase()));
+        return { kind: 'redirect', status: 301, location: b.origin(req.host) + target(req, lower) };
+      },
+      alias: (l) => {
+        if (l.to.query !== undefined) return undefined;
+        const u = new URL(l.url);
+        const slash = u.pathname.lastIndexOf('/', u.pathname.length - 2);
+        const seg = u.pathname.slice(slash + 1);
+        if (!/^[a-z]/.test(seg)) return undefined;
+        // a capitalized name (a link typed by hand) or a letter in the wrong case
+        const at = l.rng.chance(0.5) ? 0 : l.rng.int(0, seg.length - 1);
+        if (!/[a-z]/.test(seg.charAt(at))) return undefined;
+        u.pathname = u.pathname.slice(0, slash + 1) + seg.slice(0, at) + seg.charAt(at).toUpperCase() + seg.slice(at + 1);
+        return u.href;
+      },
+    }),
+  },
+  {
     name: 'spelling-redirect',
     source: 'Apache httpd mod_speling, `CheckSpelling On` (`CheckBasenameMatch On`, the default): a request no other module answers is compared with each name in its directory, ignoring case and allowing one misspelling (insertion, omission, transposition, wrong character) or another extension; one match answers 301 to it, several answer 300 Multiple Choices listing them',
     make: (b) => ({
@@ -242,6 +275,33 @@ export const pathBehaviours: BehaviourKind[] = [
       },
       alias: (l) => (l.to.path.endsWith('/') && l.to.query === undefined ? l.url + 'index.html' : undefined),
     }),
+  },
+  {
+    name: 'stale-index',
+    source: 'Apache httpd mod_dir `DirectoryIndex index.php index.html` ("the first one found" is served): /dir/ and /dir/index.html serve the same file, except in directories where an index.php was added since and the old index.html left beside it, still linked from older pages',
+    group: 'default-document',
+    make: (b) => {
+      const stale = new Map<string, SimDoc>();
+      return {
+        name: 'stale-index',
+        order: 45,
+        setup: () => {
+          const sections = [...b.docs.values()].filter((d) => d.host === b.host && d.kind === 'section' && d.query === undefined && d.path.endsWith('/'));
+          const pages = [...b.docs.values()].filter((d) => d.host === b.host && d.kind === 'page');
+          for (const sec of b.rng.sample(sections, Math.min(sections.length, b.rng.int(1, 2)))) {
+            const old = b.addDoc({ id: `stale:${sec.path}`, host: b.host, path: `${sec.path}index.html`, title: `${sec.title} (old index)`, text: `The pages under ${sec.path}, as they were listed before this directory moved to the application. ${sec.text}`, kind: 'generated', links: sec.links.slice(0, 3) });
+            stale.set(sec.path, old);
+            if (pages.length > 0) b.rng.pick(pages).links.push(old.id);
+          }
+        },
+        handle: (req, next) => {
+          const p = decodeUnreserved(req.path);
+          if (p.endsWith('/index.html') && !stale.has(p.slice(0, -10)) && docAt(b.docs, req.host, p.slice(0, -10)) !== undefined) return next({ ...req, path: p.slice(0, -10) });
+          return next(req);
+        },
+        alias: (l) => (l.to.path.endsWith('/') && l.to.query === undefined && !stale.has(l.to.path) ? l.url + 'index.html' : undefined),
+      };
+    },
   },
   {
     name: 'default-document-redirect',
