@@ -7,6 +7,7 @@ import type { FetchRecord, FrontierEntry } from '../store/index.js';
 import type { CrawledPage } from './crawl-options.js';
 import type { ExtractResult } from './html/extract.js';
 import type { FetchResult } from './http/fetch.js';
+import { pageCanonical } from './http/link-header.js';
 
 /** Pages buffered before the producer waits for the consumer. */
 const PAGES_AHEAD = 64;
@@ -104,15 +105,16 @@ export function crawledPage(entry: FrontierEntry, res: FetchResult, x: ExtractRe
 
 /**
  * What the store records of a page fetched at `final` (`recordFetch`): its status and hashes, and
- * the names the answer gave itself (`Content-Location`, `rel=canonical`), evidence for the learner
- * checked like a redirect.
+ * the names the answer gave itself (`Content-Location`, `rel=canonical` in its head or its `Link`
+ * header), evidence for the learner checked like a redirect.
  */
 export function fetchRecordOf(res: FetchResult, x: ExtractResult | undefined, final: string, contentLocation: string | undefined): FetchRecord {
+  const canonical = pageCanonical(x?.canonical, res.headers['link'], final);
   return {
     status: res.status,
     ...(res.contentHash === undefined ? {} : { contentHash: res.contentHash }),
     ...(x === undefined ? {} : { shapeHash: x.shapeHash, stableHash: x.stableHash, echoFreeHash: x.echoFreeHash, ...(x.wordSketch === '' ? {} : { wordSketch: x.wordSketch }), ...(x.mainHash === undefined ? {} : { mainHash: x.mainHash }) }),
     ...(contentLocation === undefined || contentLocation === final ? {} : { contentLocation }),
-    ...(x?.canonical === undefined || x.canonical === final ? {} : { canonical: x.canonical }),
+    ...(canonical === undefined || canonical === final ? {} : { canonical }),
   };
 }

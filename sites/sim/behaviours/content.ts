@@ -187,6 +187,20 @@ export const contentBehaviours: BehaviourKind[] = [
     }),
   },
   {
+    name: 'canonical-link-header',
+    source: 'nginx `add_header Link "<$scheme://$host$uri>; rel=\\"canonical\\"";` (RFC 8288 Link header, RFC 6596 §3; Google Search Central: "rel=canonical HTTP header"): every answer names its path as canonical, `$uri` being without arguments, so a tracking tag is named away rightly and a listing\'s `?page=2` wrongly, onto page 1',
+    group: 'canonical',
+    make: (b) => ({
+      name: 'canonical-link-header',
+      order: 81,
+      handle: (req, next) => {
+        const a = next(req);
+        if (a.kind !== 'document' || docOf(b, a) === undefined) return a;
+        return { ...a, headers: { ...a.headers, link: `<${b.origin(req.host)}${decodeUnreserved(req.path)}>; rel="canonical"` } };
+      },
+    }),
+  },
+  {
     name: 'rel-canonical-wrong',
     source: 'A CMS template that hard-codes the home page in <link rel="canonical"> on every page, a misconfiguration Google Search Central lists among the common rel=canonical mistakes ("5 common mistakes with rel=canonical", 2013); the pages are distinct',
     group: 'canonical',

@@ -18,6 +18,7 @@ import type { LinkIntake } from '../link-intake.js';
 import { fetchRecordOf } from '../page-channel.js';
 import { resolveContentLocation } from '../report/report.js';
 import { transientCode } from './retry.js';
+import { pageCanonical } from './link-header.js';
 import type { CrawlScope } from '../policy/scope.js';
 import type { PatternTraps } from '../policy/traps.js';
 
@@ -97,7 +98,7 @@ export class FetchOutcome {
     const page = entry.check === 'probe' && final.includes(madeUpName(entry.url)) ? undefined : x;
     const contentLocation = resolveContentLocation(res.headers['content-location'], final);
     const { status, contentHash } = res;
-    d.events.emit('fetched', { url: final, host, status, retried: d.held.retried(entry.key), contentHash, canonical: page?.canonical, contentLocation });
+    d.events.emit('fetched', { url: final, host, status, retried: d.held.retried(entry.key), contentHash, canonical: page === undefined && x !== undefined ? undefined : pageCanonical(x?.canonical, res.headers['link'], final), contentLocation });
     let admitted = 0;
     if (page !== undefined) {
       const admittedUrls: string[] = [];
