@@ -210,7 +210,10 @@ export const pathBehaviours: BehaviourKind[] = [
         const name = u.pathname.slice(slash + 1);
         if (!/^[A-Za-z0-9._-]+$/.test(name) || name.length < 3) return undefined;
         const dot = name.indexOf('.');
-        const pick = l.rng.int(0, 3);
+        // what links a site writes get wrong, most often: a capital (a name typed by hand), an
+        // old extension; now and then a letter dropped or two swapped, which no rule can say
+        const r = l.rng.int(0, 19);
+        const pick = r < 9 ? 0 : r < 18 ? 1 : r === 18 ? 2 : 3;
         let typo: string;
         if (pick === 0) typo = name.charAt(0) === name.charAt(0).toUpperCase() ? name.charAt(0).toLowerCase() + name.slice(1) : name.charAt(0).toUpperCase() + name.slice(1);
         else if (pick === 1 && dot > 0) typo = name.slice(0, dot) + l.rng.pick(['.htm', '.php', '.HTML', '']);
