@@ -65,9 +65,14 @@ export async function recordRedirect(s: EngineParts, q: WriteQueue, learner: Rul
   const refused = back?.via?.startsWith('rule:') === true && back.key === f.key ? await learner.rewriteRefused(txn, back.via.slice(5), f, t, status, now) : undefined;
   // a fleet partition queues only its own host's URLs: the fleet hands the target to its host
   const here = !outsidePartition(s.o.partition, hostOf(t.rec));
+  // an own form redirected on to another form the rules send to the same start (`/a` → 302 →
+  // `/a;jsessionid=S` → 301 → `/a;jsessionid=s`, an "enforce lowercase" rewrite folding the id):
+  // the chain's document is at the target, which the rules send onto the start, an alias of the
+  // source. It is an own form of the chain too
+  const chained = !ownForm && t.key !== f.key && back?.key !== f.key && (await getAlias(s, txn, transform(s, t.rec, t.key).key))?.to === f.key;
   // the alias first: a rule or preset that maps the own form back onto the source is cancelled
   // by it, so the target is admitted as itself (else it would be seen as its source, a loop)
-  let loop = ownForm ? await addAlias(s, txn, f.key, t.key, status, now) : false;
+  let loop = ownForm || chained ? await addAlias(s, txn, f.key, t.key, status, now) : false;
   if (t.key !== f.key && s.o.enqueueRedirectTargets && here && inScope(s, t.rec, depth)) {
     await admitOne(s, txn, t.rec, t.key, depth, before?.src, now);
     if (ownForm && before?.k === 'v') await carryCheck(s, txn, t, before, now);
@@ -78,14 +83,14 @@ export async function recordRedirect(s: EngineParts, q: WriteQueue, learner: Rul
   setUrl(s, txn, f.key, prev, entry, f.rec);
   txn.queue.landed.push(f.key);
   if (t.key === f.key) loop = await recordLoop(s, txn, f.key, t.key, status, [f.key], now);
-  else if (merge) loop = await addAlias(s, txn, f.key, t.key, status, now);
+  else if (merge && !chained) loop = await addAlias(s, txn, f.key, t.key, status, now);
   if (!permanent) await noteTemporary(s, txn, f.key, t.key, status, now);
   // both hops of a loop are evidence (`/x` → `/x/` → `/x`): the return hop contradicts what the
   // first supported, and neither target is a document
   // an image check (give-back.ts `pruneImages`) that redirected: its document is compared with the redirect's end
   const image = ownForm ? undefined : imageCheckOf(f.key, before, (doc) => transform(s, recordOfKey(doc), doc));
   const changes = s.o.learnRules ? await learner.fromRedirect(txn, f, t, status, merge && !loop, now, loop, image) : noRuleChanges();
-  if (ownForm && !loop) {
+  if ((ownForm || chained) && !loop) {
     // the own form pruned before (a rule sent it onto its source, not yet known to redirect there):
     // evaluated again, now that the alias cancels the rule for it, it is queued as itself
     const te = await getUrl(s.kv, txn, t.key);
