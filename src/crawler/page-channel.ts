@@ -7,7 +7,6 @@ import type { FetchRecord, FrontierEntry } from '../store/index.js';
 import type { CrawledPage } from './crawl-options.js';
 import type { ExtractResult } from './html/extract.js';
 import type { FetchResult } from './http/fetch.js';
-import { pageCanonical } from './http/link-header.js';
 
 /** Pages buffered before the producer waits for the consumer. */
 const PAGES_AHEAD = 64;
@@ -106,10 +105,9 @@ export function crawledPage(entry: FrontierEntry, res: FetchResult, x: ExtractRe
 /**
  * What the store records of a page fetched at `final` (`recordFetch`): its status and hashes, and
  * the names the answer gave itself (`Content-Location`, `rel=canonical` in its head or its `Link`
- * header), evidence for the learner checked like a redirect.
+ * header: link-header.ts `pageCanonical`), evidence for the learner checked like a redirect.
  */
-export function fetchRecordOf(res: FetchResult, x: ExtractResult | undefined, final: string, contentLocation: string | undefined): FetchRecord {
-  const canonical = pageCanonical(x?.canonical, res.headers['link'], final);
+export function fetchRecordOf(res: FetchResult, x: ExtractResult | undefined, final: string, contentLocation: string | undefined, canonical: string | undefined): FetchRecord {
   return {
     status: res.status,
     ...(res.contentHash === undefined ? {} : { contentHash: res.contentHash }),

@@ -97,8 +97,9 @@ export class FetchOutcome {
     // never be read
     const page = entry.check === 'probe' && final.includes(madeUpName(entry.url)) ? undefined : x;
     const contentLocation = resolveContentLocation(res.headers['content-location'], final);
+    const canonical = pageCanonical(x?.canonical, res.headers['link'], final);
     const { status, contentHash } = res;
-    d.events.emit('fetched', { url: final, host, status, retried: d.held.retried(entry.key), contentHash, canonical: page === undefined && x !== undefined ? undefined : pageCanonical(x?.canonical, res.headers['link'], final), contentLocation });
+    d.events.emit('fetched', { url: final, host, status, retried: d.held.retried(entry.key), contentHash, canonical: page === undefined && x !== undefined ? undefined : canonical, contentLocation });
     let admitted = 0;
     if (page !== undefined) {
       const admittedUrls: string[] = [];
@@ -116,7 +117,7 @@ export class FetchOutcome {
     // recorded. These are two batches; a crash between them now leaves the page queued (fetched
     // again on resume, its links then found seen) instead of recorded as fetched with its links
     // never admitted, which no later run would repair.
-    await store.recordFetch(final, fetchRecordOf(res, x, final, contentLocation));
+    await store.recordFetch(final, fetchRecordOf(res, x, final, contentLocation, canonical));
     d.log.debug({ url: final, status, requests: res.requests }, 'fetched');
     return d.emitPage(entry, res, x, admitted, contentLocation);
   }
