@@ -2,7 +2,7 @@
  * Behaviours of paths: trailing slashes, default documents, extension-less permalinks, moved
  * prefixes. Each is written from the server's own documentation, cited on its `source`.
  */
-import type { Answer, BehaviourKind, SimDoc, SimRequest } from '../model.js';
+import type { Answer, BehaviourKind, SimDoc, SimRequest, SiteBuilder } from '../model.js';
 import { decodeUnreserved, esc } from '../site.js';
 
 /** The document `path` names on `host`, by the documents' canonical paths. */
@@ -54,6 +54,12 @@ function basename(name: string): string {
   return (dot <= 0 ? name : name.slice(0, dot)).toLowerCase();
 }
 
+/** The main host's section pages (`/dir/`, the home page aside) and tree pages. */
+function mainDocuments(b: SiteBuilder): { sections: SimDoc[]; pages: SimDoc[] } {
+  const mine = [...b.docs.values()].filter((d) => d.host === b.host);
+  return { sections: mine.filter((d) => d.kind === 'section' && d.query === undefined && d.path.endsWith('/')), pages: mine.filter((d) => d.kind === 'page') };
+}
+
 export const pathBehaviours: BehaviourKind[] = [
   {
     name: 'slash-dir-redirect',
@@ -81,8 +87,7 @@ export const pathBehaviours: BehaviourKind[] = [
         order: 50,
         setup: () => {
           // a section of three pages or more lists its later pages on a page 2 of its own
-          const sections = [...b.docs.values()].filter((d) => d.host === b.host && d.kind === 'section' && d.query === undefined && d.path.length > 1 && d.path.endsWith('/'));
-          const pages = [...b.docs.values()].filter((d) => d.host === b.host && d.kind === 'page');
+          const { sections, pages } = mainDocuments(b);
           for (const sec of sections) {
             const entries = pages.filter((d) => d.section === sec.path);
             if (entries.length < 3) continue;
@@ -289,8 +294,7 @@ export const pathBehaviours: BehaviourKind[] = [
         name: 'stale-index',
         order: 45,
         setup: () => {
-          const sections = [...b.docs.values()].filter((d) => d.host === b.host && d.kind === 'section' && d.query === undefined && d.path.endsWith('/'));
-          const pages = [...b.docs.values()].filter((d) => d.host === b.host && d.kind === 'page');
+          const { sections, pages } = mainDocuments(b);
           for (const sec of b.rng.sample(sections, Math.min(sections.length, b.rng.int(1, 2)))) {
             const old = b.addDoc({ id: `stale:${sec.path}`, host: b.host, path: `${sec.path}index.html`, title: `${sec.title} (old index)`, text: `The pages under ${sec.path}, as they were listed before this directory moved to the application. ${sec.text}`, kind: 'generated', links: sec.links.slice(0, 3) });
             stale.set(sec.path, old);
