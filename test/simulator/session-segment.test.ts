@@ -7,6 +7,7 @@
  */
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { crawlSimWithUrldedup } from '../../sites/sim/crawl.js';
 import { failuresOf, runCase } from '../../sites/sim/shrink.js';
 import { startSimSite } from '../../sites/sim/site.js';
 import { availableTrees } from '../../sites/sim/tree.js';
@@ -79,4 +80,31 @@ describe.skipIf(availableTrees().length === 0)('ASP.NET cookieless session segme
       } else expect(preset.run.requests).toBeLessThanOrEqual(Math.ceil(bare.run.requests * 1.1));
     });
   }
+
+  it('a server that redirects to the segment in one section: the preset gives way there, and stays on beside it', { timeout: 60_000 }, async () => {
+    // the segment leads the path (`/a/b` → 302 → `/(S(id))/a/b`), so the source and the target
+    // have `/` alone in common: judged there, one section's redirects took the preset off the
+    // whole host, and every page fetched under every id elsewhere (seed 65103: 151 × the floor)
+    const SEGMENT = /^\/\(S\([a-z0-5]{24}\)\)(\/.*)$/;
+    for (let seed = 1; seed <= 40; seed++) {
+      const site = await startSimSite({ seed, behaviours: BEHAVIOURS, pages: 40 });
+      try {
+        const redirected = [...site.links.entries()].filter(([u, t]) => t.kind === 'document' && t.hops > 0 && !SEGMENT.test(new URL(u).pathname)).map(([u]) => new URL(u).pathname);
+        const first = redirected[0]?.split('/')[1];
+        if (first === undefined || redirected.some((p) => p.split('/')[1] !== first || p === `/${first}`)) continue;
+        const section = `/${first}/`;
+        const run = await crawlSimWithUrldedup(site, ['session-ids']);
+        expect(failuresOf(run)).toEqual([]);
+        expect(run.reached).toBe(site.documents.length);
+        const fetched = site.requests.filter((r) => r.client === 'urldedup').map((r) => SEGMENT.exec(r.target.split('?')[0]!)?.[1]).filter((p) => p !== undefined);
+        // under the section, the redirects' targets; beside it, nothing: the preset prunes every id
+        expect(fetched.some((p) => p.startsWith(section))).toBe(true);
+        expect(fetched.filter((p) => !p.startsWith(section))).toEqual([]);
+        return;
+      } finally {
+        await site.close();
+      }
+    }
+    throw new Error('no seed of 1-40 draws a session-segment server that redirects in one section only');
+  });
 });

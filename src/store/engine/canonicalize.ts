@@ -7,7 +7,7 @@
  * `identity` and `transform` are pure given the state (the aliases are read by the callers, which
  * batch those reads).
  */
-import { applyPolicy, defaultLimits, keyFromRecord, normalizeRecord, UrlError, type UriRecord } from '../../normalize/index.js';
+import { applyPolicy, defaultLimits, keyFromRecord, normalizeRecord, UrlError, type PresetName, type UriRecord } from '../../normalize/index.js';
 import { identifyInto, UrlIdentity } from '../../normalize/identify.js';
 import { applyRules, hostOf } from '../rules.js';
 import { redactPassword } from '../userinfo.js';
@@ -61,6 +61,19 @@ export function inScope(s: Pick<EngineParts, 'o'>, rec: UriRecord, depth: number
 }
 
 /**
+ * True when preset `name` is off for `rec` (preset-suspensions.ts), judged where the preset sends
+ * it: the server's redirect to the preset's input form has its evidence at the preset's output. A
+ * segment the preset removes may lead the path (`/(S(id))/a/b.html`, an ASP.NET cookieless
+ * session), and the directory it opens is the session's, not the page's.
+ */
+export function presetOff(s: Pick<EngineParts, 'rules'>, rec: UriRecord, name: PresetName): boolean {
+  const off = s.rules.suspendedPresets;
+  const host = hostOf(rec);
+  if (!off.anywhere(host, name)) return false;
+  return off.isOff(host, name, applyPolicy(rec, [name]).record.path || '/');
+}
+
+/**
  * Presets, then active host rules. `exclude` (a reason) is left out, for a give-back. `steps`, when
  * given, gets the key after each rule applied but the last (the URLs a chain of rules passes
  * through on its way); `chain`, the reason of each rule applied, in order.
@@ -72,11 +85,7 @@ export function transform(s: Pick<EngineParts, 'o' | 'rules'>, rec: UriRecord, k
   let preset: UriRecord | undefined;
   if (presetNames.length > 0) {
     let presets = exclude?.startsWith('preset:') ? presetNames.filter((p) => `preset:${p}` !== exclude) : presetNames;
-    const off = s.rules.suspendedPresets;
-    if (off.size > 0) {
-      const host = hostOf(rec);
-      presets = presets.filter((p) => !off.isOff(host, p, rec.path || '/'));
-    }
+    if (s.rules.suspendedPresets.size > 0) presets = presets.filter((p) => !presetOff(s, rec, p));
     if (presets.length > 0) {
       const r = applyPolicy(cur, presets);
       if (r.applied.length > 0) {

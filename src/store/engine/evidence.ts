@@ -14,6 +14,7 @@ import { inScope, transform, type Identity } from './canonicalize.js';
 import { afterRuleChanges, pruneImageAfterFetch, restoreReason } from './give-back.js';
 import type { RepresentationClaim } from '../learning/content-pairs.js';
 import { parameterDifference } from '../learning/parameter-difference.js';
+import { dirOf } from '../learning/rule-scope.js';
 import { imageCheckOf } from '../learning/image-redirects.js';
 import { noRuleChanges, type CheckRequest } from '../learning/contract.js';
 import type { RuleLearner } from '../learning/learner.js';
@@ -133,19 +134,14 @@ function suspendContradictedPresets(s: Pick<EngineParts, 'o' | 'rules'>, txn: Tx
   if (hostOf(f.rec) !== host) return [];
   const tt = transform(s, t.rec, t.key);
   if (tt.via?.startsWith('preset:') !== true || tt.key !== transform(s, f.rec, f.key).key) return [];
-  const dir = commonDir(f.rec.path || '/', t.rec.path || '/');
+  // the source's directory, as the preset writes it (the segment a preset removes may lead the
+  // target's path: `/a/b` → 302 → `/(S(id))/a/b`, whose directory in common with `/a/b` is `/`)
+  const dir = dirOf(applyPolicy(f.rec, s.o.presets).record.path || '/');
   const names = s.o.presets.filter((p) => keyFromRecord(applyPolicy(t.rec, [p]).record) !== t.key && s.rules.suspendedPresets.add(host, p, dir));
   for (const name of names) {
     putEvidence(txn, evidenceKeys.presetSuspended(host, name, dir), encodeJson({ from: f.key, to: t.key, st: status, t: now }));
   }
   return names;
-}
-
-/** The longest directory (`/…/`) both paths lie in. */
-function commonDir(a: string, b: string): string {
-  let i = 0;
-  while (i < a.length && i < b.length && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  return a.slice(0, a.lastIndexOf('/', i - 1) + 1) || '/';
 }
 
 async function recordLoop(s: Pick<EngineParts, 'kv'>, txn: Txn, from: string, to: string, status: number, cycle: string[], now: number): Promise<true> {

@@ -13,7 +13,7 @@ import { hostTag } from '../host-tag.js';
 import type { FrontierEntry, PruneEntry } from '../seen-store.js';
 import { admitOne, checksRewrite, countChecked, rewriteAnsweredNoDocument, sampledRule } from './admit.js';
 import { getAlias, getUrl, prefetchUrls, type Txn } from './batch.js';
-import { canonicalize, identity, isUrlError, transform, type Identity, type Transformed } from './canonicalize.js';
+import { canonicalize, identity, isUrlError, presetOff, transform, type Identity, type Transformed } from './canonicalize.js';
 import type { RuleChanges } from '../learning/contract.js';
 import type { EngineParts } from './parts.js';
 import { answeredDocument, carried, forgetUnlinkedImage, recordOfKey, setUrl } from './url-state.js';
@@ -21,13 +21,14 @@ import type { WriteQueue } from './write-queue.js';
 import type { SampledRule } from '../learning/rewrite-samples.js';
 
 /**
- * True while what pruned a URL still holds: its preset is on (on `host` for `path`; without a
- * path, somewhere on the host), its rule active, or it is a trap.
+ * True while what pruned a URL still holds: its preset is on (on `host`: for the URL `rec`, or
+ * without one, somewhere on the host), its rule active, or it is a trap.
  */
-export function inForce(s: Pick<EngineParts, 'o' | 'rules'>, reason: string, host?: string, path?: string): boolean {
+export function inForce(s: Pick<EngineParts, 'o' | 'rules'>, reason: string, host?: string, rec?: UriRecord): boolean {
   if (reason.startsWith('preset:')) {
-    const name = reason.slice(7);
-    return s.o.presets.includes(name as PresetName) && (host === undefined || !s.rules.suspendedPresets.isOff(host, name, path));
+    const name = reason.slice(7) as PresetName;
+    if (!s.o.presets.includes(name) || host === undefined) return s.o.presets.includes(name);
+    return rec === undefined ? !s.rules.suspendedPresets.isOff(host, name) : !presetOff(s, rec, name);
   }
   if (reason.startsWith('rule:')) return s.rules.get(reason.slice(5))?.state === 'active';
   // the crawler's refusals: in force until given back with `restore`

@@ -56,7 +56,7 @@ async function walk(s: Pick<EngineParts, 'counters' | 'frontier' | 'kv' | 'o' | 
       else {
         pruned.set(prunedKey(e.by, key), e.to);
         bump(counterNames.pruned(e.by));
-        if (!inForce(s, e.by, hostOf(recordOfKey(key)), recordOfKey(key).path || '/')) problem(`url ${key}: pruned by ${e.by}, which is not in force`);
+        if (!inForce(s, e.by, hostOf(recordOfKey(key)), recordOfKey(key))) problem(`url ${key}: pruned by ${e.by}, which is not in force`);
       }
     }
   }

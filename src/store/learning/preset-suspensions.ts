@@ -6,7 +6,8 @@
  * that redirects to its session form says nothing of the static pages beside it, whose links carry
  * the same parameter. Each directory where the server contradicts the preset suspends it there in
  * turn (a fetch of the preset's output is a fetch of exactly the URL the server redirects), and
- * what the preset pruned there comes back.
+ * what the preset pruned there comes back. A URL is looked up by the preset's output path
+ * (canonicalize.ts `presetOff`): a segment the preset removes may lead the path, `/(S(id))/a/b`.
  *
  * A suspension recorded before directories were kept (a store key without one) is host-wide: `/`.
  */

@@ -59,6 +59,28 @@ export function presetPruneRequeueTests(ctx: SuiteContext): void {
       expect((await store.admit([u('/static/j;jsessionid=9')]))[0]).toMatchObject({ admitted: true, key: key(u('/static/j')), via: 'preset:session-ids' });
       await verified(store);
     });
+
+    it('a session segment that leads the path suspends the preset in the directory of the page it names', async () => {
+      // ASP.NET cookieless state: `/docs/a.html` → 302 → `/(S(id))/docs/a.html`. The two paths have
+      // `/` alone in common; the evidence lies in `/docs/`, where the preset sends the target
+      const b = await make({ presets: ['session-ids'] });
+      let store = b.store;
+      const u = (p: string): string => `http://asp.example${p}`;
+      const id = (c: string): string => `(S(${c.repeat(24)}))`;
+      await store.admit([u('/docs/a.html'), u(`/${id('b')}/docs/b.html`), u(`/${id('c')}/blog/c.html`)]);
+      await store.recordRedirect(u('/docs/a.html'), u(`/${id('x')}/docs/a.html`), 302);
+      expect(await store.canonical(u(`/${id('x')}/docs/a.html`))).toMatchObject({ state: 'queued', canonicalKey: key(u(`/${id('x')}/docs/a.html`)) });
+      // what the preset pruned under /docs/ comes back; beside it, the preset holds
+      expect((await store.canonical(u(`/${id('b')}/docs/b.html`))).state).toBe('queued');
+      expect(await store.canonical(u(`/${id('c')}/blog/c.html`))).toMatchObject({ state: 'pruned', via: 'preset:session-ids' });
+      expect((await store.admit([u(`/${id('d')}/blog/d.html`)]))[0]).toMatchObject({ admitted: true, key: key(u('/blog/d.html')), via: 'preset:session-ids' });
+      await verified(store);
+      if (b.reopen === undefined) return;
+      store = await b.reopen({ presets: ['session-ids'] });
+      expect((await store.admit([u(`/${id('e')}/docs/e.html`)]))[0]).toMatchObject({ admitted: true, key: key(u(`/${id('e')}/docs/e.html`)) });
+      expect((await store.admit([u(`/${id('f')}/blog/f.html`)]))[0]).toMatchObject({ admitted: true, key: key(u('/blog/f.html')) });
+      await verified(store);
+    });
   });
 
   describe('prune (the crawler\'s trap refusals)', () => {
