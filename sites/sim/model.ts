@@ -33,7 +33,18 @@ export type Answer =
       readonly type?: string;
       readonly headers?: Readonly<Record<string, string>>;
     }
-  | { readonly kind: 'redirect'; readonly status: 301 | 302 | 303 | 307 | 308; readonly location: string }
+  | {
+      readonly kind: 'redirect';
+      readonly status: 301 | 302 | 303 | 307 | 308;
+      readonly location: string;
+      /**
+       * A redirect a static host cannot send: served as 200 with this HTML page, which names
+       * `location` (as it is then) in `<meta http-equiv=refresh>` (a generated stub,
+       * jekyll-redirect-from). The truth follows it as it follows a redirect: the page is no
+       * document of its own.
+       */
+      readonly stub?: (location: string, requestPath: string) => string;
+    }
   | {
       readonly kind: 'none';
       readonly status: number;

@@ -325,6 +325,12 @@ export async function startSimSite(options: SimOptions): Promise<SimSite> {
     } catch {
       ans = { kind: 'none', status: 500, why: 'error', id: 'error', body: () => 'error' };
     }
+    if (ans.kind === 'redirect' && ans.stub !== undefined) {
+      requests.push({ client, host: h, target, status: 200 });
+      const body = Buffer.from(ans.stub(ans.location, path === '' ? '/' : path));
+      res.writeHead(200, { 'content-type': HTML, 'content-length': String(body.length) }).end(body);
+      return;
+    }
     if (ans.kind === 'redirect') {
       requests.push({ client, host: h, target, status: ans.status });
       res.writeHead(ans.status, { location: ans.location, 'content-length': '0' }).end();

@@ -118,4 +118,51 @@ describe.skipIf(availableTrees().length === 0)('simulator behaviours', () => {
       await site.close();
     }
   });
+
+  it('relative-location: a redirect names its target relative to the request, and the truth resolves it so', async () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const site = await startSimSite({ seed, behaviours: ['relative-location', 'moved-prefix'], pages: 30 });
+      try {
+        const moved = [...site.links.entries()].find(([u, t]) => t.kind === 'document' && t.hops === 1 && new URL(u).pathname.split('/').length >= 3);
+        if (moved === undefined) continue;
+        const [url, t] = moved;
+        const live = await get(url);
+        expect(live.status).toBe(301);
+        // never absolute: the path alone (nginx), or relative to the request's directory (a script)
+        expect(live.location).toBeDefined();
+        expect(live.location!).not.toMatch(/^[a-z]+:/i);
+        const target = new URL(live.location!, url).href;
+        expect(site.truth(target)).toMatchObject({ kind: 'document', id: t.kind === 'document' ? t.id : '', hops: 0 });
+        return;
+      } finally {
+        await site.close();
+      }
+    }
+    throw new Error('no seed of 1-20 draws a moved page two segments deep');
+  });
+
+  it('meta-refresh-moved: an old URL answers 200 with a page that names the new one, and names no document of its own', async () => {
+    const kinds = new Set<string>();
+    for (let seed = 1; seed <= 30 && kinds.size < 2; seed++) {
+      const site = await startSimSite({ seed, behaviours: ['meta-refresh-moved'], pages: 40 });
+      try {
+        const old = [...site.links.entries()].find(([, t]) => t.kind === 'document' && t.hops === 1);
+        if (old === undefined) continue;
+        const [url, t] = old;
+        const live = await get(url);
+        expect(live.status).toBe(200);
+        const refresh = /http-equiv="refresh" content="0; url=([^"]+)"/.exec(live.body);
+        expect(refresh).not.toBeNull();
+        const target = new URL(refresh![1]!.replace(/&amp;/g, '&'), url).href;
+        expect(site.truth(target)).toMatchObject({ kind: 'document', id: t.kind === 'document' ? t.id : '', hops: 0 });
+        // the stub is no document: it is one fetch on the way to one, as a redirect is
+        expect(site.documents.some((d) => d === t.id)).toBe(true);
+        kinds.add(live.body.includes('<noscript>') ? 'sphinx' : 'jekyll');
+      } finally {
+        await site.close();
+      }
+    }
+    expect([...kinds].sort()).toEqual(['jekyll', 'sphinx']);
+  });
 });
+

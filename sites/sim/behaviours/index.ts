@@ -14,4 +14,4 @@ export const BEHAVIOURS: readonly BehaviourKind[] = [...pathBehaviours, ...param
  * built before they were added: the regression cases and the figures in the docs stay what they
  * were measured on.
  */
-export const LATER_BEHAVIOURS: ReadonlySet<string> = new Set(['session-segment', 'language-fallback', 'staging-host', 'not-found-to-home', 'random-posts', 'soft-404-suggest', 'slash-either', 'merge-slashes', 'rate-limit', 'language-prefix-fallback', 'relative-links', 'spelling-redirect', 'slash-redirect-drops-query', 'stale-index', 'lowercase-redirect', 'canonical-link-header']);
+export const LATER_BEHAVIOURS: ReadonlySet<string> = new Set(['session-segment', 'language-fallback', 'staging-host', 'not-found-to-home', 'random-posts', 'soft-404-suggest', 'slash-either', 'merge-slashes', 'rate-limit', 'language-prefix-fallback', 'relative-links', 'spelling-redirect', 'slash-redirect-drops-query', 'stale-index', 'lowercase-redirect', 'canonical-link-header', 'relative-location', 'meta-refresh-moved']);

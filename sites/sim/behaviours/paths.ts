@@ -351,6 +351,82 @@ export const pathBehaviours: BehaviourKind[] = [
       };
     },
   },
+  {
+    name: 'relative-location',
+    source: 'nginx `absolute_redirect off;` (the Location of a redirect nginx makes is the path alone, `/new/x.html`), and a PHP script\'s `header("Location: x.html")`, sent as written: RFC 9110 §10.2.2 lets Location be a relative reference, resolved against the request\'s target URI',
+    make: (b) => {
+      // a site of scripts writes each redirect relative to the request's directory
+      const scripted = b.rng.chance(0.4);
+      return {
+        name: 'relative-location',
+        order: 2,
+        handle: (req, next) => {
+          const a = next(req);
+          if (a.kind !== 'redirect' || a.stub !== undefined) return a;
+          const here = `${b.origin(req.host)}${req.path}${req.query === undefined ? '' : `?${req.query}`}`;
+          let to: URL;
+          try {
+            to = new URL(a.location, here);
+          } catch {
+            return a;
+          }
+          if (to.origin !== new URL(here).origin) return a;
+          const path = to.pathname + to.search;
+          const rel = scripted ? relativeReference(req.path, path) : path;
+          // a reference that would not resolve back (a dot segment in the request) is sent whole
+          return { ...a, location: new URL(rel, here).href === to.href ? rel : path };
+        },
+      };
+    },
+  },
+  {
+    name: 'meta-refresh-moved',
+    source: 'jekyll-redirect-from (`redirect_from:` front matter; GitHub Pages sends no redirects) and sphinx-reredirects: each old URL of a moved page is a static page of its own, served 200, that names the new URL in `<meta http-equiv="refresh" content="0; url=…">` (jekyll: absolute, with rel=canonical and a link; sphinx-reredirects: relative, inside <noscript>); pages were renamed in place and moved out of one flat old folder into the sections',
+    make: (b) => {
+      const jekyll = b.rng.chance(0.5);
+      const folder = `/${b.names.word()}/`;
+      // old path → the page's document id
+      const moved = new Map<string, string>();
+      const oldOf = new Map<string, string>();
+      const stub = (location: string, requestPath: string): string => {
+        const to = new URL(location);
+        if (jekyll) {
+          const href = esc(to.href);
+          return `<!DOCTYPE html>\n<html lang="en-US">\n  <meta charset="utf-8">\n  <title>Redirecting&hellip;</title>\n  <link rel="canonical" href="${href}">\n  <script>location="${href}"</script>\n  <meta http-equiv="refresh" content="0; url=${href}">\n  <meta name="robots" content="noindex">\n  <h1>Redirecting&hellip;</h1>\n  <a href="${href}">Click here if you are not redirected.</a>\n</html>\n`;
+        }
+        const rel = esc(relativeReference(requestPath, to.pathname + to.search));
+        return `<html>\n  <head>\n    <noscript>\n      <meta http-equiv="refresh" content="0; url=${rel}"/>\n    </noscript>\n  </head>\n  <body>\n    <script>\n      window.location.href = "${rel}" + (window.location.search || "") + (window.location.hash || "");\n    </script>\n  </body>\n</html>\n`;
+      };
+      return {
+        name: 'meta-refresh-moved',
+        order: 47,
+        setup: () => {
+          const pages = [...b.docs.values()].filter((d) => d.host === b.host && d.kind === 'page' && d.query === undefined && /\/[^/]+\.html?$/.test(d.path));
+          const taken = new Set([...b.docs.values()].map((d) => d.host + d.path));
+          for (const d of b.rng.sample(pages, Math.ceil(pages.length * 0.3))) {
+            const name = d.path.slice(d.path.lastIndexOf('/') + 1);
+            const ext = name.slice(name.indexOf('.'));
+            // renamed in its folder, or moved out of the old flat folder
+            const old = b.rng.chance(0.5) ? `${d.section}${b.names.word()}${ext}` : `${folder}${name}`;
+            if (taken.has(b.host + old) || moved.has(old)) continue;
+            moved.set(old, d.id);
+            oldOf.set(d.id, old);
+          }
+        },
+        handle: (req, next) => {
+          const id = req.host === b.host ? moved.get(decodeUnreserved(req.path)) : undefined;
+          const d = id === undefined ? undefined : b.docs.get(id);
+          if (d === undefined) return next(req);
+          // the stub is a file: a query changes nothing (a static host ignores it)
+          return { kind: 'redirect', status: 301, location: b.urlOf(d), stub };
+        },
+        alias: (l) => {
+          const old = l.to.host === b.host && l.to.query === undefined ? oldOf.get(l.to.id) : undefined;
+          return old !== undefined && l.rng.chance(0.5) ? b.origin(b.host) + old : undefined;
+        },
+      };
+    },
+  },
 ];
 
 export type { Answer };
