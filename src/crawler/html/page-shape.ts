@@ -6,9 +6,10 @@
  * WWW 2004, learn the signature from a probe; they note that such pages vary). The shape is that
  * page's text with, in order:
  *
- * 1. the request's path, its last segments and its query values removed (raw, percent-decoded,
- *    and with `-`/`_` read as spaces, as a slug is printed), in any case: the text is read in
- *    lower case (a server that folds the case of paths prints the path it folded);
+ * 1. the request's path removed, or where the whole path is not printed, its segments; its query
+ *    removed, or where it is not printed whole, its values (raw, percent-decoded, and with `-`/`_`
+ *    read as spaces, as a slug is printed), in any case: the text is read in lower case (a server
+ *    that folds the case of paths prints the path it folded);
  * 2. every token of 16 or more letters and digits, both present, replaced by `~` (a request id in
  *    hex, `7f3a09c2…`, which digits alone would leave half in place). Steps 1 and 2 read the text
  *    as it came: an echo is not looked for inside a token (a segment `da` inside an id `…cda42…`),
@@ -40,8 +41,13 @@ export interface RequestedParts {
   readonly query: string;
 }
 
-/** What of `url` a server may echo: its path, its segments (longest first), its query values. */
-function echoes(url: string | RequestedParts): string[] {
+/**
+ * What of `url` a server may echo, in two rounds each longest first: the whole path and the whole
+ * query, then its segments and its query values. The parts are read only where their whole was
+ * not printed: a page that echoes `/blog/search` has said what it echoes, and the word `search`
+ * elsewhere on it is its template's ("Maybe try a search?"), the same on every not-found answer.
+ */
+function echoes(url: string | RequestedParts): { wholes: string[]; parts: string[] }[] {
   let path = '';
   let query = '';
   if (typeof url === 'string') {
@@ -56,23 +62,26 @@ function echoes(url: string | RequestedParts): string[] {
     path = url.path;
     query = url.query;
   }
-  const out = new Set<string>();
-  const add = (s: string): void => {
-    if (s.length < 2) return;
-    out.add(s);
-    const d = decoded(s);
-    out.add(d);
-    out.add(d.replace(/[-_]+/g, ' '));
+  const forms = (list: string[]): string[] => {
+    const out = new Set<string>();
+    for (const s of list) {
+      if (s.length < 2) continue;
+      out.add(s);
+      const d = decoded(s);
+      out.add(d);
+      out.add(d.replace(/[-_]+/g, ' '));
+    }
+    return [...out].filter((s) => s.trim().length >= 2).sort((a, b) => b.length - a.length);
   };
-  add(path);
-  add(path.replace(/^\/+|\/+$/g, ''));
-  for (const seg of path.split('/')) add(seg);
-  for (const field of query.split('&')) {
+  const values = query.split('&').map((field) => {
     const eq = field.indexOf('=');
-    add(eq === -1 ? field : field.slice(eq + 1));
-  }
-  add(query);
-  return [...out].filter((s) => s.trim().length >= 2).sort((a, b) => b.length - a.length);
+    return eq === -1 ? field : field.slice(eq + 1);
+  });
+  return [
+    { wholes: forms([path, path.replace(/^\/+|\/+$/g, '')]), parts: forms(path.split('/')) },
+    // the query with its `?`, as a page prints the URL it was asked (a probe has none to print)
+    { wholes: forms(query === '' ? [] : [`?${query}`, query]), parts: forms(values) },
+  ];
 }
 
 /** A run of this many token characters (`[A-Za-z0-9_-]`) or more may be a token a server minted. */
@@ -109,14 +118,22 @@ export function pageShape(text: string, url: string | RequestedParts, truncated 
   const runs = mintedRuns(t);
   const cut = new Uint8Array(t.length); // 1: an echo, 2: a token
   for (const [a, b] of runs) cut.fill(2, a, b);
-  for (const e of echoes(url)) {
+  const cutAll = (e: string): boolean => {
     const l = e.toLowerCase();
+    let found = false;
     for (let at = t.indexOf(l); at !== -1; at = t.indexOf(l, at + 1)) {
       const end = at + l.length;
       if (takenWithin(cut, runs, at, end)) continue;
       cut.fill(1, at, end);
+      found = true;
       at = end - 1;
     }
+    return found;
+  };
+  for (const { wholes, parts } of echoes(url)) {
+    let whole = false;
+    for (const e of wholes) whole = cutAll(e) || whole;
+    if (!whole) for (const e of parts) cutAll(e);
   }
   let out = '';
   for (let i = 0; i < t.length; ) {

@@ -82,10 +82,11 @@ export class NotFoundCache {
 const NOT_FOUND_KEY = evidenceKeys.notFoundPrefix('').slice(0, -SEP.length);
 
 /**
- * How page-shape.ts reads a shape: 2, the echo in any case; 3, no echo inside a minted token. A
- * shape of another version may differ from one read now for the same page.
+ * How page-shape.ts reads a shape: 2, the echo in any case; 3, no echo inside a minted token; 4,
+ * a path's segments (a query's values) only where the whole is not printed. A shape of another
+ * version may differ from one read now for the same page.
  */
-const SHAPE_VERSION = 3;
+const SHAPE_VERSION = 4;
 
 /** A 2xx signature with a shape read by an earlier version of page-shape.ts. */
 function staleShape(sig: Signature): boolean {
