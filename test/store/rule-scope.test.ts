@@ -61,6 +61,21 @@ describe('rule scope (pattern tree)', () => {
     expect(activeScopes(many, [site('/t/')], 3)).toEqual([]);
   });
 
+  it('a contradiction in a directory where no support lies excepts that directory, not its path alone', () => {
+    // a host-wide rule (`/x.html` → `/x`) and a folder of old names, each a page of its own: the
+    // first one contradicted is all the evidence of that folder, and the next must not be pruned
+    const many = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((x) => at(`/s${x.charCodeAt(0) % 2}/${x}.html`));
+    const scopes = activeScopes(many, [site('/old/array.html')], 3);
+    expect(scopes).toEqual([{ at: '/', docs: 8, query: false, except: ['/old/'] }]);
+    expect(inScope(scopes, '/old/zipfile.html', false)).toBe(false);
+    expect(inScope(scopes, '/s0/z.html', false)).toBe(true);
+    // where support lies in the directory (or below it), its path alone
+    const beside = activeScopes([...many, at('/old/sub/k.html')], [site('/old/array.html')], 3);
+    expect(beside[0]!.except).toEqual(['/old/array.html']);
+    // a contradiction at the root is its path: the root is every scope's
+    expect(activeScopes(many, [site('/array.html')], 3)[0]!.except).toEqual(['/array.html']);
+  });
+
   it('a directory whose evidence lies in its own files holds for those, not for its subdirectories', () => {
     const files = activeScopes([at('/a.html'), at('/b.html'), at('/c.html')], [], 3);
     expect(files).toEqual([{ at: '/', flat: true, docs: 3, query: false }]);

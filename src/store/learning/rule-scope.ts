@@ -28,7 +28,8 @@
  *
  * The scopes of a rule are the maximal nodes that hold it (a node in a place a wider scope
  * excepts is not covered by it, and keeps its own scope). A contradiction excepts the smallest
- * place that holds it (its path) from a scope whose support outweighs it, and removes the scopes
+ * place that holds it (its path; its directory where no support lies there or below, as it is
+ * then all the evidence of that directory) from a scope whose support outweighs it, and removes the scopes
  * whose support does not (the rule is narrowed); a rule with no scope left after a contradiction
  * is withdrawn. One wrong rewrite among many right ones costs the rule that path, not the host.
  * A scope also records whether any of its evidence had a query: a rule seen only on query-less
@@ -289,12 +290,23 @@ export function activeScopes(support: readonly Support[], against: readonly Cont
     }
     for (const [v, [own, all]] of offered) if (2 * own > all) pageChoices.add(v);
   }
+  // a contradiction's place: its path; or where no support lies in its directory or below, that
+  // directory, where it is the only evidence there is (a folder of old names, each a page of its
+  // own, beside a host whose other folders hold the rule: each old name contradicted one by one
+  // would leave the next one pruned)
+  const supported = new Set<string>();
+  for (const s of support) for (let d = dirOf(s.p === '' ? '/' : s.p); d !== '/'; d = dirOf(d.slice(0, -1))) supported.add(d);
+  const placeOf = (c: ContradictionSite): string => {
+    const path = c.p === '' ? '/' : c.p;
+    const dir = dirOf(path);
+    return dir === '/' || supported.has(dir) ? path : dir;
+  };
   const holding: Scope[] = [];
   for (const [at, n] of nodes) {
     if (choice && at.charCodeAt(0) !== 0x3d) continue;
     if (n.docs.size < threshold) continue;
     if (at.charCodeAt(0) !== 0x3d && n.entries.size < 2) continue;
-    const places = [...new Set(against.map((c) => (c.p === '' ? '/' : c.p)).filter((p) => covers(at, p)))].sort();
+    const places = [...new Set(against.map(placeOf).filter((p) => covers(at, p)))].sort();
     if (places.length > 0 && (n.docs.size < CONTRADICTION_WEIGHT * places.length || places.includes(at) || at.charCodeAt(0) === 0x3d)) continue;
     let values: string[] | undefined;
     if (n.values.size > 0 && (kinds || n.values.size < Math.max(threshold, Math.ceil(VALUE_SHARE * n.contexts.size)))) {
