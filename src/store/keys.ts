@@ -316,6 +316,11 @@ export function prefixRange(prefix: string): { gte: string; lt: string } {
   return { gte: prefix, lt: prefix.slice(0, -1) + SEP_END };
 }
 
+/** The keys that start with `prefix`, whatever its last character (`prefixRange` wants a `SEP`). */
+export function startsWithRange(prefix: string): { gte: string; lt: string } {
+  return { gte: prefix, lt: prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1) };
+}
+
 // ---- reasons --------------------------------------------------------------------------------
 
 /** Why `admit` did not admit a URL (or `new` when it did). */

@@ -86,6 +86,9 @@ describe('PathDocuments', () => {
     expect(await docs.documents('big.example', '/d7', 3)).toEqual(await fromDatabase(kv, 'big.example', '/d7', 3));
     await commit(kv, docs, [doc('big.example', '/d7', 'k')]);
     expect(await docs.documents('big.example', '/d7', 32)).toEqual(await fromDatabase(kv, 'big.example', '/d7', 32));
+    // the other names of a path's stem, read from the database too (`/d7.html` beside `/d7`)
+    await commit(kv, docs, [doc('big.example', '/solo', 's'), doc('big.example', '/solo.html', 'h'), doc('big.example', '/solox', 'x')]);
+    expect(await docs.variants('big.example', '/solo', 8)).toEqual([['/solo.html', 'h']]);
     // a table cleared (a rebuild) reads the database again
     await commit(kv, docs, [doc('small.example', '/', 'a')]);
     expect(await docs.documents('small.example', '/', 32)).toEqual(['a']);

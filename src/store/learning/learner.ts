@@ -27,7 +27,7 @@
  * rules that lost scopes give back, and the URLs it asks to fetch: probes and rechecks).
  */
 import { keyFromRecord, looksMinted } from '../../normalize/index.js';
-import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, type UrlEntry } from '../keys.js';
+import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, startsWithRange, type UrlEntry } from '../keys.js';
 import { outsidePartition } from '../host-tag.js';
 import { bareDirOf, bareParameterPath, ownPageOffered, parameterDifference, withoutAddedParameters } from './parameter-difference.js';
 import { dirOf, type ContradictionSite, type Support } from './rule-scope.js';
@@ -576,7 +576,7 @@ export class RuleLearner {
     const prefix = evidenceKeys.rewritePrefix(dirKey).slice(0, -SEP.length);
     const targetAt = prefix.length - dirKey.length;
     const done = new Set<string>();
-    for await (const [k] of this.reads.kv.entries('evidence', { ...prefixRange(prefix), limit: EXISTING_SAMPLE })) {
+    for await (const [k] of this.reads.kv.entries('evidence', { ...startsWithRange(prefix), limit: EXISTING_SAMPLE })) {
       const target = k.slice(targetAt, k.lastIndexOf(SEP));
       if (done.has(target)) continue;
       done.add(target);

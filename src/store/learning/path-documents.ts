@@ -9,7 +9,7 @@
  * that a write to the host's entries overtook; the hosts read last are kept, up to `ALL_ENTRIES`
  * entries in all.
  */
-import { evidenceKeys, prefixRange, SEP } from '../keys.js';
+import { evidenceKeys, prefixRange, SEP, startsWithRange } from '../keys.js';
 import type { Kv, KvOp } from '../backends/kv.js';
 import { foldCase, stemOf } from './path-variants.js';
 
@@ -156,7 +156,7 @@ export class PathDocuments {
     }
     const stem = stemOf(barePath);
     const prefix = evidenceKeys.pathDocumentPrefix(host, stem).slice(0, -SEP.length);
-    for await (const [k] of this.kv.entries('evidence', { ...prefixRange(prefix), limit: limit * 4 })) {
+    for await (const [k] of this.kv.entries('evidence', { ...startsWithRange(prefix), limit: limit * 4 })) {
       const keyStart = k.lastIndexOf(SEP) + 1;
       const path = k.slice(prefix.length - stem.length, keyStart - 1);
       if (path === barePath || stemOf(path) !== stem) continue;
