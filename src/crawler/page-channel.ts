@@ -111,7 +111,7 @@ export function fetchRecordOf(res: FetchResult, x: ExtractResult | undefined, fi
   return {
     status: res.status,
     ...(res.contentHash === undefined ? {} : { contentHash: res.contentHash }),
-    ...(x === undefined ? {} : { shapeHash: x.shapeHash, stableHash: x.stableHash, echoFreeHash: x.echoFreeHash, ...(x.wordSketch === '' ? {} : { wordSketch: x.wordSketch }), ...(x.mainHash === undefined ? {} : { mainHash: x.mainHash }) }),
+    ...(x === undefined ? {} : { shapeHash: x.shapeHash, stableHash: x.stableHash, echoFreeHash: x.echoFreeHash, ...(x.wordSketch === '' ? {} : { wordSketch: x.wordSketch }), ...(x.mainHash === undefined ? {} : { mainHash: x.mainHash }), ...(x.titleHash === undefined ? {} : { titleHash: x.titleHash }) }),
     ...(contentLocation === undefined || contentLocation === final ? {} : { contentLocation }),
     ...(canonical === undefined || canonical === final ? {} : { canonical }),
   };

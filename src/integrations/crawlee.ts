@@ -329,6 +329,7 @@ export class CrawleeDedup {
         record.stableHash = x.stableHash;
         record.echoFreeHash = x.echoFreeHash;
         if (x.mainHash !== undefined) record.mainHash = x.mainHash;
+        if (x.titleHash !== undefined) record.titleHash = x.titleHash;
         if (x.wordSketch !== '') record.wordSketch = x.wordSketch;
         if (x.canonical !== undefined && x.canonical !== answered) record.canonical = x.canonical;
       }

@@ -266,6 +266,8 @@ export const evidenceKeys = {
   observationPrefix: (ruleId: string): string => 'r' + SEP + ruleId + SEP,
   temporary: (source: string): string => 't' + SEP + source,
   loop: (source: string): string => 'l' + SEP + source,
+  /** The title hash of a rule's image fetched as a document (learning/not-found.ts `originalsToCheck`). */
+  imageTitle: (key: string): string => 'i' + SEP + key,
   /** A document fetched as itself, by host and content hash (the shell test); value `''`. */
   document: (host: string, hash: string, key: string): string => 'h' + SEP + host + SEP + hash + SEP + key,
   documentPrefix: (host: string, hash?: string): string => 'h' + SEP + host + SEP + (hash === undefined ? '' : hash + SEP),

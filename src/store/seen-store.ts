@@ -232,6 +232,12 @@ export interface FetchRecord {
    * what stays the same between two fetches of one URL.
    */
   readonly mainHash?: string;
+  /**
+   * The hash of the page's `<title>` (the crawler's, `ExtractResult.titleHash`): a page a rule's
+   * rewrite answered under the title of the host's not-found page has its original fetched to
+   * check the rewrite. Not kept.
+   */
+  readonly titleHash?: string;
   /** Where redirects (followed by the fetcher) ended, when not `url` itself. */
   readonly finalUrl?: string;
   /**

@@ -116,6 +116,21 @@ describe('page shape', () => {
     expect(echoFreeTextHash('page 1 of 2')).not.toBe(echoFreeTextHash('page 13 of 7'));
   });
 
+  it('the title hash: the first title, in any case and spacing; none without one', () => {
+    const of = (html: string) => extractLinks(html, 'http://t.localhost/p').titleHash;
+    const notFound = of('<html><head><title>Page not found</title></head><body>Nothing at /p.</body></html>');
+    expect(notFound).toMatch(/^[0-9a-f]{16}$/);
+    expect(of('<title>  PAGE\n not   found </title><p>Did you mean <a href="/q">q</a>?</p>')).toBe(notFound);
+    // the first title only (an SVG's or a later one is not the document's), its references decoded
+    expect(of('<title>Page not found</title><svg><title>icon</title></svg>')).toBe(notFound);
+    expect(of('<title>Page &amp; not found</title>')).toBe(of('<title>page & not found</title>'));
+    expect(of('<title>Another page</title>')).not.toBe(notFound);
+    expect(of('<p>no title</p>')).toBeUndefined();
+    expect(of('<title> </title><p>empty</p>')).toBeUndefined();
+    // its text is still the page's text
+    expect(extractLinks('<title>A</title><p>b</p>', 'http://t.localhost/p').textHash).not.toBe(extractLinks('<title>C</title><p>b</p>', 'http://t.localhost/p').textHash);
+  });
+
   it('the main hash leaves out the aside and nav regions a template draws per response', () => {
     const words = Array.from({ length: 30 }, (_, i) => `word${String.fromCharCode(97 + (i % 26), 97 + Math.floor(i / 26))}`).join(' ');
     const page = (main: string, aside: string, tag = 'aside'): string => `<html><body><nav><a href="/n${aside}">menu</a></nav><p>${main}</p><a href="/x">x</a><${tag}><a href="/r${aside}">post ${aside}</a> ${aside}</${tag}></body></html>`;

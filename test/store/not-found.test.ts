@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { keyFromRecord, normalizeRecord } from '../../src/normalize/index.js';
 import { Txn } from '../../src/store/engine/batch.js';
 import type { CheckRequest, LearnedUrl } from '../../src/store/learning/contract.js';
-import { NotFoundSignatures } from '../../src/store/learning/not-found.js';
+import { NotFoundSignatures, TITLED } from '../../src/store/learning/not-found.js';
 import { MemoryKv } from '../../src/store/backends/memory-store.js';
 import { encodeJson, evidenceKeys } from '../../src/store/keys.js';
 
@@ -85,4 +85,39 @@ describe('not-found signatures', () => {
     await kv.write([{ space: 'evidence', key: evidenceKeys.notFound('a.example', '/api/'), value: encodeJson({ st: 404 }) }]);
     expect(await ask(kv, sigs, 'http://a.example/api/x', '/api/')).toEqual([]);
   });
+
+  it('a rule\'s image under the not-found page\'s title has its originals checked, whichever answered first', async () => {
+    const kv = new MemoryKv();
+    const sigs = new NotFoundSignatures(kv);
+    const image = url('http://a.example/docs/old-name');
+    const original = url('http://a.example/docs/old-name.html');
+    // the rewrite index (url-state.ts): the original, pruned onto the image by a rule
+    const pruned = async (): Promise<void> => {
+      await kv.write([
+        { space: 'url', key: original.key, value: `p d0 t0 T${image.key} Brule:a.example/suffix:.html>` },
+        { space: 'evidence', key: evidenceKeys.rewrite(image.key, original.key), value: 'rule:a.example/suffix:.html>' },
+      ]);
+    };
+    await pruned();
+    const rewrites = [[evidenceKeys.rewrite(image.key, original.key), 'rule:a.example/suffix:.html>']] as const;
+    // 1. the image answers while the probe is out: its title waits
+    const [probe] = await ask(kv, sigs, 'http://a.example/docs/x.html', '/docs/');
+    let txn = new Txn(0);
+    expect(await sigs.originalsToCheck(txn, image, 'T404', rewrites)).toEqual([]);
+    await kv.write(txn.ops);
+    // the probe answers a page titled alike, whose shape differs (it suggests other pages)
+    txn = new Txn(0);
+    await sigs.record(txn, { rec: probe!.rec, key: probe!.key }, 200, 'H1', 'SHAPE1', 'T404');
+    const later = await sigs.titledBefore(txn, image.key.slice(0, image.key.lastIndexOf('/') + 1), 'T404', 64);
+    await kv.write(txn.ops);
+    expect(later.map((c) => [c.kind, c.key])).toEqual([['original', original.key]]);
+    expect(await kv.get('evidence', evidenceKeys.imageTitle(image.key))).toBe(`${TITLED}T404`);
+    // 2. an image fetched once the probe answered: at once; a page titled otherwise: nothing
+    txn = new Txn(0);
+    expect((await sigs.originalsToCheck(txn, image, 'T404', rewrites)).map((c) => c.key)).toEqual([original.key]);
+    expect(await sigs.originalsToCheck(txn, url('http://a.example/docs/page'), 'A page', [])).toEqual([]);
+    // the title is no verdict: the page is not taken for the not-found page
+    expect(await sigs.matches(new Txn(0), 'a.example', '/docs/old-name', 'H2', 'SHAPE2')).toBe(false);
+  });
 });
+

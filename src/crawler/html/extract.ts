@@ -102,6 +102,12 @@ export interface ExtractResult {
    * least `MAIN_MIN_WORDS` words outside them.
    */
   readonly mainHash?: string;
+  /**
+   * The hash of its first `<title>` (16 hex: the text in lower case, white space collapsed), when
+   * it has one: the learner asks whether a page a rule's rewrite answered wears the title of the
+   * host's not-found page (learning/not-found.ts).
+   */
+  readonly titleHash?: string;
 }
 
 /** Link types that create hyperlinks on `link` (HTML §4.6.7, its table), `canonical` (RFC 6596), and `previous` (a common synonym of `prev`). */
@@ -111,7 +117,11 @@ const NOT_PAGES = new Set(['stylesheet', 'icon', 'preload', 'prefetch', 'modulep
 const LINK_TAGS: ReadonlySet<string> = new Set(['a', 'area', 'link', 'iframe', 'frame', 'base', 'meta']);
 /** Regions of content beside the page's own (HTML §4.3.4 `nav`, §4.3.5 `aside`): left out of `mainHash`. */
 const ASIDE_TAGS: ReadonlySet<string> = new Set(['aside', 'nav']);
-const TAGS: ReadonlySet<string> = new Set([...LINK_TAGS, ...ASIDE_TAGS]);
+const TAGS: ReadonlySet<string> = new Set([...LINK_TAGS, ...ASIDE_TAGS, 'title']);
+/** The end tags the extractor is told of. */
+const END_TAGS: ReadonlySet<string> = new Set([...ASIDE_TAGS, 'title']);
+/** Characters of a title kept at most. */
+const TITLE_LIMIT = 1024;
 /** Words of main content below which a page has no `mainHash` (one with nearly all of it aside says nothing alone). */
 export const MAIN_MIN_WORDS = 20;
 /** Text is hashed in pieces of about this many characters (one `update` per text node costs more than the hashing). */
@@ -217,6 +227,9 @@ export class LinkExtractor implements BodySink {
   private hadAside = false;
   private readonly mainText: string[] = [];
   private mainLength = 0;
+  /** The first `<title>`'s text: undefined before it, open while `titleOpen`. */
+  private title: string | undefined;
+  private titleOpen = false;
 
   constructor(
     /** The document's URL (after redirects): the fallback base URL. */
@@ -234,10 +247,11 @@ export class LinkExtractor implements BodySink {
     this.parser = new HtmlTags(TAGS, {
       startTag: (name, attribs) => this.onOpenTag(name, attribs),
       text: (t) => this.addText(t),
-      endTag: () => {
-        if (this.asideDepth > 0) this.asideDepth--;
+      endTag: (name) => {
+        if (name === 'title') this.titleOpen = false;
+        else if (this.asideDepth > 0) this.asideDepth--;
       },
-    }, ASIDE_TAGS);
+    }, END_TAGS);
   }
 
   /**
@@ -247,6 +261,7 @@ export class LinkExtractor implements BodySink {
    */
   private addText(t: string): void {
     if (t.length === 0) return;
+    if (this.titleOpen && this.title!.length < TITLE_LIMIT) this.title += t;
     if (this.shapeLength <= SHAPE_TEXT_LIMIT) {
       this.shapeText.push(t);
       this.shapeLength += t.length;
@@ -286,6 +301,13 @@ export class LinkExtractor implements BodySink {
 
   private onOpenTag(name: string, a: Record<string, string>): void {
     switch (name) {
+      case 'title':
+        // the first one: the document's title (HTML §4.2.2; its text is RCDATA, one text run)
+        if (this.title === undefined) {
+          this.title = '';
+          this.titleOpen = true;
+        }
+        break;
       case 'aside':
       case 'nav':
         this.asideDepth++;
@@ -380,7 +402,7 @@ export class LinkExtractor implements BodySink {
    * are two documents. A `<link>` of the head is left out: `rel=canonical` or `alternate` names the
    * page's other names, not its content.
    */
-  private shapeAndWords(): { shapeHash: string; words: string[]; wordSketch: string; stableHash: string; echoFreeHash: string; mainHash?: string } {
+  private shapeAndWords(): { shapeHash: string; words: string[]; wordSketch: string; stableHash: string; echoFreeHash: string; mainHash?: string; titleHash?: string } {
     const text = this.shapeText.join('').slice(0, SHAPE_TEXT_LIMIT);
     const words = textWords(text);
     const truncated = this.shapeLength > SHAPE_TEXT_LIMIT;
@@ -392,7 +414,9 @@ export class LinkExtractor implements BodySink {
     for (const r of this.refs) if (inBody(r)) linked += '\n' + r.raw;
     const own = withoutOwnAddress(linked, this.documentUrl, this.documentParts);
     const main = this.hadAside ? this.mainHash() : undefined;
-    return { shapeHash: pageShape(text, this.documentParts ?? this.documentUrl, truncated), words, wordSketch: wordSketch(words), ...textHashes(own, truncated), ...(main === undefined ? {} : { mainHash: main }) };
+    const title = this.title?.replace(/\s+/g, ' ').trim().toLowerCase();
+    const titleHash = title === undefined || title === '' ? undefined : createHash('sha256').update(title).digest('hex').slice(0, 16);
+    return { shapeHash: pageShape(text, this.documentParts ?? this.documentUrl, truncated), words, wordSketch: wordSketch(words), ...textHashes(own, truncated), ...(main === undefined ? {} : { mainHash: main }), ...(titleHash === undefined ? {} : { titleHash }) };
   }
 
   /** The stable hash of the text and links outside `aside` and `nav` (`ExtractResult.mainHash`). */

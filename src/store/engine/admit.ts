@@ -22,6 +22,7 @@ import { canonicalize, identity, inScope, isUrlError, transform, type Identity, 
 import type { EngineParts } from './parts.js';
 import { answeredDocument, answeredNoDocument, entrySummary, lookupEntry, recordOfKey, setUrl } from './url-state.js';
 import type { WriteQueue } from './write-queue.js';
+import { checkOfTitledImage, titledImages } from './titled-images.js';
 
 /** Presence of a key in the seen set: absent for sure, present, or asked of the database. */
 const ABSENT = 0;
@@ -67,6 +68,8 @@ class Items {
   aliasWanted: number[] | undefined;
   /** Present keys whose entry is an unlinked image (`UrlEntry.i`), with the entry as written: a link names them now. */
   images: Map<string, string> | undefined;
+  /** Rules' rewrites that answered a page under the title of the not-found page (`titledImages`). */
+  titled: Set<string> | undefined;
   /** Some mapping went through a chain of rules (`stopChains` reads its steps). */
   chains = false;
   /** Pairs: input index of an in-batch duplicate, input index of its first occurrence. */
@@ -405,6 +408,7 @@ async function checkSeen(s: Pick<EngineParts, 'kv' | 'seen'>, items: Items): Pro
   return found;
 }
 
+
 /** Phase 4: decisions, in input order, into one batch. */
 function decide(s: Pick<EngineParts, 'frontier' | 'o' | 'rules' | 'seen'>, txn: Txn, urls: readonly string[], items: Items, found: Set<string> | undefined, depth: number, now: number, src: string | undefined, results: (AdmitResult | undefined)[], deliver: boolean): void {
   const isPresent = (k: string, p: number): boolean => (p === ASKED ? found?.has(k) === true : p === PRESENT);
@@ -461,7 +465,8 @@ function decide(s: Pick<EngineParts, 'frontier' | 'o' | 'rules' | 'seen'>, txn: 
       admitted = true;
     }
     if (via !== 'alias' && !isPresent(k0, items.identityPresence[j]!) && !txn.creates(k0)) {
-      const entry = rewritten(s, k0, key, via, depth, now, src);
+      // (onto a page under the not-found title: a check, fetched as itself and compared with it)
+      const entry = items.titled?.has(key) === true ? { s: 'queued' as const, d: depth, t: now, k: 'v' as const, by: via, to: key, ...(src === undefined ? {} : { src }) } : rewritten(s, k0, key, via, depth, now, src);
       setUrl(s, txn, k0, undefined, entry);
       // a check needs both names fetched: a rewrite queued here is offered first too
       if (entry.k === 'v' && admitted) {
@@ -604,6 +609,10 @@ export async function admitBatch(s: EngineParts, q: WriteQueue, urls: readonly s
   await stopChains(s, items);
   await followAliases(s, items);
   const found = await checkSeen(s, items);
+  await titledImages(s, items, (j) => {
+    const p = items.canonicalPresence[j]!;
+    return p === PRESENT || (p === ASKED && found?.has(items.canonicalKey[j]!) === true);
+  });
   const txn = q.newTxn();
   decide(s, txn, urls, items, found, depth, now, src, results, deliver);
   return { value: results as AdmitResult[], written: q.submit(txn, epoch) };
@@ -643,9 +652,11 @@ export async function admitOne(s: EngineParts, txn: Txn, rec: UriRecord, k0: str
     else linkImage(s, txn, k0, own);
     return { key: r?.key ?? p.key, admitted: r?.admitted ?? false, via, onto: p.key };
   }
-  if (key !== k0 && via !== undefined && via.startsWith('rule:') && (await getUrl(s.kv, txn, k0)) === undefined && (await rewriteAnsweredNoDocument(s, txn, key))) {
-    // the rule's rewrite already answered no document: the URL is queued as itself (as in `decide`)
-    const entry: UrlEntry = { s: 'queued', d: depth, t: now };
+  const titled = key !== k0 && via !== undefined && (await getUrl(s.kv, txn, k0)) === undefined ? await checkOfTitledImage(s, txn, key, via, { d: depth, t: now }) : undefined;
+  if (titled !== undefined || (key !== k0 && via !== undefined && via.startsWith('rule:') && (await getUrl(s.kv, txn, k0)) === undefined && (await rewriteAnsweredNoDocument(s, txn, key)))) {
+    // the rule's rewrite already answered no document: the URL is queued as itself (as in
+    // `decide`); a page under the not-found title: as a check
+    const entry: UrlEntry = titled ?? { s: 'queued', d: depth, t: now };
     if (src !== undefined) entry.src = src;
     setUrl(s, txn, k0, undefined, entry, rec);
     return { key: k0, admitted: true, via: undefined, onto: k0 };
@@ -683,6 +694,7 @@ export async function rewriteAnsweredNoDocument(s: Pick<EngineParts, 'kv'>, txn:
   if (e.s === 'redirected') return (await getEvidence(s.kv, txn, evidenceKeys.loop(key))) !== undefined;
   return answeredNoDocument(e);
 }
+
 
 /** A URL named now (a redirect's target, a URL given back): an unlinked image it was is linked (`UrlEntry.i`). */
 function linkImage(s: Pick<EngineParts, 'frontier'>, txn: Txn, key: string, e: UrlEntry): void {

@@ -242,7 +242,7 @@ export async function recordFetch(s: EngineParts, q: WriteQueue, learner: RuleLe
   txn.queue.landed.push(target.key);
   // every answer is evidence for the learner: a document, or a failed rewrite
   const status = failed && response.status < 500 ? 0 : response.status;
-  const changes = s.o.learnRules ? await learner.fromFetch(txn, target, response.contentHash, status, prevTarget, now, response.shapeHash, response.stableHash, claims, response.echoFreeHash, response.mainHash) : noRuleChanges();
+  const changes = s.o.learnRules ? await learner.fromFetch(txn, target, response.contentHash, status, prevTarget, now, response.shapeHash, response.stableHash, claims, response.echoFreeHash, response.mainHash, response.titleHash) : noRuleChanges();
   await queueChecks(s, txn, changes.checks, entry.d, now);
   await q.commit(txn);
   await afterRuleChanges(s, q, changes);

@@ -12,6 +12,7 @@ import { dirOf } from '../learning/rule-scope.js';
 import { hostTag } from '../host-tag.js';
 import type { FrontierEntry, PruneEntry } from '../seen-store.js';
 import { admitOne, checksRewrite, countChecked, rewriteAnsweredNoDocument, sampledRule } from './admit.js';
+import { checkOfTitledImage } from './titled-images.js';
 import { getAlias, getUrl, prefetchUrls, type Txn } from './batch.js';
 import { canonicalize, identity, isUrlError, presetOff, transform, type Identity, type Transformed } from './canonicalize.js';
 import type { RuleChanges } from '../learning/contract.js';
@@ -380,6 +381,12 @@ async function pruneOnto(s: EngineParts, txn: Txn, key: string, rec: UriRecord, 
   if (r.via.startsWith('rule:') && (await rewriteAnsweredNoDocument(s, txn, r.key))) return false;
   const still = await getUrl(s.kv, txn, key);
   if (still?.s !== 'queued') return false;
+  // a page under the not-found title: fetched as itself, a check, and compared with it
+  const check = still.k === undefined ? await checkOfTitledImage(s, txn, r.onto, r.via, carried(still, depth, now)) : undefined;
+  if (check !== undefined) {
+    setUrl(s, txn, key, still, check);
+    return false;
+  }
   // (onto the presets' output where the rules move that further: a URL of its own, admit.ts)
   setUrl(s, txn, key, still, { ...carried(still, depth, now), s: 'pruned', by: r.via, to: r.onto });
   return true;
@@ -560,7 +567,10 @@ async function restoreEntry(s: EngineParts, txn: Txn, key: string, prev: UrlEntr
     if (r.key !== key && !(t.via.startsWith('rule:') && (await rewriteAnsweredNoDocument(s, txn, r.key)))) onto = r.key;
   }
   const cur = (await getUrl(s.kv, txn, key)) ?? prev;
-  if (onto !== undefined && t.via !== undefined) setUrl(s, txn, key, cur, { ...carried(cur, cur.d, now), s: 'pruned', by: t.via, to: onto });
+  // (a page under the not-found title: queued as a check, compared with it)
+  const check = onto !== undefined && t.via !== undefined ? await checkOfTitledImage(s, txn, onto, t.via, carried(cur, cur.d, now)) : undefined;
+  if (check !== undefined) setUrl(s, txn, key, cur, check, rec);
+  else if (onto !== undefined && t.via !== undefined) setUrl(s, txn, key, cur, { ...carried(cur, cur.d, now), s: 'pruned', by: t.via, to: onto });
   else setUrl(s, txn, key, cur, { ...carried(cur, cur.d, now), s: 'queued' }, rec);
   return !(onto !== undefined && t.via === reason);
 }

@@ -31,6 +31,8 @@ export interface ContentPair {
   readonly spec: RuleSpec;
   /** A rewritten URL fetched as itself to check the rule (DUSTBuster's validation). */
   readonly sample?: boolean;
+  /** Evidence against the rule alone: equal content in this direction supports nothing (`canonicalSuffix`). */
+  readonly against?: true;
 }
 
 /** Other documents of one path read for parameter pairs. */
@@ -117,7 +119,10 @@ export async function contentPairs(fetched: Pick<PathDocuments, 'documents' | 'v
     if (spec === undefined) continue;
     if (applies(spec, u.rec)) {
       const to = apply(spec, u.rec);
+      // an active rule acts in the direction it has, whatever equal content would say: a page
+      // it sends elsewhere, fetched as itself, refutes it there if the two differ
       if (canonicalSuffix(spec, u.rec.path, to.path)) out.push({ variant: u.key, base: keyFromRecord(to), spec });
+      else if (rule.state === 'active') out.push({ variant: u.key, base: keyFromRecord(to), spec, against: true });
     }
     for (const p of preimages(spec, u.rec)) if (canonicalSuffix(spec, p.path, u.rec.path)) out.push({ variant: keyFromRecord(p), base: u.key, spec });
   }

@@ -254,11 +254,11 @@ export class RuleLearner {
    * The answer for `u` fetched as itself (`prev`: its entry before this fetch, which says whether
    * it was a probe, a recheck or a sampled rewrite).
    */
-  async fromFetch(txn: Txn, u: LearnedUrl, hash: string | undefined, status: number, prev: UrlEntry | undefined, now: number, shape?: string, stable?: string, claims: readonly RepresentationClaim[] = [], echoFree?: string, main?: string): Promise<RuleChanges> {
+  async fromFetch(txn: Txn, u: LearnedUrl, hash: string | undefined, status: number, prev: UrlEntry | undefined, now: number, shape?: string, stable?: string, claims: readonly RepresentationClaim[] = [], echoFree?: string, main?: string, title?: string): Promise<RuleChanges> {
     const changes = noRuleChanges();
     const host = hostOf(u.rec);
     if (prev?.k === 'p') {
-      const soft = await this.notFound.record(txn, u, status, hash, shape);
+      const soft = await this.notFound.record(txn, u, status, hash, shape, title);
       if (soft !== undefined) {
         await this.discountNotFound(txn, host, soft, changes);
         await this.rewritesNotFound(txn, u, soft, changes, now);
@@ -320,6 +320,7 @@ export class RuleLearner {
     // directory's not-found page is asked for (a soft 404 there would have passed for one), and a
     // probe that finds it fails the rewrite
     if (this.policy.probeNotFound && (await this.rewrittenBeyondEvidence(txn, rewrites))) await this.notFound.ask(txn, u, dirOf(u.rec.path), changes.checks);
+    changes.checks.push(...(await this.notFound.originalsToCheck(txn, u, title, rewrites)));
     return changes;
   }
 
@@ -482,6 +483,7 @@ export class RuleLearner {
    * changes the bytes on every fetch, its stable hash).
    */
   private async compared(txn: Txn, p: ContentPair, equal: boolean, ve: UrlEntry, be: UrlEntry, changes: RuleChanges, now: number, doc = ve.c!): Promise<void> {
+    if (equal && p.against === true) return;
     // the rules this pair is evidence about: its own, a chain's, a group's parts (rewrite-chain.ts)
     const specs = await judgedRules(this.reads.rules.activeOf, () => this.liveRulesOf(txn, hostOf(recordOfKey(p.variant))), (id) => this.ruleOf(txn, id), p, equal);
     for (const spec of specs) await this.comparedFor(txn, { ...p, spec }, equal, ve, be, changes, now, doc);
@@ -570,12 +572,13 @@ export class RuleLearner {
    * A probe found the not-found page of its directory: rewrites there that were taken for documents
    * before it (a rule's image that answered the same page, echo and all) are failed rewrites.
    */
-  private async rewritesNotFound(txn: Txn, probe: LearnedUrl, soft: { hash: string; shape?: string }, changes: RuleChanges, now: number): Promise<void> {
+  private async rewritesNotFound(txn: Txn, probe: LearnedUrl, soft: { hash: string; shape?: string; title?: string }, changes: RuleChanges, now: number): Promise<void> {
     if (probe.rec.query !== undefined) return;
     const dirKey = probe.key.slice(0, probe.key.lastIndexOf('/') + 1);
     const prefix = evidenceKeys.rewritePrefix(dirKey).slice(0, -SEP.length);
     const targetAt = prefix.length - dirKey.length;
     const done = new Set<string>();
+    changes.checks.push(...(await this.notFound.titledBefore(txn, dirKey, soft.title, EXISTING_SAMPLE)));
     for await (const [k] of this.reads.kv.entries('evidence', { ...startsWithRange(prefix), limit: EXISTING_SAMPLE })) {
       const target = k.slice(targetAt, k.lastIndexOf(SEP));
       if (done.has(target)) continue;

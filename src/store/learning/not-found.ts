@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { keyFromRecord } from '../../normalize/index.js';
-import { decodeJson, encodeJson, encodeUrlEntry, evidenceKeys, prefixRange, SEP, type UrlEntry } from '../keys.js';
+import { decodeJson, encodeJson, encodeUrlEntry, evidenceKeys, prefixRange, SEP, startsWithRange, type UrlEntry } from '../keys.js';
 import { readRange, type Kv, type KvOp } from '../backends/kv.js';
 import { bareDirOf, bareParameterPath } from './parameter-difference.js';
 import { hostOf, isDocumentStatus } from '../rules.js';
@@ -31,7 +31,12 @@ interface Signature {
    * page-shape.ts, probed again when asked.
    */
   readonly v?: number;
+  /** The page's title hash (`FetchRecord.titleHash`), where it had a title. */
+  readonly t?: string;
 }
+
+/** An image title (`evidenceKeys.imageTitle`) found to be a not-found page's starts with this. */
+export const TITLED = '!';
 
 /** A probe's name: no server has it. */
 export const PROBE_SEGMENT = 'urldedup-not-found-';
@@ -132,11 +137,11 @@ export class NotFoundSignatures {
   }
 
   /** A probe's answer. Returns the soft-404 signature it found (a 2xx body), if any. */
-  async record(txn: Txn, u: LearnedUrl, status: number, hash: string | undefined, shape?: string): Promise<{ dir: string; hash: string; shape?: string } | undefined> {
+  async record(txn: Txn, u: LearnedUrl, status: number, hash: string | undefined, shape?: string, title?: string): Promise<{ dir: string; hash: string; shape?: string; title?: string } | undefined> {
     const dir = bareDirOf(u.rec.path);
-    const sig: Signature = { st: status, ...(hash === undefined ? {} : { c: hash }), ...(shape === undefined ? {} : { x: shape, v: SHAPE_VERSION }) };
+    const sig: Signature = { st: status, ...(hash === undefined ? {} : { c: hash }), ...(shape === undefined ? {} : { x: shape, v: SHAPE_VERSION }), ...(title === undefined ? {} : { t: title }) };
     putEvidence(txn, evidenceKeys.notFound(hostOf(u.rec), dir), encodeJson(sig));
-    return isDocumentStatus(status) && hash !== undefined ? { dir, hash, ...(shape === undefined ? {} : { shape }) } : undefined;
+    return isDocumentStatus(status) && hash !== undefined ? { dir, hash, ...(shape === undefined ? {} : { shape }), ...(title === undefined ? {} : { title }) } : undefined;
   }
 
   /** True when a 2xx entry is the host's not-found page where `key` lies: marked so, or its body matches. */
@@ -151,6 +156,66 @@ export class NotFoundSignatures {
     const marked: UrlEntry = { ...e, z: true };
     txn.urls.set(key, marked);
     txn.put('url', key, encodeUrlEntry(marked));
+  }
+
+  /**
+   * The originals to fetch, as checks, of a document `u` that rules' rewrites answered (`rewrites`,
+   * the rewrite index of `u`: [key, reason]) under the title of the not-found page of a directory
+   * that holds it. A not-found page that varies with the path by more than an echo (one that
+   * suggests the pages sharing words with the path, "did you mean") has another shape for every
+   * path and passes for a document, so a rewrite that landed on one would never be seen to fail;
+   * its title stays. The title is no verdict (a site may title every page alike): the original,
+   * fetched as itself, is compared with `u` as any rule's sample is. The title is kept
+   * (`evidenceKeys.imageTitle`) for a probe that answers later (`titledBefore`).
+   */
+  async originalsToCheck(txn: Txn, u: LearnedUrl, title: string | undefined, rewrites: readonly (readonly [string, string])[]): Promise<CheckRequest[]> {
+    if (title === undefined) return [];
+    const prefix = evidenceKeys.notFoundPrefix(hostOf(u.rec));
+    const bare = bareParameterPath(u.rec.path);
+    let titled = false;
+    let asked = false;
+    for (const [k, v] of await this.entriesOf(hostOf(u.rec))) {
+      if (!bare.startsWith(k.slice(prefix.length))) continue;
+      if (v === '') asked = true;
+      else if (decodeJson<Signature>(v).t === title) titled = true;
+    }
+    if (titled) {
+      // kept for a rewrite made later: its URL is queued as a check (admit.ts `checkOfTitledImage`)
+      putEvidence(txn, evidenceKeys.imageTitle(u.key), TITLED + title);
+      return this.originals(txn, rewrites);
+    }
+    // a rule's image, or any page while the probe is out: its title waits for the probe's
+    if (asked || rewrites.some(([, reason]) => reason.startsWith('rule:'))) putEvidence(txn, evidenceKeys.imageTitle(u.key), title);
+    return [];
+  }
+
+  /**
+   * A probe in `dirKey` (a URL key up to its directory) answered a page titled `title`: the pages
+   * under it kept with that title (`originalsToCheck`, fetched before the probe answered) are
+   * marked so, and the originals rules rewrote onto them are checked.
+   */
+  async titledBefore(txn: Txn, dirKey: string, title: string | undefined, limit: number): Promise<CheckRequest[]> {
+    if (title === undefined) return [];
+    const out: CheckRequest[] = [];
+    const prefix = evidenceKeys.imageTitle(dirKey);
+    for (const [k, v] of await readRange(this.kv, 'evidence', { ...startsWithRange(prefix), limit })) {
+      if (v !== title) continue;
+      const target = k.slice(prefix.length - dirKey.length);
+      putEvidence(txn, k, TITLED + title);
+      out.push(...(await this.originals(txn, await readRange(this.kv, 'evidence', { ...prefixRange(evidenceKeys.rewritePrefix(target)), limit: 256 }))));
+    }
+    return out;
+  }
+
+  /** Checks of the originals still pruned among `rewrites` ([rewrite-index key, reason]). */
+  private async originals(txn: Txn, rewrites: readonly (readonly [string, string])[]): Promise<CheckRequest[]> {
+    const out: CheckRequest[] = [];
+    for (const [k, reason] of rewrites) {
+      if (!reason.startsWith('rule:')) continue;
+      const original = k.slice(k.lastIndexOf(SEP) + 1);
+      if ((await getUrl(this.kv, txn, original))?.s === 'pruned') out.push({ kind: 'original', key: original, rec: recordOfKey(original) });
+    }
+    return out;
   }
 
   /**
