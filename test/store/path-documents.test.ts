@@ -77,6 +77,16 @@ describe('PathDocuments', () => {
     expect(await docs.documents('h.example', '/p', 32)).toEqual(['k0']);
   });
 
+  it('pairs: the kept documents whose image is a kept document too; none on a host too large to keep', async () => {
+    const kv = new MemoryKv();
+    const docs = new PathDocuments(kv);
+    const key = (p: string): string => `example,a)http://${p}`;
+    await commit(kv, docs, [doc('a.example', '/x.html', key('/x.html')), doc('a.example', '/x', key('/x')), doc('a.example', '/y.html', key('/y.html')), doc('a.example', '/z', key('/z'))]);
+    const image = (k: string): string | undefined => (k.endsWith('.html') ? k.slice(0, -5) : undefined);
+    expect(await docs.pairs('a.example', (p) => p.endsWith('.html'), image, 8)).toEqual([[key('/x.html'), key('/x')]]);
+    expect(await docs.pairs('a.example', () => false, image, 8)).toEqual([]);
+  });
+
   it('reads a large host path by path, and forgets everything on clear', async () => {
     const kv = new MemoryKv();
     const docs = new PathDocuments(kv);

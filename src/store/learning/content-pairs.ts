@@ -112,19 +112,18 @@ const VARIANT_SAMPLE = 8;
 
 export async function contentPairs(fetched: Pick<PathDocuments, 'documents' | 'variants'>, u: LearnedUrl, rules: readonly RuleRecord[], documents: readonly string[]): Promise<ContentPair[]> {
   const out: ContentPair[] = [];
-  // 1. the live rules of the host, both ways (a suffix rule only where its direction is the one
-  // equal content gives that pair, `canonicalSuffix`)
+  // 1. the live rules of the host, both ways (a suffix rule supported only where its direction is
+  // the one equal content gives that pair, `canonicalSuffix`)
   for (const rule of rules) {
     const spec = parseSpec(rule.spec);
     if (spec === undefined) continue;
     if (applies(spec, u.rec)) {
       const to = apply(spec, u.rec);
-      // an active rule acts in the direction it has, whatever equal content would say: a page
-      // it sends elsewhere, fetched as itself, refutes it there if the two differ
-      if (canonicalSuffix(spec, u.rec.path, to.path)) out.push({ variant: u.key, base: keyFromRecord(to), spec });
-      else if (rule.state === 'active') out.push({ variant: u.key, base: keyFromRecord(to), spec, against: true });
+      // a rule acts in the direction it has, whatever equal content would say: a page it sends
+      // elsewhere, fetched as itself, refutes it there if the two differ
+      out.push(canonicalSuffix(spec, u.rec.path, to.path) ? { variant: u.key, base: keyFromRecord(to), spec } : { variant: u.key, base: keyFromRecord(to), spec, against: true });
     }
-    for (const p of preimages(spec, u.rec)) if (canonicalSuffix(spec, p.path, u.rec.path)) out.push({ variant: keyFromRecord(p), base: u.key, spec });
+    for (const p of preimages(spec, u.rec)) out.push(canonicalSuffix(spec, p.path, u.rec.path) ? { variant: keyFromRecord(p), base: u.key, spec } : { variant: keyFromRecord(p), base: u.key, spec, against: true });
   }
   // 2. a default document and its directory
   const path = u.rec.path;

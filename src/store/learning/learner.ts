@@ -146,6 +146,7 @@ export class RuleLearner {
     const offered = obs.v === 'for' && isParameterRule(spec) && at.v !== undefined && !looksMinted(at.v) && ownPageOffered(recordOfKey(at.s), (await getUrl(this.reads.kv, txn, at.s))?.src);
     const tr = obs.v === 'for' ? support(rule, { ...(at as Support), ...(offered ? { o: true as const } : {}) }, obs, this.limits) : contradict(rule, at, obs, this.limits);
     this.write(txn, before, tr, changes);
+    if (before !== undefined && before.state !== 'active' && tr.rule.state === 'active') await this.judgePairs(txn, host, spec, changes, obs.t);
     if (obs.v === 'for' && 'd' in site && obs.how === 'redirect') putEvidence(txn, evidenceKeys.redirectSupport(site.d, id), '');
     if (before === undefined) {
       // the host's not-found answer is learned before a rule can act on it: with its first
@@ -164,6 +165,18 @@ export class RuleLearner {
       if (applies(spec, rec)) await this.compare(txn, { variant: key, base: keyFromRecord(apply(spec, rec)), spec }, changes, now);
       if (++n >= EXISTING_SAMPLE) break;
     }
+    await this.judgePairs(txn, host, spec, changes, now);
+  }
+
+  /**
+   * A suffix rule, new or now active: each pair of its host's documents it sends one onto the
+   * other. Content supports it in one direction only (content-pairs.ts), so a pair fetched while it
+   * was not live is judged now, or the rule would send a page onto another it differs from.
+   */
+  private async judgePairs(txn: Txn, host: string, spec: RuleSpec, changes: RuleChanges, now: number): Promise<void> {
+    if (spec.kind !== 'suffix') return;
+    const image = (key: string): string | undefined => (applies(spec, recordOfKey(key)) ? keyFromRecord(apply(spec, recordOfKey(key))) : undefined);
+    for (const [variant, base] of await this.pathDocuments.pairs(host, (p) => p.endsWith(spec.from), image, EXISTING_SAMPLE)) await this.compare(txn, { variant, base, spec, against: true }, changes, now);
   }
 
   // ---- redirects -------------------------------------------------------------------------------

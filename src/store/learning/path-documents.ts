@@ -12,6 +12,8 @@
 import { evidenceKeys, prefixRange, SEP, startsWithRange } from '../keys.js';
 import type { Kv, KvOp } from '../backends/kv.js';
 import { foldCase, stemOf } from './path-variants.js';
+import { bareParameterPath } from './parameter-difference.js';
+import { recordOfKey } from '../engine/url-state.js';
 
 /** Entries of one host kept at most. */
 const HOST_ENTRIES = 20_000;
@@ -117,6 +119,27 @@ export class PathDocuments {
     this.large.clear();
     this.total = 0;
     for (const host of this.writes.keys()) this.writes.set(host, this.writes.get(host)! + 1);
+  }
+
+  /**
+   * Documents of `host` under the paths `want` accepts whose `image` (a key, or undefined) is a
+   * document of the host too, as `[key, image]`, at most `limit`: from the kept table only (a host
+   * too large to keep gives none).
+   */
+  async pairs(host: string, want: (barePath: string) => boolean, image: (key: string) => string | undefined, limit: number): Promise<[string, string][]> {
+    const docs = this.hosts.get(host) ?? (!this.keep || this.large.has(host) ? undefined : await this.load(host));
+    const out: [string, string][] = [];
+    if (docs === undefined) return out;
+    for (const [path, keys] of docs) {
+      if (!want(path)) continue;
+      for (const key of keys) {
+        const to = image(key);
+        if (to === undefined || to === key || !(docs.get(bareParameterPath(recordOfKey(to).path)) ?? []).includes(to)) continue;
+        out.push([key, to]);
+        if (out.length >= limit) return out;
+      }
+    }
+    return out;
   }
 
   /**
