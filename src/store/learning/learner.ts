@@ -29,7 +29,7 @@
 import { keyFromRecord, looksMinted } from '../../normalize/index.js';
 import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, startsWithRange, type UrlEntry } from '../keys.js';
 import { outsidePartition } from '../host-tag.js';
-import { bareDirOf, bareParameterPath, ownPageOffered, parameterDifference, withoutAddedParameters } from './parameter-difference.js';
+import { bareParameterPath, ownPageOffered, parameterDifference, withoutAddedParameters } from './parameter-difference.js';
 import { dirOf, type ContradictionSite, type Support } from './rule-scope.js';
 import { imageEnd, takeWaiting, type ImageEnd } from './image-redirects.js';
 import { placeOf, readPrefix, redirectSupport, valueOf } from './observation-site.js';
@@ -59,7 +59,7 @@ import {
 } from '../rules.js';
 import { getEvidence, getUrl, putEvidence, type Txn } from '../engine/batch.js';
 import { contentPairs, imageKey, mirrorPairs, prefixPairs, preimages, representationPairs, tailsAlike, type ContentPair, type RepresentationClaim } from './content-pairs.js';
-import { NotFoundSignatures } from './not-found.js';
+import { NotFoundSignatures, rewrittenBeyondEvidence } from './not-found.js';
 import { PathDocuments } from './path-documents.js';
 import { awaitRecheck, LARGE_DIFFERENCE, MAIN_STABLE, PENDING, settleRecheck, sketchSimilarity, STABLE, TEXT_STABLE, UNSTABLE, type RecheckHashes } from './stability.js';
 import { recordOfKey } from '../engine/url-state.js';
@@ -332,7 +332,7 @@ export class RuleLearner {
     // a rule's rewrite, made where its evidence does not lie, that answered a document: its
     // directory's not-found page is asked for (a soft 404 there would have passed for one), and a
     // probe that finds it fails the rewrite
-    if (this.policy.probeNotFound && (await this.rewrittenBeyondEvidence(txn, rewrites))) await this.notFound.ask(txn, u, dirOf(u.rec.path), changes.checks);
+    if (this.policy.probeNotFound && (await rewrittenBeyondEvidence((id) => this.ruleOf(txn, id), rewrites))) await this.notFound.ask(txn, u, dirOf(u.rec.path), changes.checks);
     changes.checks.push(...(await this.notFound.originalsToCheck(txn, u, title, rewrites)));
     return changes;
   }
@@ -567,19 +567,6 @@ export class RuleLearner {
     await this.discountWhere(txn, host, (s) => s.p.startsWith(soft.dir) && (s.d === soft.hash || notFound(s.s) || notFound(s.t)), changes);
   }
 
-  /**
-   * True when a rule rewrote some URL onto `u` (the rewrite index) from a directory where none of
-   * its support lies: the rule acted beyond the places its evidence showed.
-   */
-  private async rewrittenBeyondEvidence(txn: Txn, rewrites: readonly (readonly [string, string])[]): Promise<boolean> {
-    for (const [k, reason] of rewrites) {
-      const rule = reason.startsWith('rule:') ? await this.ruleOf(txn, reason.slice(5)) : undefined;
-      if (rule === undefined) continue;
-      const dir = bareDirOf(recordOfKey(k.slice(k.lastIndexOf(SEP) + 1)).path);
-      if (!(rule.support ?? []).some((s) => dirOf(s.p) === dir)) return true;
-    }
-    return false;
-  }
 
   /**
    * A probe found the not-found page of its directory: rewrites there that were taken for documents

@@ -13,7 +13,8 @@ import { keyFromRecord } from '../../normalize/index.js';
 import { decodeJson, encodeJson, encodeUrlEntry, evidenceKeys, prefixRange, SEP, startsWithRange, type UrlEntry } from '../keys.js';
 import { readRange, type Kv, type KvOp } from '../backends/kv.js';
 import { bareDirOf, bareParameterPath } from './parameter-difference.js';
-import { hostOf, isDocumentStatus } from '../rules.js';
+import { hostOf, isDocumentStatus, type RuleRecord } from '../rules.js';
+import { dirOf } from './rule-scope.js';
 import { getEvidence, getUrl, putEvidence, type Txn } from '../engine/batch.js';
 import { recordOfKey } from '../engine/url-state.js';
 import type { CheckRequest, LearnedUrl } from './contract.js';
@@ -235,4 +236,20 @@ export class NotFoundSignatures {
     }
     return false;
   }
+}
+
+/**
+ * True when a rule rewrote some URL onto a page (`rewrites`, its rewrite index: [key, reason])
+ * from a directory where none of its support lies: the rule acted beyond the places its evidence
+ * showed, and that directory's not-found page is asked for (a soft 404 there would pass for a
+ * document).
+ */
+export async function rewrittenBeyondEvidence(ruleOf: (id: string) => Promise<RuleRecord | undefined>, rewrites: readonly (readonly [string, string])[]): Promise<boolean> {
+  for (const [k, reason] of rewrites) {
+    const rule = reason.startsWith('rule:') ? await ruleOf(reason.slice(5)) : undefined;
+    if (rule === undefined) continue;
+    const dir = bareDirOf(recordOfKey(k.slice(k.lastIndexOf(SEP) + 1)).path);
+    if (!(rule.support ?? []).some((s) => dirOf(s.p) === dir)) return true;
+  }
+  return false;
 }
