@@ -408,7 +408,6 @@ async function checkSeen(s: Pick<EngineParts, 'kv' | 'seen'>, items: Items): Pro
   return found;
 }
 
-
 /** Phase 4: decisions, in input order, into one batch. */
 function decide(s: Pick<EngineParts, 'frontier' | 'o' | 'rules' | 'seen'>, txn: Txn, urls: readonly string[], items: Items, found: Set<string> | undefined, depth: number, now: number, src: string | undefined, results: (AdmitResult | undefined)[], deliver: boolean): void {
   const isPresent = (k: string, p: number): boolean => (p === ASKED ? found?.has(k) === true : p === PRESENT);
@@ -694,7 +693,6 @@ export async function rewriteAnsweredNoDocument(s: Pick<EngineParts, 'kv'>, txn:
   if (e.s === 'redirected') return (await getEvidence(s.kv, txn, evidenceKeys.loop(key))) !== undefined;
   return answeredNoDocument(e);
 }
-
 
 /** A URL named now (a redirect's target, a URL given back): an unlinked image it was is linked (`UrlEntry.i`). */
 function linkImage(s: Pick<EngineParts, 'frontier'>, txn: Txn, key: string, e: UrlEntry): void {

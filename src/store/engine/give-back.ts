@@ -572,7 +572,7 @@ async function restoreEntry(s: EngineParts, txn: Txn, key: string, prev: UrlEntr
   if (check !== undefined) setUrl(s, txn, key, cur, check, rec);
   else if (onto !== undefined && t.via !== undefined) setUrl(s, txn, key, cur, { ...carried(cur, cur.d, now), s: 'pruned', by: t.via, to: onto });
   else setUrl(s, txn, key, cur, { ...carried(cur, cur.d, now), s: 'queued' }, rec);
-  return !(onto !== undefined && t.via === reason);
+  return check !== undefined || !(onto !== undefined && t.via === reason);
 }
 
 /**
