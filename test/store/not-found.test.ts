@@ -100,10 +100,11 @@ describe('not-found signatures', () => {
     };
     await pruned();
     const rewrites = [[evidenceKeys.rewrite(image.key, original.key), 'rule:a.example/suffix:.html>']] as const;
-    // 1. the image answers while the probe is out: its title waits
+    // 1. the image answers while the probe is out: its title waits (a rule's image's alone)
     const [probe] = await ask(kv, sigs, 'http://a.example/docs/x.html', '/docs/');
     let txn = new Txn(0);
     expect(await sigs.originalsToCheck(txn, image, 'T404', rewrites)).toEqual([]);
+    expect(await sigs.originalsToCheck(txn, url('http://a.example/docs/other'), 'T404', [])).toEqual([]);
     await kv.write(txn.ops);
     // the probe answers a page titled alike, whose shape differs (it suggests other pages)
     txn = new Txn(0);
@@ -111,6 +112,7 @@ describe('not-found signatures', () => {
     const later = await sigs.titledBefore(txn, image.key.slice(0, image.key.lastIndexOf('/') + 1), 'T404', 64);
     await kv.write(txn.ops);
     expect(later.map((c) => [c.kind, c.key])).toEqual([['original', original.key]]);
+    expect(await kv.get('evidence', evidenceKeys.imageTitle(url('http://a.example/docs/other').key))).toBeUndefined();
     expect(await kv.get('evidence', evidenceKeys.imageTitle(image.key))).toBe(`${TITLED}T404`);
     // 2. an image fetched once the probe answered: at once; a page titled otherwise: nothing
     txn = new Txn(0);

@@ -174,19 +174,17 @@ export class NotFoundSignatures {
     const prefix = evidenceKeys.notFoundPrefix(hostOf(u.rec));
     const bare = bareParameterPath(u.rec.path);
     let titled = false;
-    let asked = false;
     for (const [k, v] of await this.entriesOf(hostOf(u.rec))) {
-      if (!bare.startsWith(k.slice(prefix.length))) continue;
-      if (v === '') asked = true;
-      else if (decodeJson<Signature>(v).t === title) titled = true;
+      if (v !== '' && bare.startsWith(k.slice(prefix.length)) && decodeJson<Signature>(v).t === title) titled = true;
     }
     if (titled) {
       // kept for a rewrite made later: its URL is queued as a check (admit.ts `checkOfTitledImage`)
       putEvidence(txn, evidenceKeys.imageTitle(u.key), TITLED + title);
       return this.originals(txn, rewrites);
     }
-    // a rule's image, or any page while the probe is out: its title waits for the probe's
-    if (asked || rewrites.some(([, reason]) => reason.startsWith('rule:'))) putEvidence(txn, evidenceKeys.imageTitle(u.key), title);
+    // a rule's image: its title waits for a probe that answers later (kept for these alone, not
+    // for every page of a host whose probe is out)
+    if (rewrites.some(([, reason]) => reason.startsWith('rule:'))) putEvidence(txn, evidenceKeys.imageTitle(u.key), title);
     return [];
   }
 
