@@ -464,8 +464,7 @@ function decide(s: Pick<EngineParts, 'frontier' | 'o' | 'rules' | 'seen'>, txn: 
       admitted = true;
     }
     if (via !== 'alias' && !isPresent(k0, items.identityPresence[j]!) && !txn.creates(k0)) {
-      // (onto a page under the not-found title: a check, fetched as itself and compared with it)
-      const entry = items.titled?.has(key) === true ? { s: 'queued' as const, d: depth, t: now, k: 'v' as const, by: via, to: key, ...(src === undefined ? {} : { src }) } : rewritten(s, k0, key, via, depth, now, src);
+      const entry = rewritten(s, k0, key, via, depth, now, src, items.titled?.has(key) === true);
       setUrl(s, txn, k0, undefined, entry);
       // a check needs both names fetched: a rewrite queued here is offered first too
       if (entry.k === 'v' && admitted) {
@@ -517,8 +516,9 @@ function cachedNoDocument(s: Pick<EngineParts, 'seen'>, key: string, h1: number)
  * place) is queued to be fetched as itself too (the `v` check), and the learner compares it with
  * its rewrite.
  */
-function rewritten(s: Pick<EngineParts, 'o' | 'rules'>, k0: string, key: string, via: string, depth: number, now: number, src: string | undefined): UrlEntry {
-  const entry: UrlEntry = via.startsWith('rule:') && checksRewrite(s, via, k0) ? { s: 'queued', d: depth, t: now, k: 'v', by: via, to: key } : { s: 'pruned', d: depth, t: now, by: via, to: key };
+function rewritten(s: Pick<EngineParts, 'o' | 'rules'>, k0: string, key: string, via: string, depth: number, now: number, src: string | undefined, titled = false): UrlEntry {
+  // (onto a page under the not-found title, titled-images.ts: always a check)
+  const entry: UrlEntry = via.startsWith('rule:') && (titled || checksRewrite(s, via, k0)) ? { s: 'queued', d: depth, t: now, k: 'v', by: via, to: key } : { s: 'pruned', d: depth, t: now, by: via, to: key };
   if (src !== undefined) entry.src = src;
   return entry;
 }
@@ -651,10 +651,11 @@ export async function admitOne(s: EngineParts, txn: Txn, rec: UriRecord, k0: str
     else linkImage(s, txn, k0, own);
     return { key: r?.key ?? p.key, admitted: r?.admitted ?? false, via, onto: p.key };
   }
-  const titled = key !== k0 && via !== undefined && (await getUrl(s.kv, txn, k0)) === undefined ? await checkOfTitledImage(s, txn, key, via, { d: depth, t: now }) : undefined;
-  if (titled !== undefined || (key !== k0 && via !== undefined && via.startsWith('rule:') && (await getUrl(s.kv, txn, k0)) === undefined && (await rewriteAnsweredNoDocument(s, txn, key)))) {
-    // the rule's rewrite already answered no document: the URL is queued as itself (as in
-    // `decide`); a page under the not-found title: as a check
+  // a new URL a rule rewrites onto a failed image is queued as itself (as in `decide`); onto a
+  // page under the not-found title, as a check
+  const fresh = key !== k0 && via?.startsWith('rule:') === true && (await getUrl(s.kv, txn, k0)) === undefined;
+  const titled = fresh ? await checkOfTitledImage(s, txn, key, via!, { d: depth, t: now }) : undefined;
+  if (titled !== undefined || (fresh && (await rewriteAnsweredNoDocument(s, txn, key)))) {
     const entry: UrlEntry = titled ?? { s: 'queued', d: depth, t: now };
     if (src !== undefined) entry.src = src;
     setUrl(s, txn, k0, undefined, entry, rec);
