@@ -171,13 +171,7 @@ export class NotFoundSignatures {
    */
   async originalsToCheck(txn: Txn, u: LearnedUrl, title: string | undefined, rewrites: readonly (readonly [string, string])[]): Promise<CheckRequest[]> {
     if (title === undefined) return [];
-    const prefix = evidenceKeys.notFoundPrefix(hostOf(u.rec));
-    const bare = bareParameterPath(u.rec.path);
-    let titled = false;
-    for (const [k, v] of await this.entriesOf(hostOf(u.rec))) {
-      if (v !== '' && bare.startsWith(k.slice(prefix.length)) && decodeJson<Signature>(v).t === title) titled = true;
-    }
-    if (titled) {
+    if ((await this.signaturesOver(hostOf(u.rec), u.rec.path)).some((sig) => sig.t === title)) {
       // kept for a rewrite made later: its URL is queued as a check (admit.ts `checkOfTitledImage`)
       putEvidence(txn, evidenceKeys.imageTitle(u.key), TITLED + title);
       return this.originals(txn, rewrites);
@@ -223,16 +217,16 @@ export class NotFoundSignatures {
    * request (page-shape.ts in the crawler).
    */
   async matches(_txn: Txn, host: string, path: string, hash: string, shape?: string): Promise<boolean> {
+    return (await this.signaturesOver(host, path)).some((sig) => sig.c === hash || (shape !== undefined && sig.x === shape && isDocumentStatus(sig.st)));
+  }
+
+  /** The answered signatures of `host` whose directory holds `path` (without segment parameters). */
+  private async signaturesOver(host: string, path: string): Promise<Signature[]> {
     const prefix = evidenceKeys.notFoundPrefix(host);
     const bare = bareParameterPath(path);
-    for (const [k, v] of await this.entriesOf(host)) {
-      if (v === '') continue;
-      const dir = k.slice(prefix.length);
-      if (!bare.startsWith(dir)) continue;
-      const sig = decodeJson<Signature>(v);
-      if (sig.c === hash || (shape !== undefined && sig.x === shape && isDocumentStatus(sig.st))) return true;
-    }
-    return false;
+    const out: Signature[] = [];
+    for (const [k, v] of await this.entriesOf(host)) if (v !== '' && bare.startsWith(k.slice(prefix.length))) out.push(decodeJson<Signature>(v));
+    return out;
   }
 }
 
