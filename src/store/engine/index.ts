@@ -60,7 +60,7 @@ import { EngineParts } from './parts.js';
 import { verify } from './verify.js';
 import { WriteQueue } from './write-queue.js';
 
-/** Takes from the frontier in one `next` call when every entry taken was pruned at hand-out. */
+/** Takes from the frontier under one hold of the queue when every entry taken was pruned at hand-out. */
 const HAND_OUT_ROUNDS = 8;
 
 export { resolveStoreOptions, type ResolvedOptions } from './options.js';
@@ -194,22 +194,29 @@ export class StoreEngine implements SeenStore {
     return this.s.frontier.queuedOn(host);
   }
 
-  next(options: NextOptions = {}): Promise<FrontierEntry[]> {
+  async next(options: NextOptions = {}): Promise<FrontierEntry[]> {
     if (this.s.o.readOnly) return this.readOnlyRefusal();
     const drop = async (blocks: string[]): Promise<void> => {
       const txn = this.q.newTxn();
       for (const b of blocks) txn.del('frontier', b);
       await this.q.commit(txn);
     };
-    return this.q.exclusive(async () => {
-      // entries a rule now sends to a known name are pruned, not handed out (give-back.ts); a
-      // take that lost them all is taken again, a few times at most
-      for (let round = 0; ; round++) {
-        const out = await this.s.frontier.next(options, drop);
-        const kept = await pruneHandedOut(this.s, this.q, out);
-        if (kept.length > 0 || out.length === 0 || round === HAND_OUT_ROUNDS) return kept;
-      }
-    });
+    // entries a rule now sends to a known name are pruned, not handed out (give-back.ts); a take
+    // that lost them all is taken again, the queue held a few rounds at a time. An empty answer
+    // says the frontier has nothing to offer now, so it is never given while a take pruned
+    // something: each such take shortens the queue, so the rounds end. (Returning empty after a
+    // fixed number of rounds ended a crawl with documents still queued behind more URLs pruned at
+    // hand-out than that: simulator seed 91010.)
+    for (;;) {
+      const { taken, kept } = await this.q.exclusive(async () => {
+        for (let round = 0; ; round++) {
+          const out = await this.s.frontier.next(options, drop);
+          const left = await pruneHandedOut(this.s, this.q, out);
+          if (left.length > 0 || out.length === 0 || round === HAND_OUT_ROUNDS) return { taken: out.length, kept: left };
+        }
+      });
+      if (kept.length > 0 || taken === 0) return kept;
+    }
   }
 
   /** One worker: nothing to carry from one holder of a host to the next. */

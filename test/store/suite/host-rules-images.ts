@@ -226,6 +226,47 @@ export function hostRuleImageTests(ctx: SuiteContext): void {
     await verified(store);
   });
 
+  it('hands out a URL queued behind more URLs pruned at hand-out than one take holds, and never answers empty before it', async () => {
+    const { store } = await make();
+    // 24 forms queued before any rule, their plain names unseen; the last of them is a document
+    // whose name no link will give
+    const forms = Array.from({ length: 24 }, (_, i) => `http://hw.example/y${i + 1}?sid=${i + 1}`);
+    await store.admit(forms);
+    for (const d of ['a', 'b', 'c']) {
+      await store.recordFetch(`http://hw.example/${d}`, { status: 200, contentHash: d });
+      await store.recordFetch(`http://hw.example/${d}?sid=7${d}`, { status: 200, contentHash: d });
+    }
+    expect((await collect(store.rules())).find((r) => r.id === 'hw.example/query-parameter:sid')).toMatchObject({ state: 'active' });
+    // the forms left queued as themselves (their names unknown), checks aside
+    const left = forms.filter((_, i) => i < forms.length - 1);
+    const named: string[] = [];
+    for (const f of left) {
+      const plain = f.replace(/\?.*/, '');
+      if ((await store.canonical(f)).state === 'queued' && (await store.canonical(plain)).state === 'unknown') named.push(plain);
+    }
+    expect(named.length).toBeGreaterThan(8);
+    const last = forms[forms.length - 1]!;
+    // every other form's name is linked, and fetched: each of those forms is pruned when handed out
+    await store.admit(named);
+    const offered: string[] = [];
+    const fetchAll = async (limit: number): Promise<void> => {
+      for (let round = 0; round < 200; round++) {
+        const taken = await store.next({ limit, perHost: limit });
+        if (taken.length === 0) return;
+        for (const e of taken) {
+          offered.push(e.url);
+          await store.recordFetch(e.url, e.check === 'probe' ? { status: 404, contentHash: 'nf' } : { status: 200, contentHash: `P${/y(\d+)/.exec(e.url)?.[1] ?? e.url}` });
+        }
+      }
+    };
+    await fetchAll(1);
+    // the store answered empty only once nothing was queued: the last form was fetched
+    expect(offered).toContain(last);
+    expect((await store.stats()).urls.queued).toBe(0);
+    for (const n of named) expect(offered).toContain(n);
+    await verified(store);
+  });
+
   it('offers a check the learner asks for before the rest of its host\'s queue', async () => {
     const { store } = await make();
     await store.admit(Array.from({ length: 40 }, (_, i) => `http://ck.example/q/${i}`));
