@@ -40,6 +40,11 @@ export interface SimRun {
   /** Requests over the site's floor. */
   readonly overFloor: number;
   readonly disallowedFetched: number;
+  /**
+   * URLs the store still held queued when the crawl ended: a crawl that ran to its end (no page
+   * cap, no stop) leaves none, so any is a URL the frontier never handed out.
+   */
+  readonly leftQueued: number;
   readonly seconds: number;
   readonly report?: CrawlReport;
 }
@@ -49,7 +54,7 @@ export async function falseMerges(site: SimSite, store: SeenStore): Promise<Fals
   return (await findFalseMerges(site, store)).map((m) => ({ ...m, via: m.via.replace(/:\d+\//, ':PORT/') }));
 }
 
-function score(site: SimSite, client: string, from: number, seconds: number, merges: readonly FalseMerge[], report?: CrawlReport): SimRun {
+function score(site: SimSite, client: string, from: number, seconds: number, merges: readonly FalseMerge[], leftQueued: number, report?: CrawlReport): SimRun {
   const requests = site.requests.slice(from).filter((r) => r.client === (client.startsWith('wget') ? 'wget' : 'urldedup'));
   const served = new Set<string>();
   for (const r of requests) if (r.document !== undefined) served.add(r.document);
@@ -68,6 +73,7 @@ function score(site: SimSite, client: string, from: number, seconds: number, mer
     requestsPerDocument: Math.round((requests.length / Math.max(1, reached)) * 100) / 100,
     overFloor: Math.round((requests.length / Math.max(1, site.floor)) * 100) / 100,
     disallowedFetched: requests.filter((r) => site.disallowed.has(`${r.host}${r.target}`)).length,
+    leftQueued,
     seconds: Math.round(seconds * 100) / 100,
     ...(report === undefined ? {} : { report }),
   };
@@ -104,13 +110,15 @@ export async function crawlSimWithUrldedup(site: SimSite, presets: readonly Pres
     });
     const store = await openStore(dir, { readOnly: true, presets: [...presets] });
     let merges: FalseMerge[];
+    let left: number;
     try {
       merges = await falseMerges(site, store);
+      left = (await store.stats()).urls.queued;
     } finally {
       await store.close();
     }
     const name = `urldedup${presets.length === 0 ? '' : ` --preset ${presets.join(',')}`}${learnMirrors ? ' --learn-mirrors' : ''}`;
-    return score(site, name, from, (performance.now() - t) / 1000, merges, report);
+    return score(site, name, from, (performance.now() - t) / 1000, merges, left, report);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -133,13 +141,15 @@ export async function crawlSimWithFleet(site: SimSite, redis: string, workers: n
     const reports = await Promise.all(Array.from({ length: workers }, worker));
     const reader = await openFleetStore(redis, { fleet: { name }, presets: [...presets] });
     let merges: FalseMerge[];
+    let left: number;
     try {
       merges = await falseMerges(site, reader);
+      left = (await reader.stats()).urls.queued;
     } finally {
       await reader.close();
     }
     const client = `urldedup fleet of ${workers}${presets.length === 0 ? '' : ` --preset ${presets.join(',')}`}`;
-    return score(site, client, from, (performance.now() - t) / 1000, merges, reports[0]);
+    return score(site, client, from, (performance.now() - t) / 1000, merges, left, reports[0]);
   } finally {
     await destroyRedisStore(redis, name);
   }
@@ -157,7 +167,7 @@ export async function crawlSimWithWget(site: SimSite): Promise<SimRun> {
       p.on('error', reject);
       p.on('close', () => resolve());
     });
-    return score(site, 'wget --recursive', from, (performance.now() - t) / 1000, []);
+    return score(site, 'wget --recursive', from, (performance.now() - t) / 1000, [], 0);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -38,6 +38,7 @@ export function failuresOf(run: SimRun): string[] {
   const notMerged = run.missed.filter((d) => !run.merges.some((m) => m.document === d));
   if (notMerged.length > 0) out.push(`${notMerged.length} documents missed: ${notMerged.slice(0, 4).join(' ')}`);
   if (run.disallowedFetched > 0) out.push(`${run.disallowedFetched} robots.txt-disallowed fetches`);
+  if (run.leftQueued > 0) out.push(`${run.leftQueued} URLs left queued when the crawl ended`);
   return out;
 }
 
