@@ -349,6 +349,21 @@ describe('content pairs', () => {
     expect(h.rewrite('http://l.example/de/news/f.html')).toBe(url('http://l.example/de/news/f.html').key);
   });
 
+  it('a prefix that only doubles a slash is one path read twice, not a copy: a page that differs loses its place only', async () => {
+    const h = new Harness(3);
+    const prefix: RuleSpec = { kind: 'path-prefix', from: '//', to: '/' };
+    // nginx merge_slashes: //x answers /x; links joined by a template carry the doubled slash
+    for (const p of ['guide/a.html', 'guide/b.html', 'guide/c.html', 'news/c.html', 'news/d.html', 'news/e.html']) {
+      await h.fetch(`http://s.example//${p}`, p);
+      await h.fetch(`http://s.example/${p}`, p);
+    }
+    expect(await h.rule('s.example', prefix)).toMatchObject({ state: 'active' });
+    await h.fetch('http://s.example/guide/x.html', 'e', 200, wordSketch(['english', 'words', 'of', 'the', 'page']));
+    await h.fetch('http://s.example//guide/x.html', 'e-other', 200, wordSketch(['andere', 'worte', 'einer', 'seite', 'hier']));
+    expect((await h.rule('s.example', prefix))?.state).toBe('active');
+    expect(h.rewrite('http://s.example//news/f.html')).toBe(url('http://s.example/news/f.html').key);
+  });
+
   it('a moved prefix its redirects support loses only the place where a page under it differs', async () => {
     const h = new Harness(3);
     const prefix: RuleSpec = { kind: 'path-prefix', from: '/old/', to: '/' };

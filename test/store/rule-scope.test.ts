@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { looksMinted } from '../../src/normalize/index.js';
-import { activeScopes, covers, formatScopes, inScope, type ContradictionSite, type Support } from '../../src/store/learning/rule-scope.js';
+import { activeScopes, covers, formatScopes, inScope, readsAsCopy, type ContradictionSite, type Support } from '../../src/store/learning/rule-scope.js';
 
 const at = (p: string, d = p, q = false): Support => ({ p, d, q, s: 'k' + p + d });
 const site = (p: string): ContradictionSite => ({ p, s: 'k' + p });
@@ -209,5 +209,23 @@ describe('rule scope (pattern tree)', () => {
     expect(covers('=/a', '/a/')).toBe(false);
     expect(formatScopes([{ at: '/t/', docs: 3, query: false }, { at: '=/s', docs: 3, query: true }])).toBe('/t/, =/s +query');
     expect(formatScopes([])).toBe('(none)');
+  });
+});
+
+describe('copies of a tree (readsAsCopy)', () => {
+  const content: Support[] = [{ p: '//a.html', d: 'A', t: 'k' }];
+  const redirect: Support[] = [{ p: '/old/a.html', d: 'k' }];
+  it('a mirror, and a prefix on content alone, are copies', () => {
+    expect(readsAsCopy('mirror:a.example', [])).toBe(true);
+    expect(readsAsCopy('path-prefix:/de/>/', [{ p: '/de/a.html', d: 'A', t: 'k' }])).toBe(true);
+    expect(readsAsCopy('path-prefix:/index.php/>/', [{ p: '/index.php/a.html', d: 'A', t: 'k' }])).toBe(true);
+  });
+  it('a prefix its redirects support, or one that only doubles slashes, is not', () => {
+    expect(readsAsCopy('path-prefix:/old/>/', redirect)).toBe(false);
+    expect(readsAsCopy('path-prefix://>/', content)).toBe(false);
+    expect(readsAsCopy('path-prefix:/a//>/a/', content)).toBe(false);
+    expect(readsAsCopy('path-prefix:/a///b/>/a/b/', content)).toBe(false);
+    // a slash doubled and a segment changed: a second tree
+    expect(readsAsCopy('path-prefix:/a//>/b/', content)).toBe(true);
   });
 });

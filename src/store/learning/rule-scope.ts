@@ -69,10 +69,23 @@ export interface Support {
  * page by page where nothing in a URL tells (a translated page, a page edited on a staging copy),
  * so one contradiction withdraws the rule everywhere (rules.ts `rederive`) and its checks keep
  * pace with its rewrites (admit.ts `sampledRule`). A prefix the server moved says so itself: its
- * redirects are its support.
+ * redirects are its support. Nor is a prefix that differs from its target by empty segments only
+ * (`//` onto `/`, `/a//` onto `/a/`) a second tree: it is one path read by a server that merges
+ * slashes (nginx `merge_slashes`, on by default; Apache `MergeSlashes`, on by default since 2.4.39;
+ * a file system's path lookup), one parse for every page, which no page can be edited apart from.
  */
 export function readsAsCopy(spec: string, support: readonly Support[]): boolean {
-  return spec.startsWith('mirror:') || (spec.startsWith('path-prefix:') && support.length > 0 && support.every((s) => s.t !== undefined));
+  if (spec.startsWith('mirror:')) return true;
+  if (!spec.startsWith('path-prefix:') || support.length === 0 || !support.every((s) => s.t !== undefined)) return false;
+  return !mergesSlashes(spec.slice('path-prefix:'.length));
+}
+
+/** True for a prefix pair `FROM>TO` whose `FROM` is `TO` with slashes doubled (`/a//>/a/`). */
+function mergesSlashes(pair: string): boolean {
+  const gt = pair.indexOf('>');
+  const from = pair.slice(0, gt);
+  const to = pair.slice(gt + 1);
+  return gt > 0 && from !== to && from.replace(/\/{2,}/g, '/') === to;
 }
 
 /**
