@@ -213,12 +213,12 @@ describe('rule scope (pattern tree)', () => {
 });
 
 describe('copies of a tree (readsAsCopy)', () => {
-  const content: Support[] = [{ p: '//a.html', d: 'A', t: 'k' }];
-  const redirect: Support[] = [{ p: '/old/a.html', d: 'k' }];
+  const content: Support[] = [{ p: '//a.html', d: 'A', s: 'k1', t: 'k' }];
+  const redirect: Support[] = [{ p: '/old/a.html', d: 'k', s: 'k1' }];
   it('a mirror, and a prefix on content alone, are copies', () => {
     expect(readsAsCopy('mirror:a.example', [])).toBe(true);
-    expect(readsAsCopy('path-prefix:/de/>/', [{ p: '/de/a.html', d: 'A', t: 'k' }])).toBe(true);
-    expect(readsAsCopy('path-prefix:/index.php/>/', [{ p: '/index.php/a.html', d: 'A', t: 'k' }])).toBe(true);
+    expect(readsAsCopy('path-prefix:/de/>/', [{ p: '/de/a.html', d: 'A', s: 'k1', t: 'k' }])).toBe(true);
+    expect(readsAsCopy('path-prefix:/index.php/>/', [{ p: '/index.php/a.html', d: 'A', s: 'k1', t: 'k' }])).toBe(true);
   });
   it('a prefix its redirects support, or one that only doubles slashes, is not', () => {
     expect(readsAsCopy('path-prefix:/old/>/', redirect)).toBe(false);

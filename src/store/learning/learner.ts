@@ -61,7 +61,7 @@ import { getEvidence, getUrl, putEvidence, type Txn } from '../engine/batch.js';
 import { contentPairs, imageKey, mirrorPairs, prefixPairs, preimages, representationPairs, tailsAlike, type ContentPair, type RepresentationClaim } from './content-pairs.js';
 import { NotFoundSignatures, rewrittenBeyondEvidence } from './not-found.js';
 import { PathDocuments } from './path-documents.js';
-import { awaitRecheck, LARGE_DIFFERENCE, MAIN_STABLE, PENDING, settleRecheck, sketchSimilarity, STABLE, TEXT_STABLE, UNSTABLE, type RecheckHashes } from './stability.js';
+import { awaitRecheck, LARGE_DIFFERENCE, MAIN_STABLE, PENDING, settleRecheck, sketchSimilarity, STABLE, stabilityPlace, TEXT_STABLE, UNSTABLE, type RecheckHashes } from './stability.js';
 import { recordOfKey } from '../engine/url-state.js';
 import { failedStep, judgedRules } from './rewrite-chain.js';
 import { answerOf, failuresAlike, loopMayAgree, mayAgree, type FailedAnswer, type RewriteFailure } from './failure-agreement.js';
@@ -440,7 +440,7 @@ export class RuleLearner {
       await this.compared(txn, p, true, ve, be, changes, now, ve.w);
       return;
     }
-    const known = await getEvidence(this.reads.kv, txn, evidenceKeys.stability(host, dirOf(vrec.path)));
+    const known = await getEvidence(this.reads.kv, txn, stabilityPlace(vrec));
     // what stays the same between two fetches of one URL here (the text but for its digits, or
     // the main content beside a block drawn per response): compared on that, as content elsewhere
     const [vk, bk] = known === TEXT_STABLE ? [ve.y, be.y] : known === MAIN_STABLE ? [ve.b, be.b] : [];
@@ -460,10 +460,12 @@ export class RuleLearner {
     const id = ruleId(host, p.spec);
     const rule = await this.ruleOf(txn, id);
     if (rule?.manual === true) return;
-    if (known !== STABLE && sketchSimilarity(ve.m, be.m) < LARGE_DIFFERENCE) {
+    if (known !== STABLE && sketchSimilarity(ve.m, be.m) < LARGE_DIFFERENCE && (known !== undefined || ve.b === undefined || ve.b !== be.b)) {
       // words that differ by far more than a token does: two documents wherever the variant lies,
       // as in an unstable directory (above), so no second fetch can change the verdict (a
-      // translation beside its original, `/a.de.html` and `/a.html`)
+      // translation beside its original, `/a.de.html` and `/a.html`). Not where the main
+      // content is one and the words differ beside it while nothing is known here yet: a block
+      // drawn per response outweighs a short page's words, and the recheck below tells
       await this.compared(txn, p, false, ve, be, changes, now);
       return;
     }
@@ -476,7 +478,7 @@ export class RuleLearner {
       // pages of a stable directory that differ in digits and markup alone: this page may be one
       // that prints a token there (a section's index page among the directory's own files), or
       // another document that differs only in its numbers. Its own second fetch tells.
-      const place = evidenceKeys.stability(host, `=${vrec.path}`);
+      const place = stabilityPlace(vrec, true);
       const own = await getEvidence(this.reads.kv, txn, place);
       if (own === TEXT_STABLE) {
         await this.compared(txn, p, true, ve, be, changes, now, ve.y);

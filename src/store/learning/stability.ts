@@ -11,7 +11,8 @@ import { decodeJson, encodeJson, evidenceKeys, type UrlEntry } from '../keys.js'
 import type { Kv } from '../backends/kv.js';
 import { getEvidence, putEvidence, type Txn } from '../engine/batch.js';
 import type { CheckRequest, LearnedUrl } from './contract.js';
-import { dirOf } from './rule-scope.js';
+import type { UriRecord } from '../../normalize/index.js';
+import { bareDirOf, bareParameterPath } from './parameter-difference.js';
 
 /** A directory's stability (`evidenceKeys.stability`): learned by fetching one of its pages again. */
 export const STABLE = 'stable';
@@ -28,6 +29,17 @@ export const MAIN_STABLE = 'main';
 export const PENDING = 'pending ';
 /** Comparisons kept waiting on one recheck at most. */
 export const MAX_WAITING = 64;
+
+/**
+ * Where the stability of `rec`'s page is kept: its directory's (`own`: the page's own), read from
+ * its path without segment parameters, as its evidence's place is. A session segment is no
+ * directory of the server's (`/(S(id))/a.html` lies in `/`): read with it, each session id was a
+ * directory whose stability nobody had learned, and a page beside a block drawn per response was
+ * taken for another document under every new id (simulator seed 91042).
+ */
+export function stabilityPlace(rec: UriRecord, own = false): string {
+  return evidenceKeys.stability(hostOf(rec), own ? `=${bareParameterPath(rec.path)}` : bareDirOf(rec.path));
+}
 
 /** A comparison waiting for a recheck. */
 export interface Waiting {
@@ -58,7 +70,7 @@ export function sketchSimilarity(a: string | undefined, b: string | undefined): 
  * its directory's does not hold for it: learner.ts `compare`); the comparisons made in the
  * meantime wait for that fetch (`pendingRecheck` of the URL being fetched again).
  */
-export async function awaitRecheck(kv: Pick<Kv, 'get'>, txn: Txn, stability: string | undefined, u: LearnedUrl, waiting: Waiting, checks: CheckRequest[], place = evidenceKeys.stability(hostOf(u.rec), dirOf(u.rec.path))): Promise<void> {
+export async function awaitRecheck(kv: Pick<Kv, 'get'>, txn: Txn, stability: string | undefined, u: LearnedUrl, waiting: Waiting, checks: CheckRequest[], place = stabilityPlace(u.rec)): Promise<void> {
   const fetchedAgain = stability !== undefined && stability.startsWith(PENDING) ? stability.slice(PENDING.length) : u.key;
   const pk = evidenceKeys.pendingRecheck(fetchedAgain);
   const pending = await getEvidence(kv, txn, pk);
@@ -97,8 +109,8 @@ export async function settleRecheck(kv: Pick<Kv, 'get'>, txn: Txn, u: LearnedUrl
   // the text changed in the regions beside the page's own alone: a block drawn per response
   const mainStable = !stable && !textStable && hash !== undefined && mainHash !== undefined && mainHash === prev.b;
   const verdict = stable ? STABLE : textStable ? TEXT_STABLE : mainStable ? MAIN_STABLE : UNSTABLE;
-  const own = evidenceKeys.stability(hostOf(u.rec), `=${u.rec.path}`);
-  const dir = evidenceKeys.stability(hostOf(u.rec), dirOf(u.rec.path));
+  const own = stabilityPlace(u.rec, true);
+  const dir = stabilityPlace(u.rec);
   const ownAsked = (await getEvidence(kv, txn, own)) === PENDING + u.key;
   if (ownAsked) putEvidence(txn, own, verdict);
   if (!ownAsked || (await getEvidence(kv, txn, dir)) === PENDING + u.key) putEvidence(txn, dir, verdict);

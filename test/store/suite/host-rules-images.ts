@@ -3,6 +3,7 @@
 // growing scope; the checks the learner asks for; pages compared on their stable or echo-free text.
 import { expect, it } from 'vitest';
 import { key } from '../../../src/normalize/index.js';
+import { wordSketch } from '../../../src/crawler/html/page-shape.js';
 import { collect, type SuiteContext } from './context.js';
 
 export function hostRuleImageTests(ctx: SuiteContext): void {
@@ -326,6 +327,34 @@ export function hostRuleImageTests(ctx: SuiteContext): void {
     await fetch('http://mb.example/e', 'E');
     await store.recordFetch('http://mb.example/e?sid=4', { status: 200, contentHash: 'E-plain', stableHash: 'E-plain' });
     expect((await sid())!.against).toBe(2);
+    await verified(store);
+  });
+
+  it('a short page whose block drawn per response outweighs its words waits for a recheck, and what it shows holds under every session segment', async () => {
+    const { store } = await make();
+    let draw = 0;
+    // an ASP.NET cookieless id leads the path; random posts in an aside are most of each page's words
+    const fetch = (u: string, main: string): Promise<void> => {
+      draw++;
+      const words = [main, 'short', 'page', ...Array.from({ length: 12 }, (_, i) => `post${draw}w${i}`)];
+      return store.recordFetch(u, { status: 200, contentHash: `${main}#${draw}`, stableHash: `${main}+posts${draw}`, mainHash: main, wordSketch: wordSketch(words) });
+    };
+    const id = (c: string): string => `(S(${c.repeat(24)}))`;
+    await fetch('http://ms.example/a', 'A');
+    await fetch(`http://ms.example/${id('a')}/a`, 'A');
+    // the words differ by far more than a token does, the main content not: no verdict yet, a recheck
+    const rule = async () => (await collect(store.rules())).find((r) => r.id === 'ms.example/path-parameter:(S)');
+    expect((await rule())?.against ?? 0).toBe(0);
+    expect((await store.canonical(`http://ms.example/${id('a')}/a`)).state).toBe('queued');
+    await fetch(`http://ms.example/${id('a')}/a`, 'A');
+    expect(await rule()).toMatchObject({ for: 1, against: 0 });
+    // what the recheck showed holds in the server's directory, whatever the id: no recheck more
+    for (const [d, c] of [['b', 'b'], ['c', 'c']] as const) {
+      await fetch(`http://ms.example/${d}`, d.toUpperCase());
+      await fetch(`http://ms.example/${id(c)}/${d}`, d.toUpperCase());
+      expect((await store.canonical(`http://ms.example/${id(c)}/${d}`)).state).toBe('fetched');
+    }
+    expect(await rule()).toMatchObject({ state: 'active', for: 3, against: 0 });
     await verified(store);
   });
 
