@@ -35,6 +35,20 @@ describe('RewriteSamples', () => {
     expect(hits).toEqual([0, 1, 8, 16, 32, 64, 128, 256]);
   });
 
+  it('checks every new directory of a rule that asks for it, once each', () => {
+    const s = new RewriteSamples();
+    const rule = { evidence: () => ['/docs/a/index.html'], everyPlace: () => true };
+    for (let i = 0; i < 2; i++) s.take('rule:d', () => '/docs/a/index.html', rule);
+    // every further subdirectory of /docs/ is checked too (a sample checks the first two), and
+    // a directory checked once is not checked again
+    const paths = ['/docs/b/index.html', '/docs/c/index.html', '/docs/d/index.html', '/docs/e/index.html', '/docs/e/index.html'];
+    expect(paths.map((p) => s.take('rule:d', () => p, rule))).toEqual([true, true, true, true, false]);
+    const sampled = new RewriteSamples();
+    const plain = { evidence: () => ['/docs/a/index.html'] };
+    for (let i = 0; i < 2; i++) sampled.take('rule:d', () => '/docs/a/index.html', plain);
+    expect(paths.map((p) => sampled.take('rule:d', () => p, plain))).toEqual([true, false, false, false, false]);
+  });
+
   it('does not check where the evidence lies, but checks the first directory of another section', () => {
     expect(checks(['/docs/b.html', '/docs/c/', '/api/x.html', '/api/y.html'], ['/docs/a.html'])).toEqual([false, false, true, false]);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { looksMinted } from '../../src/normalize/index.js';
-import { activeScopes, covers, formatScopes, inScope, readsAsCopy, type ContradictionSite, type Support } from '../../src/store/learning/rule-scope.js';
+import { activeScopes, checksEveryPlace, covers, formatScopes, inScope, readsAsCopy, type ContradictionSite, type Support } from '../../src/store/learning/rule-scope.js';
 
 const at = (p: string, d = p, q = false): Support => ({ p, d, q, s: 'k' + p + d });
 const site = (p: string): ContradictionSite => ({ p, s: 'k' + p });
@@ -227,5 +227,14 @@ describe('copies of a tree (readsAsCopy)', () => {
     expect(readsAsCopy('path-prefix:/a///b/>/a/b/', content)).toBe(false);
     // a slash doubled and a segment changed: a second tree
     expect(readsAsCopy('path-prefix:/a//>/b/', content)).toBe(true);
+  });
+});
+
+describe('rules checked in every new directory (checksEveryPlace)', () => {
+  it('a default document learned on content alone; not one a redirect supports, nor another rule', () => {
+    expect(checksEveryPlace('default-document:index.html', [{ p: '/a/index.html', d: 'A', s: 'k1', t: 'k' }])).toBe(true);
+    expect(checksEveryPlace('default-document:index.html', [{ p: '/a/index.html', d: 'k', s: 'k1' }])).toBe(false);
+    expect(checksEveryPlace('default-document:index.html', [])).toBe(false);
+    expect(checksEveryPlace('slash-add', [{ p: '/a', d: 'A', s: 'k1', t: 'k' }])).toBe(false);
   });
 });

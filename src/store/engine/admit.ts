@@ -15,7 +15,7 @@ import { outsidePartition } from '../host-tag.js';
 import { foldCase } from '../learning/path-variants.js';
 import type { SampledRule } from '../learning/rewrite-samples.js';
 import { hostOf, isMirrorRuleId, isParameterRule, parseSpec, type RuleRecord } from '../rules.js';
-import { readsAsCopy } from '../learning/rule-scope.js';
+import { checksEveryPlace, readsAsCopy } from '../learning/rule-scope.js';
 import type { AdmitResult } from '../seen-store.js';
 import { getEvidence, getUrl, type Txn } from './batch.js';
 import { canonicalize, identity, inScope, isUrlError, transform, type Identity, type Transformed } from './canonicalize.js';
@@ -576,6 +576,10 @@ export function sampledRule(s: Pick<EngineParts, 'rules'>, via: string): Sampled
     evidence: () => (rule()?.support ?? []).map((x) => x.p),
     ...(via.endsWith('/case-insensitive') ? { place: foldCase } : {}),
     ...(isMirrorRuleId(via.slice(5)) || copy(rule()) ? { first: COPY_FIRST_CHECKS } : {}),
+    everyPlace: () => {
+      const r = rule();
+      return r !== undefined && checksEveryPlace(r.spec, r.support ?? []);
+    },
     paced: () => {
       const r = rule();
       const spec = r === undefined ? undefined : parseSpec(r.spec);

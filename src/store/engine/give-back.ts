@@ -79,7 +79,18 @@ export async function pruneFrontier(s: EngineParts, q: WriteQueue, id: string): 
   if (parsed === undefined) return;
   const host = parsed.host;
   let sampled = 0;
-  for await (const byHost of queuedByHost(s, prefixRange(host + SEP), (rec) => applies(parsed.spec, rec))) {
+  // the URLs it rewrites, first or after another rule of a chain (`/A/index.Html` reaches
+  // `default-document` through the case rule: read by the rule alone, it was never a candidate,
+  // never sampled, and was pruned at hand-out onto the directory, a stale index lost: simulator
+  // seed 91097)
+  const reason = `rule:${id}`;
+  const chained = (rec: UriRecord, key: string): boolean => {
+    if (applies(parsed.spec, rec)) return true;
+    const chain: string[] = [];
+    transform(s, rec, key, undefined, undefined, chain);
+    return chain.includes(reason);
+  };
+  for await (const byHost of queuedByHost(s, prefixRange(host + SEP), chained)) {
     const candidates = byHost.get(host) ?? [];
     // the first few, and as many more as a paced rule's evidence wants checked before it prunes
     // the rest of these (rewrite-samples.ts: the checks keep pace with the rewrites)
@@ -93,7 +104,7 @@ export async function pruneFrontier(s: EngineParts, q: WriteQueue, id: string): 
       targets.push(transform(s, c.rec, c.key, undefined, undefined, chain));
       return chain.includes(`rule:${id}`);
     });
-    const want = Math.max(s.rules.samples.checksDue(`rule:${id}`, rewritten.length, rule), ACTIVATION_SAMPLE - sampled);
+    const want = Math.max(s.rules.samples.checksDue(`rule:${id}`, rewritten.length, rule), ACTIVATION_SAMPLE - sampled, rule.everyPlace?.() === true ? unsupportedPlaces(s, id, rewritten) : 0);
     const marked = want > 0 ? await sampleCandidates(s, q, host, id, rule, rewritten, want) : 0;
     sampled += marked;
     s.rules.samples.uncheckedRewrites(`rule:${id}`, rewritten.length - marked, rule);
@@ -102,6 +113,20 @@ export async function pruneFrontier(s: EngineParts, q: WriteQueue, id: string): 
   // a mirror's images are its host's own URLs, the names it sends the mirror to: those are
   // fetched as themselves, never pruned onto a page the mirror answered (a copy's edited page)
   if (parsed.spec.kind !== 'mirror') await pruneImages(s, q, id, host);
+}
+
+/**
+ * The directories among `rewritten` where rule `id` has no support: a rule checked in every new
+ * directory (rule-scope.ts `checksEveryPlace`) checks one URL in each as it prunes there.
+ */
+function unsupportedPlaces(s: Pick<EngineParts, 'rules'>, id: string, rewritten: readonly PruneCandidate[]): number {
+  const supported = new Set((s.rules.get(id)?.support ?? []).map((x) => dirOf(x.p === '' ? '/' : x.p)));
+  const dirs = new Set<string>();
+  for (const c of rewritten) {
+    const d = dirOf(c.rec.path || '/');
+    if (!supported.has(d)) dirs.add(d);
+  }
+  return dirs.size;
 }
 
 /** Documents read, at most, for images each time a rule gains scope (past it, images are fetched). */

@@ -58,6 +58,8 @@ export interface SampledRule {
   readonly paced?: () => number | undefined;
   /** Its first rewrites that are all checked, when more than `FIRST` (a mirror's: admit.ts `sampledRule`). */
   readonly first?: number;
+  /** True for a rule checked once in every new directory, not a section's first ones only (rule-scope.ts `checksEveryPlace`). */
+  readonly everyPlace?: () => boolean;
 }
 
 /** A paced rule's counts (see the module comment). */
@@ -101,6 +103,7 @@ function behindPace(p: Pace, more = 1): boolean {
 
 /** A place spelled as its path. */
 const same = (path: string): string => path;
+const never = (): boolean => false;
 
 /**
  * The directory a rewritten URL lies in, as the rule spells it: of its path without segment
@@ -139,7 +142,7 @@ export class RewriteSamples {
    */
   take(via: string, path: () => string, rule: SampledRule): boolean {
     const r = this.of(via, rule);
-    const checked = this.sampled(r, path, rule.place ?? same, rule.first ?? FIRST) || (r.pace !== undefined && behindPace(r.pace));
+    const checked = this.sampled(r, path, rule.place ?? same, rule.first ?? FIRST, rule.everyPlace ?? never) || (r.pace !== undefined && behindPace(r.pace));
     if (r.pace !== undefined) {
       if (checked) r.pace.checks++;
       else r.pace.unchecked++;
@@ -169,7 +172,7 @@ export class RewriteSamples {
   }
 
   /** The samples by count and by place of one more rewrite (see the module comment). */
-  private sampled(r: RuleSamples, path: () => string, place: (path: string) => string, first: number): boolean {
+  private sampled(r: RuleSamples, path: () => string, place: (path: string) => string, first: number, every: () => boolean): boolean {
     const n = r.n++;
     if (n < first || (n >= 8 && (n & (n - 1)) === 0) || n % EVERY === 0) {
       // a check by count is a check at its place too: the next rewrite there is not checked again
@@ -177,7 +180,7 @@ export class RewriteSamples {
       return true;
     }
     if (r.places.size >= PLACES) return false;
-    return this.newPlace(r, sampledDir(path(), place));
+    return this.newPlace(r, sampledDir(path(), place), every());
   }
 
   /**
@@ -224,13 +227,13 @@ export class RewriteSamples {
   }
 
   /** True when `dir` is a new place the rule is checked at; remembered either way. */
-  private newPlace(r: RuleSamples, dir: string): boolean {
+  private newPlace(r: RuleSamples, dir: string, every: boolean): boolean {
     if (r.places.has(dir)) return false;
     const section = sectionOf(dir);
     const firstOfSection = !r.sections.has(section);
     const siblings = dir === '/' ? 0 : (r.children.get(parentDir(dir)) ?? 0);
     this.remember(r, dir);
-    return firstOfSection || siblings < SIBLINGS;
+    return every || firstOfSection || siblings < SIBLINGS;
   }
 
   private remember(r: RuleSamples, dir: string): void {

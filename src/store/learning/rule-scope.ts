@@ -80,6 +80,19 @@ export function readsAsCopy(spec: string, support: readonly Support[]): boolean 
   return !mergesSlashes(spec.slice('path-prefix:'.length));
 }
 
+/**
+ * True for a rule whose every new directory is checked once, not a sample of them: a default
+ * document learned on content alone. A server that answers a directory with the first of several
+ * index files (Apache `DirectoryIndex index.php index.html`) may keep a stale `index.html` in any
+ * directory an application was added to since, linked from older pages; nothing in a URL tells
+ * which, and the rule has one rewrite per directory, so a sample of directories prunes the others
+ * unseen (simulator seed 91097: two stale indexes lost with `stale-index` alone). A redirect onto
+ * the directory (nginx: a permanent rewrite of each `index.html` onto its directory) is the server's own word.
+ */
+export function checksEveryPlace(spec: string, support: readonly Support[]): boolean {
+  return spec.startsWith('default-document:') && support.length > 0 && support.every((s) => s.t !== undefined);
+}
+
 /** True for a prefix pair `FROM>TO` whose `FROM` is `TO` with slashes doubled (`/a//>/a/`). */
 function mergesSlashes(pair: string): boolean {
   const gt = pair.indexOf('>');
