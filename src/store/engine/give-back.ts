@@ -94,7 +94,7 @@ export async function pruneFrontier(s: EngineParts, q: WriteQueue, id: string): 
     const candidates = byHost.get(host) ?? [];
     // the first few, and as many more as a paced rule's evidence wants checked before it prunes
     // the rest of these (rewrite-samples.ts: the checks keep pace with the rewrites)
-    const rule = sampledRule(s, `rule:${id}`);
+    const rule = sampledRule(s, reason);
     // the candidates the rule rewrites now (in its domain and in a scope of it), first or after
     // another rule of a chain
     // (the rules do not change while these are pruned: one transform per candidate serves both)
@@ -102,12 +102,12 @@ export async function pruneFrontier(s: EngineParts, q: WriteQueue, id: string): 
     const rewritten = candidates.filter((c) => {
       const chain: string[] = [];
       targets.push(transform(s, c.rec, c.key, undefined, undefined, chain));
-      return chain.includes(`rule:${id}`);
+      return chain.includes(reason);
     });
-    const want = Math.max(s.rules.samples.checksDue(`rule:${id}`, rewritten.length, rule), ACTIVATION_SAMPLE - sampled, rule.everyPlace?.() === true ? unsupportedPlaces(s, id, rewritten) : 0);
+    const want = Math.max(s.rules.samples.checksDue(reason, rewritten.length, rule), ACTIVATION_SAMPLE - sampled, rule.everyPlace?.() === true ? unsupportedPlaces(s, id, rewritten) : 0);
     const marked = want > 0 ? await sampleCandidates(s, q, host, id, rule, rewritten, want) : 0;
     sampled += marked;
-    s.rules.samples.uncheckedRewrites(`rule:${id}`, rewritten.length - marked, rule);
+    s.rules.samples.uncheckedRewrites(reason, rewritten.length - marked, rule);
     for (let i = 0; i < candidates.length; i += PRUNE_LINES) await pruneCandidates(s, q, host, candidates.slice(i, i + PRUNE_LINES), targets.slice(i, i + PRUNE_LINES));
   }
   // a mirror's images are its host's own URLs, the names it sends the mirror to: those are

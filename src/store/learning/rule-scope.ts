@@ -87,7 +87,8 @@ export function readsAsCopy(spec: string, support: readonly Support[]): boolean 
  * directory an application was added to since, linked from older pages; nothing in a URL tells
  * which, and the rule has one rewrite per directory, so a sample of directories prunes the others
  * unseen (simulator seed 91097: two stale indexes lost with `stale-index` alone). A redirect onto
- * the directory (nginx: a permanent rewrite of each `index.html` onto its directory) is the server's own word.
+ * the directory (nginx: a permanent rewrite of each `index.html` onto its directory) is the
+ * server's own word.
  */
 export function checksEveryPlace(spec: string, support: readonly Support[]): boolean {
   return spec.startsWith('default-document:') && support.length > 0 && support.every((s) => s.t !== undefined);
