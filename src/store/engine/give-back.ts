@@ -8,7 +8,7 @@ import { isPresetName, type PresetName, type UriRecord } from '../../normalize/i
 import { evidenceKeys, parseFrontierKey, prefixRange, SEP, type UrlEntry } from '../keys.js';
 import { parseBlock } from '../frontier.js';
 import { applies, hostOf, parseRuleId, rewrites } from '../rules.js';
-import { dirOf } from '../learning/rule-scope.js';
+import { dirOf, learnedOnContent, type Support } from '../learning/rule-scope.js';
 import { hostTag } from '../host-tag.js';
 import type { FrontierEntry, PruneEntry } from '../seen-store.js';
 import { admitOne, checksRewrite, countChecked, rewriteAnsweredNoDocument, sampledRule } from './admit.js';
@@ -83,12 +83,17 @@ export async function pruneFrontier(s: EngineParts, q: WriteQueue, id: string): 
   // `default-document` through the case rule: read by the rule alone, it was never a candidate,
   // never sampled, and was pruned at hand-out onto the directory, a stale index lost: simulator
   // seed 91097)
+  // (the rules do not change while these are pruned: the one transform that picks a candidate
+  // also gives where it is sent, and whether this rule sends it there)
   const reason = `rule:${id}`;
+  let sent = new Map<string, { t: Transformed; byRule: boolean }>();
   const chained = (rec: UriRecord, key: string): boolean => {
-    if (applies(parsed.spec, rec)) return true;
     const chain: string[] = [];
-    transform(s, rec, key, undefined, undefined, chain);
-    return chain.includes(reason);
+    const t = transform(s, rec, key, undefined, undefined, chain);
+    const byRule = chain.includes(reason);
+    if (!byRule && !applies(parsed.spec, rec)) return false;
+    sent.set(key, { t, byRule });
+    return true;
   };
   for await (const byHost of queuedByHost(s, prefixRange(host + SEP), chained)) {
     const candidates = byHost.get(host) ?? [];
@@ -97,13 +102,9 @@ export async function pruneFrontier(s: EngineParts, q: WriteQueue, id: string): 
     const rule = sampledRule(s, reason);
     // the candidates the rule rewrites now (in its domain and in a scope of it), first or after
     // another rule of a chain
-    // (the rules do not change while these are pruned: one transform per candidate serves both)
-    const targets: Transformed[] = [];
-    const rewritten = candidates.filter((c) => {
-      const chain: string[] = [];
-      targets.push(transform(s, c.rec, c.key, undefined, undefined, chain));
-      return chain.includes(reason);
-    });
+    const targets: Transformed[] = candidates.map((c) => sent.get(c.key)!.t);
+    const rewritten = candidates.filter((c) => sent.get(c.key)!.byRule);
+    sent = new Map();
     const want = Math.max(s.rules.samples.checksDue(reason, rewritten.length, rule), ACTIVATION_SAMPLE - sampled, rule.everyPlace?.() === true ? unsupportedPlaces(s, id, rewritten) : 0);
     const marked = want > 0 ? await sampleCandidates(s, q, host, id, rule, rewritten, want) : 0;
     sampled += marked;
@@ -120,13 +121,18 @@ export async function pruneFrontier(s: EngineParts, q: WriteQueue, id: string): 
  * directory (rule-scope.ts `checksEveryPlace`) checks one URL in each as it prunes there.
  */
 function unsupportedPlaces(s: Pick<EngineParts, 'rules'>, id: string, rewritten: readonly PruneCandidate[]): number {
-  const supported = new Set((s.rules.get(id)?.support ?? []).map((x) => dirOf(x.p === '' ? '/' : x.p)));
+  const supported = supportDirs(s.rules.get(id)?.support ?? []);
   const dirs = new Set<string>();
   for (const c of rewritten) {
     const d = dirOf(c.rec.path || '/');
     if (!supported.has(d)) dirs.add(d);
   }
   return dirs.size;
+}
+
+/** The directories a rule's support lies in. */
+function supportDirs(support: readonly Support[]): Set<string> {
+  return new Set(support.map((x) => dirOf(x.p === '' ? '/' : x.p)));
 }
 
 /** Documents read, at most, for images each time a rule gains scope (past it, images are fetched). */
@@ -321,7 +327,7 @@ const ACTIVATION_SAMPLE = 2;
  */
 async function sampleCandidates(s: EngineParts, q: WriteQueue, host: string, id: string, rule: SampledRule, rewritten: readonly PruneCandidate[], n: number): Promise<number> {
   const support = s.rules.get(id)?.support ?? [];
-  const dirs = new Set(support.map((x) => dirOf(x.p === '' ? '/' : x.p)));
+  const dirs = supportDirs(support);
   const withQuery = support.some((x) => x.q === true);
   const unlike = (c: PruneCandidate): number => (dirs.has(dirOf(c.rec.path || '/')) ? 0 : 2) + (c.rec.query !== undefined && !withQuery ? 1 : 0);
   const picked: PruneCandidate[] = [];
@@ -452,8 +458,7 @@ async function prunedAtHandOut(s: EngineParts, txn: Txn, e: FrontierEntry, now: 
 
 /** True when rule `via` (`rule:<id>`) holds on content evidence alone: no redirect supports it. */
 function contentOnly(s: Pick<EngineParts, 'rules'>, via: string): boolean {
-  const support = s.rules.get(via.slice(5))?.support ?? [];
-  return support.length > 0 && support.every((x) => x.t !== undefined);
+  return learnedOnContent(s.rules.get(via.slice(5))?.support ?? []);
 }
 
 /**

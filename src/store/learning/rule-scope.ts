@@ -76,8 +76,12 @@ export interface Support {
  */
 export function readsAsCopy(spec: string, support: readonly Support[]): boolean {
   if (spec.startsWith('mirror:')) return true;
-  if (!spec.startsWith('path-prefix:') || support.length === 0 || !support.every((s) => s.t !== undefined)) return false;
-  return !mergesSlashes(spec.slice('path-prefix:'.length));
+  return spec.startsWith('path-prefix:') && learnedOnContent(support) && !mergesSlashes(spec.slice('path-prefix:'.length));
+}
+
+/** True for support that is content alone: pages read alike under two names, no redirect among them. */
+export function learnedOnContent(support: readonly Support[]): boolean {
+  return support.length > 0 && support.every((s) => s.t !== undefined);
 }
 
 /**
@@ -91,7 +95,7 @@ export function readsAsCopy(spec: string, support: readonly Support[]): boolean 
  * server's own word.
  */
 export function checksEveryPlace(spec: string, support: readonly Support[]): boolean {
-  return spec.startsWith('default-document:') && support.length > 0 && support.every((s) => s.t !== undefined);
+  return spec.startsWith('default-document:') && learnedOnContent(support);
 }
 
 /** True for a prefix pair `FROM>TO` whose `FROM` is `TO` with slashes doubled (`/a//>/a/`). */
