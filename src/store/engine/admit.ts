@@ -23,6 +23,7 @@ import type { EngineParts } from './parts.js';
 import { answeredDocument, answeredNoDocument, entrySummary, lookupEntry, recordOfKey, setUrl } from './url-state.js';
 import type { WriteQueue } from './write-queue.js';
 import { checkOfTitledImage, titledImages } from './titled-images.js';
+import { redirectLeavesRewrite } from '../learning/failure-agreement.js';
 
 /** Presence of a key in the seen set: absent for sure, present, or asked of the database. */
 const ABSENT = 0;
@@ -70,6 +71,8 @@ class Items {
   images: Map<string, string> | undefined;
   /** Rules' rewrites that answered a page under the title of the not-found page (`titledImages`). */
   titled: Set<string> | undefined;
+  /** Items whose rules' rewrite redirected elsewhere (`redirectLeavesRewrite`): queued as themselves. */
+  left: Set<number> | undefined;
   /** Some mapping went through a chain of rules (`stopChains` reads its steps). */
   chains = false;
   /** Pairs: input index of an in-batch duplicate, input index of its first occurrence. */
@@ -327,7 +330,7 @@ async function stopChains(s: Pick<EngineParts, 'kv' | 'seen'>, items: Items): Pr
 }
 
 /** Phase 2: aliases (one read for all, only where the alias front says maybe). */
-async function followAliases(s: Pick<EngineParts, 'kv'>, items: Items): Promise<void> {
+async function followAliases(s: Pick<EngineParts, 'kv' | 'o'>, items: Items): Promise<void> {
   const wanted = items.aliasWanted;
   if (wanted === undefined) return;
   const keys = items.canonicalKey;
@@ -342,6 +345,10 @@ async function followAliases(s: Pick<EngineParts, 'kv'>, items: Items): Promise<
     const to = aliases.get(keys[j]!);
     if (to === undefined) continue;
     const mj = items.mapped?.get(j);
+    if (mj?.via?.startsWith('rule:') === true && to !== items.identityKey[j] && redirectLeavesRewrite(mj.transformedRecord ?? recordOfKey(keys[j]!), recordOfKey(to), s.o.defaultDocuments)) {
+      (items.left ??= new Set()).add(j);
+      continue;
+    }
     keys[j] = to;
     if (to === items.identityKey[j]) {
       // the transforms and the alias cancel out
@@ -439,9 +446,10 @@ function decide(s: Pick<EngineParts, 'frontier' | 'o' | 'rules' | 'seen'>, txn: 
     const mj = items.mapped!.get(j)!;
     const via = mj.via!;
     let admitted = false;
-    if (via.startsWith('rule:') && !isPresent(k0, items.identityPresence[j]!) && !txn.creates(k0) && cachedNoDocument(s, key, items.canonicalW1[j]!)) {
-      // the rule's rewrite already answered no document (a 404, an error, a loop): the URL is queued as
-      // itself, and its fetch, a document beside a failed image, contradicts the rule there
+    if (via.startsWith('rule:') && !isPresent(k0, items.identityPresence[j]!) && !txn.creates(k0) && (items.left?.has(j) === true || cachedNoDocument(s, key, items.canonicalW1[j]!))) {
+      // the rule's rewrite already answered no document (a 404, an error, a loop, a redirect
+      // elsewhere): the URL is queued as itself, and its fetch, a document beside a failed
+      // image, contradicts the rule there
       queueNew(txn, k0, items.hostPort[j]!, depth, now, src, items.identityW1[j]!, items.identityW2[j]!, items.keyHead[j]!, items.keyRest[j]!, deliver);
       results[i] = { url, key: k0, identityKey: k0, admitted: true, reason: 'new' };
       continue;
@@ -641,8 +649,8 @@ export function queueNew(txn: Txn, key: string, h: string, depth: number, now: n
  * The pipeline for one URL inside a batch (redirect targets, give-backs, frontier pruning):
  * queue the canonical key when new, and record the URL as pruned when a preset or rule mapped it.
  */
-export async function admitOne(s: EngineParts, txn: Txn, rec: UriRecord, k0: string, depth: number, src: string | undefined, now: number, exclude?: string): Promise<{ key: string; admitted: boolean; via: string | undefined; onto: string }> {
-  const { key, via, t } = await canonicalize(s, txn, rec, k0, exclude);
+export async function admitOne(s: EngineParts, txn: Txn, rec: UriRecord, k0: string, depth: number, src: string | undefined, now: number, exclude?: string): Promise<{ key: string; admitted: boolean; via: string | undefined; onto: string; left?: true }> {
+  const { key, via, t, left } = await canonicalize(s, txn, rec, k0, exclude);
   if (key !== k0 && via !== undefined && via !== 'alias' && t.preset !== undefined && key !== t.preset.key) {
     // the presets' output, which the rules move further, is a URL of its own (as in `decide`):
     // admitted first unless it has an entry, and this URL recorded onto it
@@ -653,13 +661,13 @@ export async function admitOne(s: EngineParts, txn: Txn, rec: UriRecord, k0: str
     const own = await getUrl(s.kv, txn, k0);
     if (own === undefined) setUrl(s, txn, k0, undefined, rewritten(s, k0, p.key, via, depth, now, src), rec);
     else linkImage(s, txn, k0, own);
-    return { key: r?.key ?? p.key, admitted: r?.admitted ?? false, via, onto: p.key };
+    return { key: r?.key ?? p.key, admitted: r?.admitted ?? false, via, onto: p.key, ...(left === true ? { left } : {}) };
   }
   // a new URL a rule rewrites onto a failed image is queued as itself (as in `decide`); onto a
   // page under the not-found title, as a check
   const fresh = key !== k0 && via?.startsWith('rule:') === true && (await getUrl(s.kv, txn, k0)) === undefined;
   const titled = fresh ? await checkOfTitledImage(s, txn, key, via!, { d: depth, t: now }) : undefined;
-  if (titled !== undefined || (fresh && (await rewriteAnsweredNoDocument(s, txn, key)))) {
+  if (titled !== undefined || (fresh && (left === true || (await rewriteAnsweredNoDocument(s, txn, key))))) {
     const entry: UrlEntry = titled ?? { s: 'queued', d: depth, t: now };
     if (src !== undefined) entry.src = src;
     setUrl(s, txn, k0, undefined, entry, rec);
@@ -684,7 +692,7 @@ export async function admitOne(s: EngineParts, txn: Txn, rec: UriRecord, k0: str
     if (own === undefined) setUrl(s, txn, k0, undefined, rewritten(s, k0, key, via, depth, now, src), rec);
     else linkImage(s, txn, k0, own);
   } else if (target !== undefined && key === k0) linkImage(s, txn, k0, target);
-  return { key, admitted, via, onto: key };
+  return { key, admitted, via, onto: key, ...(left === true ? { left } : {}) };
 }
 
 /**

@@ -11,6 +11,7 @@ import { applyPolicy, defaultLimits, keyFromRecord, normalizeRecord, UrlError, t
 import { identifyInto, UrlIdentity } from '../../normalize/identify.js';
 import { applyRules, hostOf } from '../rules.js';
 import { redactPassword } from '../userinfo.js';
+import { redirectLeavesRewrite } from '../learning/failure-agreement.js';
 import { getAlias, getUrl, type Txn } from './batch.js';
 import type { EngineParts } from './parts.js';
 import { answeredDocument, recordOfKey } from './url-state.js';
@@ -134,6 +135,19 @@ export interface Canonical {
   readonly via: string | undefined;
   /** The key and record after presets and rules, before the alias table. */
   readonly t: Transformed;
+  /**
+   * The rules' rewrite redirected elsewhere (`redirectLeavesRewrite`): it answered no document,
+   * and the URL is not pruned onto the redirect's end.
+   */
+  readonly left?: true;
+}
+
+/**
+ * True when `t` is a rules' rewrite that redirected to `to`, elsewhere (`redirectLeavesRewrite`):
+ * it answered no document of its own, and the URL it came from is not sent on to `to`.
+ */
+export function leavesRewrite(s: Pick<EngineParts, 'o'>, t: Transformed, to: string): boolean {
+  return t.via?.startsWith('rule:') === true && redirectLeavesRewrite(t.rec, recordOfKey(to), s.o.defaultDocuments);
 }
 
 /**
@@ -158,6 +172,7 @@ export async function canonicalize(s: Pick<EngineParts, 'kv' | 'o' | 'rules' | '
   let via = t.via;
   const alias = await getAlias(s, txn, key);
   if (alias !== undefined && alias.to !== k0) {
+    if (leavesRewrite(s, t, alias.to)) return { key, via, t, left: true };
     key = alias.to;
     via ??= 'alias';
   } else if (alias !== undefined) {

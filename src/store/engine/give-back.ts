@@ -14,7 +14,7 @@ import type { FrontierEntry, PruneEntry } from '../seen-store.js';
 import { admitOne, checksRewrite, countChecked, rewriteAnsweredNoDocument, sampledRule } from './admit.js';
 import { checkOfTitledImage } from './titled-images.js';
 import { getAlias, getUrl, prefetchUrls, type Txn } from './batch.js';
-import { canonicalize, identity, isUrlError, presetOff, transform, type Identity, type Transformed } from './canonicalize.js';
+import { canonicalize, identity, isUrlError, leavesRewrite, presetOff, transform, type Identity, type Transformed } from './canonicalize.js';
 import type { RuleChanges } from '../learning/contract.js';
 import type { EngineParts } from './parts.js';
 import { answeredDocument, carried, forgetUnlinkedImage, recordOfKey, setUrl } from './url-state.js';
@@ -409,7 +409,7 @@ async function pruneCandidates(s: EngineParts, q: WriteQueue, host: string, cand
 async function pruneOnto(s: EngineParts, txn: Txn, key: string, rec: UriRecord, depth: number, src: string | undefined, now: number): Promise<boolean> {
   const r = await admitOne(s, txn, rec, key, depth, src, now);
   if (r.onto === key || r.via === undefined || r.via === 'alias') return false;
-  if (r.via.startsWith('rule:') && (await rewriteAnsweredNoDocument(s, txn, r.key))) return false;
+  if (r.via.startsWith('rule:') && (r.left === true || (await rewriteAnsweredNoDocument(s, txn, r.key)))) return false;
   const still = await getUrl(s.kv, txn, key);
   if (still?.s !== 'queued') return false;
   // a page under the not-found title: fetched as itself, a check, and compared with it
@@ -594,7 +594,9 @@ async function restoreEntry(s: EngineParts, txn: Txn, key: string, prev: UrlEntr
     onto = p.key;
   } else if (t.via !== undefined && t.key !== key) {
     const r = await admitOne(s, txn, t.rec, t.key, prev.d, prev.src, now, exclude);
-    if (r.key !== key && !(t.via.startsWith('rule:') && (await rewriteAnsweredNoDocument(s, txn, r.key)))) onto = r.key;
+    const alias = r.key === t.key ? undefined : await getAlias(s, txn, t.key);
+    const left = alias !== undefined && leavesRewrite(s, t, alias.to);
+    if (r.key !== key && !left && !(t.via.startsWith('rule:') && (await rewriteAnsweredNoDocument(s, txn, r.key)))) onto = r.key;
   }
   const cur = (await getUrl(s.kv, txn, key)) ?? prev;
   // (a page under the not-found title: queued as a check, compared with it)

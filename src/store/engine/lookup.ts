@@ -8,7 +8,8 @@ import { isDocumentStatus, type RuleRecord } from '../rules.js';
 import type { AliasRecord, CanonicalFailure, CanonicalResult, CanonicalUrlRecord, StatsOptions, StoreStats } from '../seen-store.js';
 import { identity, isUrlError, transform } from './canonicalize.js';
 import type { EngineParts } from './parts.js';
-import { answeredNoDocument, entrySummary, lookupEntry } from './url-state.js';
+import { answeredNoDocument, entrySummary, lookupEntry, recordOfKey } from './url-state.js';
+import { redirectLeavesRewrite } from '../learning/failure-agreement.js';
 
 const NEED: unique symbol = Symbol('need');
 /** Pruned records a lookup follows from its target, at most (each a claim in force; a cycle stops there). */
@@ -113,7 +114,7 @@ export async function canonicalMany(s: EngineParts, urls: readonly string[]): Pr
   while (pending.length > 0) {
     const again: Lookup[] = [];
     for (const p of pending) {
-      const r = resolveCanonical(p, look);
+      const r = resolveCanonical(p, look, s.o.defaultDocuments);
       if (r === NEED) again.push(p);
       else out[p.i] = r;
     }
@@ -156,7 +157,7 @@ async function getAcrossFallback(s: Pick<EngineParts, 'kv'>, keys: readonly (rea
 }
 
 /** `canonical` on values read so far; `NEED` when a key still has to be read (`look` asked for it). */
-function resolveCanonical(p: Lookup, look: Look): CanonicalResult | typeof NEED {
+function resolveCanonical(p: Lookup, look: Look, documents: readonly string[]): CanonicalResult | typeof NEED {
   const k0 = p.k0;
   // ask for everything the usual path may need at once: the URL's own entry, its transform's alias and entry
   const ownV = look('url', k0);
@@ -220,7 +221,11 @@ function resolveCanonical(p: Lookup, look: Look): CanonicalResult | typeof NEED 
   } else {
     key = p.tKey;
     via = p.tVia;
-    if (aliased !== undefined) {
+    if (aliased !== undefined && p.tVia?.startsWith('rule:') === true && redirectLeavesRewrite(recordOfKey(p.tKey), recordOfKey(aliased), documents)) {
+      // the rules' rewrite redirected elsewhere: it names no document of this URL's (admit.ts)
+      key = k0;
+      via = undefined;
+    } else if (aliased !== undefined) {
       key = aliased;
       via ??= 'alias';
     }

@@ -11,11 +11,13 @@
  * if the answer contradicts it, as anything a rule prunes does. A server error (5xx, no answer)
  * agrees with nothing and is judged at once.
  */
+import type { UriRecord } from '../../normalize/index.js';
 import type { UrlEntry } from '../keys.js';
 import { answeredDocument, recordOfKey } from '../engine/url-state.js';
 import { sameRedirect } from './content-pairs.js';
 import type { LearnedUrl } from './contract.js';
-import { isMirrorRuleId } from '../rules.js';
+import { parameterDifference } from './parameter-difference.js';
+import { explainRedirect, isMirrorRuleId } from '../rules.js';
 
 /** How a URL answered without a document: its status, its body's hash, the target of its redirect. */
 export interface FailedAnswer {
@@ -32,6 +34,19 @@ export interface RewriteFailure extends FailedAnswer {
   readonly p?: string;
   /** Waiting for the original's answer: no contradiction was counted yet. */
   readonly w?: 1;
+}
+
+/**
+ * True when a rule's rewrite `from`, redirected to `to`, answered no document of its own: no rule
+ * kind explains the redirect (`/a` → 301 → `/`, a host that sends unknown paths home; not `/a` →
+ * `/a/`) and `to` is not `from`'s own form with parameters added (a session id, a cookie check).
+ * The learner counts such a redirect a failed rewrite when it sees it (`fromRedirect`); a URL a
+ * rule sends there afterwards is fetched as itself, not pruned onto the redirect's end, which
+ * names another document as far as anything shows. (`to` is the alias table's end, which may be
+ * several hops on: a chain no single rule explains is judged so too, the cautious side.)
+ */
+export function redirectLeavesRewrite(from: UriRecord, to: UriRecord, documents: readonly string[]): boolean {
+  return explainRedirect(from, to, documents) === undefined && parameterDifference(to, from) === undefined;
 }
 
 /**

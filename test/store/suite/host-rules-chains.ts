@@ -174,6 +174,33 @@ export function hostRuleChainTests(ctx: SuiteContext): void {
     await verified(store);
   });
 
+  it('a rule’s rewrite that redirected elsewhere sends no URL on to the redirect’s end', async () => {
+    const { store } = await make();
+    const u = (p: string): string => `http://sx.example/docs/${p}`;
+    // queued before any rule: its rewrite is a path the host sends home (a not-found redirect)
+    await store.admit([u('q.html')]);
+    await store.recordRedirect(u('q'), 'http://sx.example/', 301);
+    await store.recordRedirect(u('m'), 'http://sx.example/', 301);
+    // `/x.html` → 301 → `/x`: a suffix rule, which then prunes the frontier
+    for (const p of ['a', 'b', 'c', 'd']) await store.recordRedirect(u(`${p}.html`), u(p), 301);
+    expect((await collect(store.rules())).find((r) => r.id === 'sx.example/suffix:.html>')).toMatchObject({ state: 'active' });
+    // past the rewrites the rule checks, it prunes a link onto its rewrite
+    for (const p of ['e', 'f', 'g', 'h', 'i', 'j']) await store.admit([u(`${p}.html`)]);
+    expect((await store.canonical(u('k.html'))).canonicalKey).toBe(key(u('k')));
+    // but not onto the home page where the rewrite redirected: queued as itself, and so answered
+    expect(await store.canonical(u('q.html'))).toMatchObject({ canonicalKey: key(u('q.html')), state: 'queued' });
+    const [m] = await store.admit([u('m.html')]);
+    expect(m).toMatchObject({ key: key(u('m.html')), admitted: true });
+    expect((await store.canonical(u('m.html'))).canonicalKey).toBe(key(u('m.html')));
+    // a URL nobody linked is answered the same way
+    await store.recordRedirect(u('n'), 'http://sx.example/', 301);
+    expect((await store.canonical(u('n.html'))).canonicalKey).toBe(key(u('n.html')));
+    // a redirect the rules explain keeps the chain (`/p` → 301 → `/p/`, a directory)
+    await store.recordRedirect(u('p'), u('p/'), 301);
+    expect((await store.canonical(u('p.html'))).canonicalKey).toBe(key(u('p/')));
+    await verified(store);
+  });
+
   it('withdraws a content-learned rule when content differs', async () => {
     const { store } = await make();
     await store.recordFetch('http://v.example/a', { status: 200, contentHash: 'A' });
