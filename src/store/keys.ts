@@ -271,6 +271,13 @@ export const evidenceKeys = {
   /** A document fetched as itself, by host and content hash (the shell test); value `''`. */
   document: (host: string, hash: string, key: string): string => 'h' + SEP + host + SEP + hash + SEP + key,
   documentPrefix: (host: string, hash?: string): string => 'h' + SEP + host + SEP + (hash === undefined ? '' : hash + SEP),
+  /**
+   * A document fetched as itself, by host and the hash of its main content (the text outside
+   * `aside` and `nav`, `UrlEntry.b`): pages whose bytes differ on every response (a block drawn per
+   * response) are paired by it; value `''`.
+   */
+  mainDocument: (host: string, main: string, key: string): string => 'b' + SEP + host + SEP + main + SEP + key,
+  mainDocumentPrefix: (host: string, main: string): string => 'b' + SEP + host + SEP + main + SEP,
   /** A document fetched as itself, by content hash alone, for mirror hosts (`learnMirrors`); value `''`. */
   body: (hash: string, key: string): string => 'c' + SEP + hash + SEP + key,
   bodyPrefix: (hash: string): string => 'c' + SEP + hash + SEP,

@@ -294,21 +294,25 @@ export class RuleLearner {
       await this.imagesAnswered(txn, u, changes, now);
       return changes;
     }
-    // the four ranges every document's fetch reads, asked at once: on Redis one round trip (the
-    // keys share the host's slot, and commands issued together go as one pipeline), not four
-    const [failures, same, rewrites, images] = await Promise.all([
+    // the ranges every document's fetch reads, asked at once: on Redis one round trip (the keys
+    // share the host's slot, and commands issued together go as one pipeline), not five
+    const [failures, same, rewrites, images, sameMain] = await Promise.all([
       readPrefix(this.reads.kv, evidenceKeys.rewriteFailurePrefix(u.key), FAILURES_READ),
       readPrefix(this.reads.kv, evidenceKeys.documentPrefix(host, hash), SAME_BODY_SAMPLE),
       this.policy.probeNotFound ? readPrefix(this.reads.kv, evidenceKeys.rewritePrefix(u.key), REWRITES_READ) : [],
       readPrefix(this.reads.kv, evidenceKeys.imageTargetPrefix(u.key), FAILURES_READ),
+      main === undefined ? [] : readPrefix(this.reads.kv, evidenceKeys.mainDocumentPrefix(host, main), SAME_BODY_SAMPLE),
     ]);
     await this.originalAnswered(txn, u, undefined, changes, now, false, failures);
     putEvidence(txn, evidenceKeys.document(host, hash, u.key), '');
+    if (main !== undefined) putEvidence(txn, evidenceKeys.mainDocument(host, main, u.key), '');
     putEvidence(txn, evidenceKeys.pathDocument(host, bareParameterPath(u.rec.path), u.key), hash);
     await this.shellAfterFetch(txn, host, hash, u, changes);
     const pairs = await contentPairs(this.pathDocuments, u, this.liveRulesOf(txn, host), this.policy.defaultDocuments);
     pairs.push(...prefixPairs(u, same.map(([k]) => k.slice(k.lastIndexOf(SEP) + 1))));
     if (stable !== undefined) pairs.push(...prefixPairs(u, await tailsAlike(this.pathDocuments, this.reads.kv, txn, u, hash, stable)));
+    // pages beside a block drawn per response, whose bytes never match: paired by main content
+    if (main !== undefined) pairs.push(...prefixPairs(u, sameMain.map(([k]) => k.slice(k.lastIndexOf(SEP) + 1))));
     if (this.policy.learnMirrors === true && !this.policy.partition) {
       // indexed by the body less the page's own address where it was given: a page that prints
       // its URL prints its host too

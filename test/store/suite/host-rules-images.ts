@@ -358,6 +358,35 @@ export function hostRuleImageTests(ctx: SuiteContext): void {
     await verified(store);
   });
 
+  it('pairs names under an inserted segment by their main content where a block drawn per response changes the bytes', async () => {
+    const { store } = await make();
+    let draw = 0;
+    const fetch = (u: string, main: string): Promise<void> => {
+      draw++;
+      return store.recordFetch(u, { status: 200, contentHash: `${main}#${draw}`, stableHash: `${main}+posts${draw}`, mainHash: main });
+    };
+    const rule = async () => (await collect(store.rules())).find((r) => r.id === 'mp.example/path-prefix:/docs//>/docs/');
+    // a server that merges slashes (nginx `merge_slashes`): `/docs//a` answers what `/docs/a` does,
+    // beside random posts: no two fetches share their bytes or their text, only their main content
+    await fetch('http://mp.example/docs/a', 'A');
+    await fetch('http://mp.example/docs//a', 'A');
+    // a pair: the variant is fetched again before anything is said (the directory's stability is unknown)
+    expect((await store.canonical('http://mp.example/docs//a')).state).toBe('queued');
+    await fetch('http://mp.example/docs//a', 'A');
+    expect(await rule()).toMatchObject({ for: 1, against: 0 });
+    // either order pairs: the longer name fetched first, then the shorter
+    for (const d of ['b', 'c']) {
+      await fetch(`http://mp.example/docs//${d}`, d);
+      await fetch(`http://mp.example/docs/${d}`, d);
+    }
+    expect(await rule()).toMatchObject({ state: 'active', for: 3, against: 0 });
+    // and a page whose main content differs under the inserted segment contradicts it
+    await fetch('http://mp.example/docs/e', 'E');
+    await fetch('http://mp.example/docs//e', 'E-other');
+    expect((await rule())!.against).toBe(1);
+    await verified(store);
+  });
+
   it('where the main content changes between fetches too, pages there support nothing', async () => {
     const { store } = await make();
     let draw = 0;

@@ -27,7 +27,7 @@
  * | aliasrev   | target SEP source            | the target's head                    |
  * | rule       | `host/spec`                  | `host`                               |
  * | evidence   | `r` SEP rule id SEP source   | the rule id's host                   |
- * |            | `h`/`q`/`n`/`u` SEP host SEP … | `host` (the learner's indexes)   |
+ * |            | `h`/`b`/`q`/`n`/`u` SEP host SEP … | `host` (the learner's indexes) |
  * |            | `t`/`l`/`k` SEP source; `w`/`x` SEP target SEP …; `v` SEP original SEP … | that key's head |
  * |            | `c` SEP hash SEP key (mirrors); `s` SEP host SEP preset SEP dir | none: tag `g` |
  * | frontier   | host SEP seq                 | `host` (port dropped)                |
@@ -145,6 +145,7 @@ export function tagPrefix(space: Space, k: string): { end: number; tag: string }
           return slash === -1 ? undefined : { end: slash + 1, tag: hostTag(k.slice(2, slash)) };
         }
         case 0x68 /* h: documents by hash */:
+        case 0x62 /* b: documents by main content */:
         case 0x71 /* q: documents by path */:
         case 0x6e /* n: not-found signatures */:
         case 0x75 /* u: stability */: {
