@@ -146,7 +146,7 @@ const IMAGE_SCAN = 50_000;
  * recorded pruned onto the document under the rule's reason, so that a link to it, or to any
  * other name the rule sends there, is a duplicate, not a second fetch of the document. It is the
  * rule's own claim read the other way, checked the same way: images are counted with the rule's
- * rewrites (admit.ts `checksRewrite`), and one the learner checks is queued (or stays queued) as
+ * rewrites (rewrite-checks.ts `checksRewrite`), and one the learner checks is queued (or stays queued) as
  * a check, its fetch compared with the document (content-pairs.ts). When the rule no longer sends
  * the document there, an image comes back (`restoreReason`) if a link named it, and is forgotten
  * if none did (`UrlEntry.i`).

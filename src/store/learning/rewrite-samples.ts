@@ -1,7 +1,7 @@
 /**
  * Which of a rule's rewrites the learner checks after the rule acts (DUSTBuster's validation
  * step, Bar-Yossef, Keidar, Schonfeld, WWW 2007, done online): a checked rewrite is queued to be
- * fetched as itself too and compared with its image (admit.ts `rewritten`, learner.ts). Counted
+ * fetched as itself too and compared with its image (engine/rewrite-checks.ts `rewritten`, learner.ts). Counted
  * per rule since the store was opened; the counts and places are a cache, lost on reopen, where
  * checking starts again from the first rewrites (more checks, never fewer).
  *
@@ -56,7 +56,7 @@ export interface SampledRule {
   readonly place?: (path: string) => string;
   /** A rule checked at a pace (its values recur): the distinct documents of its support; undefined for others. */
   readonly paced?: () => number | undefined;
-  /** Its first rewrites that are all checked, when more than `FIRST` (a mirror's: admit.ts `sampledRule`). */
+  /** Its first rewrites that are all checked, when more than `FIRST` (a mirror’s: engine/rewrite-checks.ts `sampledRule`). */
   readonly first?: number;
   /** True for a rule checked once in every new directory, not a section's first ones only (rule-scope.ts `checksEveryPlace`). */
   readonly everyPlace?: () => boolean;

@@ -68,7 +68,7 @@ export interface Support {
  * original, WPML's "Display as translated"; a copy under a second prefix). Such trees may differ
  * page by page where nothing in a URL tells (a translated page, a page edited on a staging copy),
  * so one contradiction withdraws the rule everywhere (rules.ts `rederive`) and its checks keep
- * pace with its rewrites (admit.ts `sampledRule`). A prefix the server moved says so itself: its
+ * pace with its rewrites (engine/rewrite-checks.ts `sampledRule`). A prefix the server moved says so itself: its
  * redirects are its support. Nor is a prefix that differs from its target by empty segments only
  * (`//` onto `/`, `/a//` onto `/a/`) a second tree: it is one path read by a server that merges
  * slashes (nginx `merge_slashes`, on by default; Apache `MergeSlashes`, on by default since 2.4.39;
