@@ -296,8 +296,9 @@ function addPresetOutput(s: Pick<EngineParts, 'o' | 'rules'>, items: Items, inpu
 }
 
 /**
- * Phase 2a: a chain of rules stops at a URL on its way that the host answered with a document, as
- * lookups stop (lookup.ts): a rule holds where its evidence lies, and that URL is evidence of its
+ * Phase 2a: a chain of rules stops at a URL on its way that the host answered with a document (or
+ * redirected as an alias, which names its document), as lookups stop (lookup.ts): a rule holds
+ * where its evidence lies, and that URL is evidence of its
  * own. Without the stop, a link whose first rule leads to a page (`/a.html;jsessionid=1` →
  * `/a.html`) is sent on by a second rule to a name nobody linked (`/a`, `/a/`), which is queued,
  * answers a 404, and costs the page a second fetch when it is given back.
@@ -309,10 +310,18 @@ async function stopChains(s: Pick<EngineParts, 'kv' | 'seen'>, items: Items): Pr
   const keys = [...wanted];
   const values = await s.kv.getMany('url', keys);
   const documents = new Set<string>();
+  const redirected: string[] = [];
   for (let q = 0; q < keys.length; q++) {
     const v = values[q];
     if (v === undefined) continue;
-    if (answeredDocument(lookupEntry(entrySummary(v)))) documents.add(keys[q]!);
+    const e = lookupEntry(entrySummary(v));
+    if (answeredDocument(e)) documents.add(keys[q]!);
+    else if (e.s === 'redirected') redirected.push(keys[q]!);
+  }
+  // a step redirected as an alias: the host named the document there (followed in phase 2)
+  if (redirected.length > 0) {
+    const aliases = await s.kv.getMany('alias', redirected);
+    aliases.forEach((a, q) => a !== undefined && documents.add(redirected[q]!));
   }
   if (documents.size === 0) return;
   for (const [j, m] of items.mapped!) {

@@ -162,7 +162,8 @@ export async function canonicalize(s: Pick<EngineParts, 'kv' | 'o' | 'rules' | '
   if (steps.length > 0 && t.via !== undefined) {
     for (const k of steps) {
       const e = await getUrl(s.kv, txn, k);
-      if (answeredDocument(e)) {
+      // (or redirected as an alias: the host named the document there, lookup.ts)
+      if (answeredDocument(e) || (e?.s === 'redirected' && (await getAlias(s, txn, k)) !== undefined)) {
         t = { rec: recordOfKey(k), key: k, via: t.via, ...(t.preset !== undefined && t.preset.key !== k ? { preset: t.preset } : {}) };
         break;
       }

@@ -189,8 +189,13 @@ function resolveCanonical(p: Lookup, look: Look, documents: readonly string[]): 
   // a chain of rules stops at a URL on its way that the host answered with a document: a rule
   // holds where its evidence lies, and that URL is evidence of its own (`/a/x.html` sent by a
   // prefix rule to `/x.html`, a page, and by a suffix rule on to `/x`, which it never answered)
+  // (or one it redirected as an alias, `/a` → 302 → `/a;jsessionid=…`: the host named the
+  // document there, and the chain's end past it is a guess; a redirect elsewhere failed the rewrite)
   let stop: string | undefined;
-  for (const k of p.steps ?? []) {
+  let stopLeft = false;
+  const steps = p.steps ?? [];
+  for (let i = 0; i < steps.length; i++) {
+    const k = steps[i]!;
     const v = look('url', k);
     if (v === NEED) return NEED;
     if (v === undefined) continue;
@@ -199,6 +204,19 @@ function resolveCanonical(p: Lookup, look: Look, documents: readonly string[]): 
       stop = k;
       break;
     }
+    if (e.s !== 'redirected') continue;
+    const av = look('alias', k);
+    if (av === NEED) return NEED;
+    const to = av === undefined ? undefined : decodeJson<AliasEntry>(av).to;
+    if (to === undefined || to === k0) continue;
+    stop = to;
+    // (a rule's rewrite: every step when the chain starts with a rule, else those past the presets' output)
+    stopLeft = (i > 0 || p.tVia?.startsWith('rule:') === true) && redirectLeavesRewrite(recordOfKey(k), recordOfKey(to), documents);
+    break;
+  }
+  if (stopLeft) {
+    stop = undefined;
+    stored = undefined;
   }
   // and it stops there whatever target a pruned entry recorded, unless that target is a
   // document too: the record is the chain of its day, and a document on the way is evidence now
@@ -214,7 +232,7 @@ function resolveCanonical(p: Lookup, look: Look, documents: readonly string[]): 
   } else if (stop !== undefined) {
     key = stop;
     via = p.tVia;
-  } else if (alias !== undefined && alias.to === k0) {
+  } else if (stopLeft || (alias !== undefined && alias.to === k0)) {
     // the transforms and the alias cancel out (canonicalize.ts): the URL is its own canonical form
     key = k0;
     via = undefined;

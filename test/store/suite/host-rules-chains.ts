@@ -174,6 +174,33 @@ export function hostRuleChainTests(ctx: SuiteContext): void {
     await verified(store);
   });
 
+  it('a chain of rules stops at a URL on its way that the host redirected as an alias', async () => {
+    const { store } = await make();
+    const u = (p: string): string => `http://ca.example/docs/${p}`;
+    // a session parameter learned on content, a trailing slash learned from redirects
+    for (const d of ['a', 'b', 'c']) {
+      await store.recordFetch(u(d), { status: 200, contentHash: d });
+      await store.recordFetch(u(`${d}?sid=1${d}`), { status: 200, contentHash: d });
+    }
+    for (const d of ['d', 'e', 'f']) await store.recordRedirect(u(d), u(`${d}/`), 301);
+    expect((await store.canonical(u('z?sid=9'))).canonicalKey).toBe(key(u('z/')));
+    // the step on the way answers with its own session form (a servlet container without
+    // cookies): the host named its document there, and the chain's end is a guess past it
+    const own = u('x;jsessionid=0A1B2C3D4E5F60718293A4B5C6D7E8F9');
+    await store.recordRedirect(u('x'), own, 302);
+    await store.recordFetch(own, { status: 200, contentHash: 'X' });
+    expect((await collect(store.rules())).find((r) => r.id === 'ca.example/slash-add')).toMatchObject({ state: 'active' });
+    expect((await store.canonical(u('x?sid=9'))).canonicalKey).toBe(key(own));
+    const [linked] = await store.admit([u('x?sid=9')]);
+    expect(linked).toMatchObject({ key: key(own), admitted: false });
+    // a step sent elsewhere (home, which no rule explains) failed the rewrite: the URL is its own
+    await store.recordRedirect(u('y'), 'http://ca.example/', 301);
+    expect((await store.canonical(u('y?sid=8'))).canonicalKey).toBe(key(u('y?sid=8')));
+    const [y] = await store.admit([u('y?sid=8')]);
+    expect(y).toMatchObject({ key: key(u('y?sid=8')), admitted: true });
+    await verified(store);
+  });
+
   it('a rule’s rewrite that redirected elsewhere sends no URL on to the redirect’s end', async () => {
     const { store } = await make();
     const u = (p: string): string => `http://sx.example/docs/${p}`;
