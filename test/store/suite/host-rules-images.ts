@@ -4,7 +4,20 @@
 import { expect, it } from 'vitest';
 import { key } from '../../../src/normalize/index.js';
 import { wordSketch } from '../../../src/crawler/html/page-shape.js';
+import type { SeenStore } from '../../../src/store/index.js';
 import { collect, type SuiteContext } from './context.js';
+
+/**
+ * Fetches of pages beside random posts in an aside: bytes and text change on every fetch, the
+ * main content (`main`) does not.
+ */
+function besideRandomPosts(store: SeenStore): (u: string, main: string) => Promise<void> {
+  let draw = 0;
+  return (u, main) => {
+    draw++;
+    return store.recordFetch(u, { status: 200, contentHash: `${main}#${draw}`, stableHash: `${main}+posts${draw}`, mainHash: main });
+  };
+}
 
 export function hostRuleImageTests(ctx: SuiteContext): void {
   const { make, verified } = ctx;
@@ -302,12 +315,7 @@ export function hostRuleImageTests(ctx: SuiteContext): void {
 
   it('where a block drawn per response changes the text on every fetch, compares pages on their main content', async () => {
     const { store } = await make();
-    let draw = 0;
-    // random posts in an aside: bytes and text change on every fetch, the main content does not
-    const fetch = (u: string, main: string): Promise<void> => {
-      draw++;
-      return store.recordFetch(u, { status: 200, contentHash: `${main}#${draw}`, stableHash: `${main}+posts${draw}`, mainHash: main });
-    };
+    const fetch = besideRandomPosts(store);
     await fetch('http://mb.example/a', 'A');
     await fetch('http://mb.example/a?sid=1', 'A');
     // the variant is fetched again: its text changes, its main content does not
@@ -360,11 +368,7 @@ export function hostRuleImageTests(ctx: SuiteContext): void {
 
   it('pairs names under an inserted segment by their main content where a block drawn per response changes the bytes', async () => {
     const { store } = await make();
-    let draw = 0;
-    const fetch = (u: string, main: string): Promise<void> => {
-      draw++;
-      return store.recordFetch(u, { status: 200, contentHash: `${main}#${draw}`, stableHash: `${main}+posts${draw}`, mainHash: main });
-    };
+    const fetch = besideRandomPosts(store);
     const rule = async () => (await collect(store.rules())).find((r) => r.id === 'mp.example/path-prefix:/docs//>/docs/');
     // a server that merges slashes (nginx `merge_slashes`): `/docs//a` answers what `/docs/a` does,
     // beside random posts: no two fetches share their bytes or their text, only their main content
