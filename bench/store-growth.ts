@@ -13,6 +13,9 @@
 //     --lookups N       seen URLs looked up one at a time at each checkpoint (default 2000)
 //     --plot FILE       write the curves as an SVG
 //     --seed N          stream seed
+//     --heap-growth P   V8's old-generation growth past the live heap, in percent, as the CLI's
+//                       long-running commands ask for it (src/cli/heap-growth.ts; default 30);
+//                       0 leaves V8's own sizing (up to about 4× the live heap)
 //
 // The stream (a broad crawl's shape): batches of 1,000 links; half are new URLs, the other half
 // repeat an earlier one (70 % from the last 10,000, 30 % from all), most of them in another
@@ -24,6 +27,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, type SeenStore } from '../src/store/index.js';
 import { mulberry32 } from '../sites/mulberry32.js';
+import { setFlagsFromString } from 'node:v8';
+import { HEAP_GROWING_PERCENT } from '../src/cli/heap-growth.js';
 import { eachFlag, folderBytes, peakRssMiB } from './harness.js';
 
 export interface GrowthArgs {
@@ -34,6 +39,7 @@ export interface GrowthArgs {
   lookups: number;
   plot: string | undefined;
   seed: number;
+  heapGrowth: number;
 }
 
 export interface Checkpoint {
@@ -48,7 +54,7 @@ export interface Checkpoint {
 }
 
 export function parseGrowthArgs(argv: readonly string[]): GrowthArgs {
-  const a: GrowthArgs = { urls: 10_000_000, hosts: 1_000_000, batch: 1000, checkpoints: [1e6, 1e7, 3e7, 1e8], lookups: 2000, plot: undefined, seed: 0x75726c64 };
+  const a: GrowthArgs = { urls: 10_000_000, hosts: 1_000_000, batch: 1000, checkpoints: [1e6, 1e7, 3e7, 1e8], lookups: 2000, plot: undefined, seed: 0x75726c64, heapGrowth: HEAP_GROWING_PERCENT };
   eachFlag(argv, (flag, value) => {
     if (flag === '--urls') a.urls = Number(value());
     else if (flag === '--hosts') a.hosts = Number(value());
@@ -57,6 +63,7 @@ export function parseGrowthArgs(argv: readonly string[]): GrowthArgs {
     else if (flag === '--lookups') a.lookups = Number(value());
     else if (flag === '--plot') a.plot = value();
     else if (flag === '--seed') a.seed = Number(value());
+    else if (flag === '--heap-growth') a.heapGrowth = Number(value());
     else throw new Error(`unknown option ${flag} (see the header of bench/store-growth.ts)`);
   });
   for (const [name, n] of [['--urls', a.urls], ['--hosts', a.hosts], ['--batch', a.batch], ['--lookups', a.lookups]] as const) {
@@ -96,6 +103,7 @@ function percentile(sorted: readonly number[], p: number): number {
 }
 
 export async function runGrowth(a: GrowthArgs, log: (line: string) => void = console.log): Promise<Checkpoint[]> {
+  if (a.heapGrowth > 0) setFlagsFromString(`--heap-growing-percent=${a.heapGrowth}`);
   const dir = mkdtempSync(join(tmpdir(), 'urldedup-growth-'));
   const rnd = mulberry32(a.seed);
   let store: SeenStore = await openStore(join(dir, 'db'));
@@ -190,7 +198,8 @@ export function plot(points: readonly Checkpoint[], a: GrowthArgs): string {
     const ticks = points.map((c) => `<text x="${px(c.urls).toFixed(1)}" y="${oy + H - 10}" font-size="9" text-anchor="middle">${c.urls >= 1e6 ? `${c.urls / 1e6}M` : c.urls.toLocaleString('en')}</text>`).join('');
     return `<g><text x="${ox + pad}" y="${oy + 14}" font-size="12" font-weight="bold">${title}</text><line x1="${ox + pad}" y1="${oy + H - 25}" x2="${ox + W - 10}" y2="${oy + H - 25}" stroke="#999"/><path d="${line}" fill="none" stroke="#2a6fdb" stroke-width="2"/><g fill="#2a6fdb">${dots}</g>${ticks}</g>`;
   });
-  const title = `urldedup store growth: ${a.urls.toLocaleString('en')} URLs over ${a.hosts.toLocaleString('en')} hosts, batches of ${a.batch} (bench/store-growth.ts)`;
+  const growth = a.heapGrowth > 0 ? `, heap growth ${a.heapGrowth} %` : '';
+  const title = `urldedup store growth: ${a.urls.toLocaleString('en')} URLs over ${a.hosts.toLocaleString('en')} hosts, batches of ${a.batch}${growth} (bench/store-growth.ts)`;
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${2 * W + 20}" height="${2 * (H + 30) + 20}" font-family="sans-serif"><rect width="100%" height="100%" fill="white"/><text x="8" y="${2 * (H + 30) + 12}" font-size="10">${title}</text>${charts.join('')}</svg>\n`;
 }
 

@@ -53,10 +53,13 @@ async function main(argv: string[]): Promise<number> {
     case 'resolve':
       return (await import('./commands/resolve.js')).runResolveCommand(rest, process.stdin, process.stdout);
     case 'crawl':
+      (await import('./heap-growth.js')).limitHeapGrowth();
       return (await import('./commands/crawl.js')).runCrawlCommand(rest);
     case 'serve':
+      (await import('./heap-growth.js')).limitHeapGrowth();
       return (await import('./commands/serve.js')).runServeCommand(rest);
     case 'filter':
+      (await import('./heap-growth.js')).limitHeapGrowth();
       return (await import('./commands/filter.js')).runFilterCommand(rest, process.stdin, process.stdout);
     case 'export':
       return (await import('./commands/export.js')).runExportCommand(rest, process.stdout);
