@@ -1,11 +1,31 @@
 // node dist/sites/sim/run.js [--seeds A-B] [--presets] [--mirrors] [--behaviours a,b] [--pages N] [--tree DIR] [--why]
 //   [--fleet N]: a fleet of N workers on the Redis Cluster of URLDEDUP_REDIS_CLUSTER instead of one LevelDB worker
+//   [--alone]: each behaviour of the library (or of --behaviours) on a site of its own, the first
+//   seed's, and a table of requests over the floor, worst first (docs/simulator.md)
 import { crawlSimWithFleet, crawlSimWithUrldedup } from './crawl.js';
 import { startSimSite } from './site.js';
+// after site.js, which the behaviours' modules import back
+import { BEHAVIOURS } from './behaviours/index.js';
 
 const args = process.argv.slice(2);
 const arg = (n: string): string | undefined => { const i = args.indexOf(n); return i === -1 ? undefined : args[i + 1]; };
 const [lo, hi] = (arg('--seeds') ?? '1-5').split('-').map(Number);
+if (args.includes('--alone')) {
+  const names = arg('--behaviours')?.split(',') ?? BEHAVIOURS.map((k) => k.name);
+  const rows: [string, number, number][] = [];
+  for (const name of names) {
+    const site = await startSimSite({ seed: lo!, behaviours: [name], ...(arg('--pages') ? { pages: Number(arg('--pages')) } : {}), ...(arg('--tree') ? { tree: arg('--tree')! } : {}) });
+    try {
+      const r = await crawlSimWithUrldedup(site, args.includes('--presets') ? ['session-ids', 'tracking'] : [], 4, args.includes('--mirrors'));
+      if (r.falseMerges > 0 || r.reached < r.documents) console.log(`${name}: merges ${r.falseMerges}, reached ${r.reached}/${r.documents}`);
+      rows.push([name, r.requests, site.floor]);
+    } finally { await site.close(); }
+  }
+  rows.sort((a, b) => b[1] / b[2] - a[1] / a[2]);
+  console.log('| behaviour alone | requests | floor | × floor |\n|---|---:|---:|---:|');
+  for (const [name, req, floor] of rows) console.log(`| \`${name}\` | ${req} | ${floor} | ${(req / floor).toFixed(2)} |`);
+  process.exit(0);
+}
 for (let seed = lo!; seed <= (hi ?? lo!); seed++) {
   const bh = arg('--behaviours');
   const site = await startSimSite({ seed, ...(bh ? { behaviours: bh.split(',') } : {}), ...(arg('--pages') ? { pages: Number(arg('--pages')) } : {}), ...(arg('--tree') ? { tree: arg('--tree')! } : {}) });
