@@ -149,7 +149,7 @@ export async function contentPairs(fetched: Pick<PathDocuments, 'documents' | 'v
   }
   // 3b. the URL without its segment parameters, where the host answers that name only through a
   // redirect to its own session form (`/a` → 302 → `/a;jsessionid=Z`): not a document of its own,
-  // so not among those above; the learner compares with the document of that form (`compare`)
+  // so not among those above; the learner compares with the document of that form (content-comparison.ts `compare`)
   const barePath = bareParameterPath(path);
   if (barePath !== path) {
     const b = { ...u.rec, path: barePath };
@@ -203,7 +203,7 @@ const TAIL_SAMPLE = 8;
  * Documents fetched under a tail of `u`'s path (`/a/b` of `/index.php/a/b`, its leading segments
  * dropped, `TAIL_LEVELS` at most) whose stable text is `u`'s and whose bytes are not: a moved
  * prefix on pages that print a token or the time of each response, which no body hash pairs.
- * The learner's `compare` decides, as for any pair: such text counts as one document only where
+ * content-comparison.ts `compare` decides, as for any pair: such text counts as one document only where
  * one URL fetched twice showed that its bytes change and its text does not.
  */
 export async function tailsAlike(fetched: PathDocuments, kv: Pick<Kv, 'get'>, txn: Txn, u: LearnedUrl, hash: string, stable: string): Promise<string[]> {

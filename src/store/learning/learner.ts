@@ -58,14 +58,15 @@ import {
   withdrawByHand,
 } from '../rules.js';
 import { getEvidence, getUrl, putEvidence, type Txn } from '../engine/batch.js';
-import { contentPairs, imageKey, mirrorPairs, prefixPairs, preimages, representationPairs, tailsAlike, type ContentPair, type RepresentationClaim } from './content-pairs.js';
+import { contentPairs, imageKey, mirrorPairs, prefixPairs, preimages, representationPairs, tailsAlike, type RepresentationClaim } from './content-pairs.js';
 import { NotFoundSignatures, rewrittenBeyondEvidence } from './not-found.js';
 import { PathDocuments } from './path-documents.js';
-import { awaitRecheck, LARGE_DIFFERENCE, MAIN_STABLE, PENDING, settleRecheck, sketchSimilarity, STABLE, stabilityPlace, TEXT_STABLE, UNSTABLE, type RecheckHashes } from './stability.js';
+import { settleRecheck, type RecheckHashes } from './stability.js';
 import { recordOfKey } from '../engine/url-state.js';
-import { failedStep, judgedRules } from './rewrite-chain.js';
+import { failedStep } from './rewrite-chain.js';
 import { answerOf, failuresAlike, loopMayAgree, mayAgree, type FailedAnswer, type RewriteFailure } from './failure-agreement.js';
 import { servedAsShell } from './shells.js';
+import { ContentComparison, documentOf, redirectedOf } from './content-comparison.js';
 import { noRuleChanges, type LearnedUrl, type LearnerReads, type LearningPolicy, type RuleChanges } from './contract.js';
 
 /** Documents with one body read for moved-prefix pairs (content-pairs.ts `prefixPairs`). */
@@ -82,6 +83,7 @@ export class RuleLearner {
   private readonly limits: LearningLimits;
   readonly notFound: NotFoundSignatures;
   private readonly pathDocuments: PathDocuments;
+  private readonly comparison: ContentComparison;
 
   constructor(
     private readonly reads: LearnerReads,
@@ -90,6 +92,15 @@ export class RuleLearner {
     this.limits = { threshold: policy.ruleThreshold, maxSupport: policy.maxEvidencePerRule };
     this.notFound = new NotFoundSignatures(reads.kv, reads.notFound);
     this.pathDocuments = reads.pathDocuments ?? new PathDocuments(reads.kv, false);
+    this.comparison = new ContentComparison({
+      reads,
+      policy,
+      notFound: this.notFound,
+      ruleOf: (txn, id) => this.ruleOf(txn, id),
+      liveRulesOf: (txn, host) => this.liveRulesOf(txn, host),
+      isShell: (host, hash, spec, variant, base) => this.isShell(host, hash, spec, variant, base),
+      observe: (txn, host, spec, obs, site, changes) => this.observe(txn, host, spec, obs, site, changes),
+    });
   }
 
   /** The live (candidate or active) rules of `host`, this batch's changes included. */
@@ -162,7 +173,7 @@ export class RuleLearner {
     for await (const [k] of this.reads.kv.entries('evidence', { ...prefixRange(evidenceKeys.documentPrefix(host)), limit: EXISTING_SAMPLE })) {
       const key = k.slice(k.lastIndexOf(SEP) + 1);
       const rec = recordOfKey(key);
-      if (applies(spec, rec)) await this.compare(txn, { variant: key, base: keyFromRecord(apply(spec, rec)), spec }, changes, now);
+      if (applies(spec, rec)) await this.comparison.compare(txn, { variant: key, base: keyFromRecord(apply(spec, rec)), spec }, changes, now);
       if (++n >= EXISTING_SAMPLE) break;
     }
     await this.judgePairs(txn, host, spec, changes, now);
@@ -176,7 +187,7 @@ export class RuleLearner {
   private async judgePairs(txn: Txn, host: string, spec: RuleSpec, changes: RuleChanges, now: number): Promise<void> {
     if (spec.kind !== 'suffix') return;
     const image = (key: string): string | undefined => (applies(spec, recordOfKey(key)) ? keyFromRecord(apply(spec, recordOfKey(key))) : undefined);
-    for (const [variant, base] of await this.pathDocuments.pairs(host, (p) => p.endsWith(spec.from), image, EXISTING_SAMPLE)) await this.compare(txn, { variant, base, spec, against: true }, changes, now);
+    for (const [variant, base] of await this.pathDocuments.pairs(host, (p) => p.endsWith(spec.from), image, EXISTING_SAMPLE)) await this.comparison.compare(txn, { variant, base, spec, against: true }, changes, now);
   }
 
   // ---- redirects -------------------------------------------------------------------------------
@@ -329,7 +340,7 @@ export class RuleLearner {
       const image = parsed !== undefined && applies(parsed.spec, to) && keyFromRecord(apply(parsed.spec, to)) === u.key;
       if (parsed !== undefined) pairs.push(image ? { variant: prev.to, base: u.key, spec: parsed.spec, sample: true } : { variant: u.key, base: prev.to, spec: parsed.spec, sample: true });
     }
-    for (const p of pairs) await this.compare(txn, p, changes, now);
+    for (const p of pairs) await this.comparison.compare(txn, p, changes, now);
     await this.imagesAnswered(txn, u, changes, now, images);
     for (const c of claims) await this.fromClaim(txn, u, c, hash, changes, now);
     await this.imageFailed(txn, u, status, changes, now, true);
@@ -369,7 +380,7 @@ export class RuleLearner {
   private async settleImage(txn: Txn, end: ImageEnd | undefined, changes: RuleChanges, now: number): Promise<void> {
     const parsed = end === undefined ? undefined : parseRuleId(end.id);
     if (end === undefined || parsed === undefined || (await this.ruleOf(txn, end.id))?.state !== 'active') return;
-    if (end.failed === undefined) return this.compare(txn, { variant: end.original, base: end.at, spec: parsed.spec, sample: true }, changes, now);
+    if (end.failed === undefined) return this.comparison.compare(txn, { variant: end.original, base: end.at, spec: parsed.spec, sample: true }, changes, now);
     const obs: Observation = { v: 'against', how: 'rewrite', source: end.original, to: end.at, status: end.failed.st, t: now };
     await this.observe(txn, parsed.host, parsed.spec, obs, { p: placeOf(recordOfKey(end.original)), s: end.original }, changes);
   }
@@ -396,7 +407,7 @@ export class RuleLearner {
         for (const p of preimages(spec, u.rec)) pairs.push([{ rec: p, key: keyFromRecord(p) }, u.key]);
       }
       for (const [doc, image] of pairs) {
-        const other = document ? await getUrl(this.reads.kv, txn, image) : ((await this.documentOf(txn, doc.key)) ?? (await this.redirectedOf(txn, doc.key)));
+        const other = document ? await getUrl(this.reads.kv, txn, image) : ((await documentOf(this.reads.kv, txn, doc.key)) ?? (await redirectedOf(this.reads.kv, txn, doc.key)));
         if (other === undefined) continue;
         // the image failed: an error status, or a 2xx with the not-found page (a soft 404)
         if (document && (other.s !== 'fetched' || other.st === undefined || other.st >= 500 || (isDocumentStatus(other.st) && !(await this.notFound.answered(txn, host, image, other))))) continue;
@@ -407,129 +418,6 @@ export class RuleLearner {
     }
   }
 
-  /** The entry of a URL the host answered with a redirect (to a session form, a login page, …). */
-  private async redirectedOf(txn: Txn, key: string): Promise<UrlEntry | undefined> {
-    const e = await getUrl(this.reads.kv, txn, key);
-    return e?.s === 'redirected' && e.st !== undefined && e.st >= 300 && e.st < 400 ? e : undefined;
-  }
-
-  /**
-   * The document `key` answered as itself; with `ownForm`, also the document of its own form where
-   * it answered only a redirect there (`/a` → 302 → `/a;jsessionid=Z`, whose document is `/a`'s).
-   */
-  private async documentOf(txn: Txn, key: string, ownForm = false): Promise<UrlEntry | undefined> {
-    const e = await getUrl(this.reads.kv, txn, key);
-    if (ownForm && e?.s === 'redirected' && e.to !== undefined && e.to !== key && parameterDifference(recordOfKey(e.to), recordOfKey(key)) !== undefined) return this.documentOf(txn, e.to);
-    if (e?.s !== 'fetched' || e.c === undefined || e.st === undefined || !isDocumentStatus(e.st) || e.z === true) return undefined;
-    return e;
-  }
-
-  /**
-   * Compare two documents fetched as themselves, `variant` and `spec(variant)` = `base`. Equal
-   * content supports `spec` where `variant` lies, unless the body is a shell or a not-found page;
-   * different content contradicts it there, once the variant proved stable.
-   */
-  private async compare(txn: Txn, p: ContentPair, changes: RuleChanges, now: number): Promise<void> {
-    if (p.variant === p.base) return;
-    const ve = await this.documentOf(txn, p.variant);
-    const be = ve === undefined ? undefined : await this.documentOf(txn, p.base, true);
-    if (ve === undefined || be === undefined) return;
-    const vrec = recordOfKey(p.variant);
-    const host = hostOf(vrec);
-    if (await this.notFound.matches(txn, host, vrec.path, ve.c!, ve.x)) return;
-    if (await this.notFound.matches(txn, host, recordOfKey(p.base).path, be.c!, be.x)) return;
-    if (ve.c !== be.c && ve.w !== undefined && ve.w === be.w) {
-      // the bytes differ, the text but for the address each page prints of itself does not (a
-      // share widget, an og:url from the request): one document
-      await this.compared(txn, p, true, ve, be, changes, now, ve.w);
-      return;
-    }
-    const known = await getEvidence(this.reads.kv, txn, stabilityPlace(vrec));
-    // what stays the same between two fetches of one URL here (the text but for its digits, or
-    // the main content beside a block drawn per response): compared on that, as content elsewhere
-    const [vk, bk] = known === TEXT_STABLE ? [ve.y, be.y] : known === MAIN_STABLE ? [ve.b, be.b] : [];
-    if (vk !== undefined && bk !== undefined) return this.compared(txn, p, vk === bk, ve, be, changes, now, vk);
-    // one page with a main content and one without (no aside or nav): not one template, two documents
-    if (known === MAIN_STABLE && (ve.b === undefined) !== (be.b === undefined)) return this.compared(txn, p, false, ve, be, changes, now);
-    if (known === UNSTABLE || known === TEXT_STABLE || known === MAIN_STABLE) {
-      // a per-response token keeps content hashes apart on every fetch here: equal content shows
-      // nowhere, but pages whose words differ by far more than a token does are not one document
-      if (ve.c !== be.c && sketchSimilarity(ve.m, be.m) < LARGE_DIFFERENCE) await this.compared(txn, p, false, ve, be, changes, now);
-      return;
-    }
-    if (ve.c === be.c) {
-      await this.compared(txn, p, true, ve, be, changes, now);
-      return;
-    }
-    const id = ruleId(host, p.spec);
-    const rule = await this.ruleOf(txn, id);
-    if (rule?.manual === true) return;
-    if (known !== STABLE && sketchSimilarity(ve.m, be.m) < LARGE_DIFFERENCE && (known !== undefined || ve.b === undefined || ve.b !== be.b)) {
-      // words that differ by far more than a token does: two documents wherever the variant lies,
-      // as in an unstable directory (above), so no second fetch can change the verdict (a
-      // translation beside its original, `/a.de.html` and `/a.html`). Not where the main
-      // content is one and the words differ beside it while nothing is known here yet: a block
-      // drawn per response outweighs a short page's words, and the recheck below tells
-      await this.compared(txn, p, false, ve, be, changes, now);
-      return;
-    }
-    if (known !== STABLE) {
-      // unknown: fetch the variant again first; pending: wait for that fetch
-      await awaitRecheck(this.reads.kv, txn, known, { rec: vrec, key: p.variant }, { id, variant: p.variant, other: p.base }, changes.checks);
-      return;
-    }
-    if (ve.y !== undefined && ve.y === be.y) {
-      // pages of a stable directory that differ in digits and markup alone: this page may be one
-      // that prints a token there (a section's index page among the directory's own files), or
-      // another document that differs only in its numbers. Its own second fetch tells.
-      const place = stabilityPlace(vrec, true);
-      const own = await getEvidence(this.reads.kv, txn, place);
-      if (own === TEXT_STABLE) {
-        await this.compared(txn, p, true, ve, be, changes, now, ve.y);
-        return;
-      }
-      if (own === undefined || own.startsWith(PENDING)) {
-        await awaitRecheck(this.reads.kv, txn, own, { rec: vrec, key: p.variant }, { id, variant: p.variant, other: p.base }, changes.checks, place);
-        return;
-      }
-    }
-    await this.compared(txn, p, false, ve, be, changes, now);
-  }
-
-  /**
-   * The verdict of a comparison: equal content supports the rule where the variant lies, different
-   * content contradicts it. `doc` names the document shown (its content hash, or where a token
-   * changes the bytes on every fetch, its stable hash).
-   */
-  private async compared(txn: Txn, p: ContentPair, equal: boolean, ve: UrlEntry, be: UrlEntry, changes: RuleChanges, now: number, doc = ve.c!): Promise<void> {
-    if (equal && p.against === true) return;
-    // the rules this pair is evidence about: its own, a chain's, a group's parts (rewrite-chain.ts)
-    const specs = await judgedRules(this.reads.rules.activeOf, () => this.liveRulesOf(txn, hostOf(recordOfKey(p.variant))), (id) => this.ruleOf(txn, id), p, equal);
-    for (const spec of specs) await this.comparedFor(txn, { ...p, spec }, equal, ve, be, changes, now, doc);
-  }
-
-  private async comparedFor(txn: Txn, p: ContentPair, equal: boolean, ve: UrlEntry, be: UrlEntry, changes: RuleChanges, now: number, doc: string): Promise<void> {
-    const vrec = recordOfKey(p.variant);
-    const host = hostOf(vrec);
-    const how = p.sample === true ? 'sample' : 'content';
-    if (equal) {
-      if (await this.isShell(host, ve.c!, p.spec, p.variant, p.base)) return;
-      const obs: Observation = { v: 'for', how, source: p.variant, to: p.base, hash: ve.c!, t: now };
-      const site: Support = { p: placeOf(vrec), d: doc, q: hasQueryKind(p.spec, vrec), s: p.variant, t: p.base, ...valueOf(p.spec, vrec) };
-      await this.observe(txn, host, p.spec, obs, site, changes);
-      // unknown ids answered with one page (a soft 404) are found where parameters are: probe the
-      // host's root and the directory there, once each
-      if (this.policy.probeNotFound && isParameterRule(p.spec)) {
-        const at = { rec: vrec, key: p.variant };
-        await this.notFound.ask(txn, at, '/', changes.checks);
-        await this.notFound.ask(txn, at, dirOf(vrec.path), changes.checks);
-      }
-      return;
-    }
-    // (a rule withdrawn by hand learns nothing: `observe` drops it)
-    const obs: Observation = { v: 'against', how, source: p.variant, to: p.base, hash: ve.c!, otherHash: be.c!, t: now };
-    await this.observe(txn, host, p.spec, obs, { p: placeOf(vrec), s: p.variant }, changes);
-  }
 
   // ---- shells --------------------------------------------------------------------------------
 
@@ -589,7 +477,7 @@ export class RuleLearner {
       const target = k.slice(targetAt, k.lastIndexOf(SEP));
       if (done.has(target)) continue;
       done.add(target);
-      const e = await this.documentOf(txn, target);
+      const e = await documentOf(this.reads.kv, txn, target);
       if (e === undefined || (e.c !== soft.hash && (soft.shape === undefined || e.x !== soft.shape))) continue;
       await this.notFound.mark(txn, target);
       await this.rewriteFailed(txn, { rec: recordOfKey(target), key: target }, e.st!, e.c, changes, now);
@@ -688,7 +576,7 @@ export class RuleLearner {
   private async settleRecheck(txn: Txn, u: LearnedUrl, hashes: RecheckHashes, prev: UrlEntry, changes: RuleChanges, now: number): Promise<void> {
     for (const w of await settleRecheck(this.reads.kv, txn, u, hashes, prev)) {
       const parsed = parseRuleId(w.id);
-      if (parsed !== undefined) await this.compare(txn, { variant: w.variant, base: w.other, spec: parsed.spec }, changes, now);
+      if (parsed !== undefined) await this.comparison.compare(txn, { variant: w.variant, base: w.other, spec: parsed.spec }, changes, now);
     }
   }
 

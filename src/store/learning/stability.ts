@@ -67,7 +67,7 @@ export function sketchSimilarity(a: string | undefined, b: string | undefined): 
  * Differing content counts against a rule only where pages are stable. A page template that
  * embeds a fresh token (a CSRF field, a timestamp) changes on every fetch, so a directory's
  * stability is learned once, by fetching one variant there again (a page's own, `=path`, where
- * its directory's does not hold for it: learner.ts `compare`); the comparisons made in the
+ * its directory's does not hold for it: content-comparison.ts `compare`); the comparisons made in the
  * meantime wait for that fetch (`pendingRecheck` of the URL being fetched again).
  */
 export async function awaitRecheck(kv: Pick<Kv, 'get'>, txn: Txn, stability: string | undefined, u: LearnedUrl, waiting: Waiting, checks: CheckRequest[], place = stabilityPlace(u.rec)): Promise<void> {
