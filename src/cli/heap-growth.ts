@@ -4,8 +4,7 @@
  * rate, up to about four times the live heap: a store admitting URLs as fast as it can allocates
  * short-lived strings at a rate that keeps the heap near that bound, and the process holds pages
  * that mostly hold garbage. A fixed growth of 30 % keeps it near the live heap at the cost of
- * more frequent full collections: over 1.5 M URLs on 500,000 hosts (bench/store-growth.ts), peak
- * RSS 330 MiB against 498, CPU 0.99× (docs/benchmarks.md, "Growth over many hosts").
+ * more frequent full collections (the figures: docs/benchmarks.md, "Growth over many hosts").
  *
  * A process started with its own `--heap-growing-percent` keeps it. The flag is V8's and may change
  * with a Node release; an unknown flag is ignored by `v8.setFlagsFromString`.
