@@ -13,6 +13,7 @@ import { applyRules, hostOf } from '../rules.js';
 import { redactPassword } from '../userinfo.js';
 import { redirectLeavesRewrite } from '../learning/failure-agreement.js';
 import { getAlias, getUrl, type Txn } from './batch.js';
+import type { AliasEntry } from '../keys.js';
 import type { EngineParts } from './parts.js';
 import { answeredDocument, recordOfKey } from './url-state.js';
 
@@ -157,13 +158,16 @@ export function leavesRewrite(s: Pick<EngineParts, 'o'>, t: Transformed, to: str
 export async function canonicalize(s: Pick<EngineParts, 'kv' | 'o' | 'rules' | 'seen'>, txn: Txn, rec: UriRecord, k0: string, exclude?: string): Promise<Canonical> {
   const steps: string[] = [];
   let t = transform(s, rec, k0, exclude, steps);
+  // the alias of the chain's stop, where one stopped it (read once: it is the alias of `t.key`)
+  let stopAlias: AliasEntry | undefined;
   // a chain of rules stops at a URL on its way the host answered with a document (admit.ts
   // `stopChains`, lookup.ts), the presets' output among them
   if (steps.length > 0 && t.via !== undefined) {
     for (const k of steps) {
       const e = await getUrl(s.kv, txn, k);
       // (or redirected as an alias: the host named the document there, lookup.ts)
-      if (answeredDocument(e) || (e?.s === 'redirected' && (await getAlias(s, txn, k)) !== undefined)) {
+      stopAlias = e?.s === 'redirected' ? await getAlias(s, txn, k) : undefined;
+      if (answeredDocument(e) || stopAlias !== undefined) {
         t = { rec: recordOfKey(k), key: k, via: t.via, ...(t.preset !== undefined && t.preset.key !== k ? { preset: t.preset } : {}) };
         break;
       }
@@ -171,7 +175,7 @@ export async function canonicalize(s: Pick<EngineParts, 'kv' | 'o' | 'rules' | '
   }
   let key = t.key;
   let via = t.via;
-  const alias = await getAlias(s, txn, key);
+  const alias = stopAlias ?? (await getAlias(s, txn, key));
   if (alias !== undefined && alias.to !== k0) {
     if (leavesRewrite(s, t, alias.to)) return { key, via, t, left: true };
     key = alias.to;
