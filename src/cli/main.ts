@@ -34,6 +34,8 @@ Exit codes: 0 ok, 1 some inputs invalid, 2 usage, 3 store locked or unavailable,
 `;
 
 const COMMANDS = new Set(['crawl', 'normalize', 'key', 'resolve', 'filter', 'serve', 'export', 'stats', 'explain', 'rules', 'verify', 'repair']);
+/** Commands that run until stopped or until their input ends, admitting URLs as they go. */
+const LONG_RUNNING = new Set(['crawl', 'serve', 'filter']);
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -45,6 +47,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${packageVersion()}\n`);
     return 0;
   }
+  // the long-running commands hold the heap near what survives (heap-growth.ts)
+  if (LONG_RUNNING.has(command)) (await import('./heap-growth.js')).limitHeapGrowth();
   switch (command) {
     case 'normalize':
       return (await import('./commands/normalize.js')).runNormalizeCommand(rest, process.stdin, process.stdout);
@@ -53,13 +57,10 @@ async function main(argv: string[]): Promise<number> {
     case 'resolve':
       return (await import('./commands/resolve.js')).runResolveCommand(rest, process.stdin, process.stdout);
     case 'crawl':
-      (await import('./heap-growth.js')).limitHeapGrowth();
       return (await import('./commands/crawl.js')).runCrawlCommand(rest);
     case 'serve':
-      (await import('./heap-growth.js')).limitHeapGrowth();
       return (await import('./commands/serve.js')).runServeCommand(rest);
     case 'filter':
-      (await import('./heap-growth.js')).limitHeapGrowth();
       return (await import('./commands/filter.js')).runFilterCommand(rest, process.stdin, process.stdout);
     case 'export':
       return (await import('./commands/export.js')).runExportCommand(rest, process.stdout);
