@@ -38,7 +38,8 @@ export {
   type RuleSpec,
   type Observation,
 } from './seen-store.js';
-export { defaultDocuments, explainRedirect, parseRuleId, formatSpec, type RuleKind } from './rules.js';
+export { defaultDocuments, parseRuleId, formatSpec, type RuleKind } from './rules.js';
+export { explainRedirect } from './learning/redirect-explanation.js';
 export { STORE_FORMAT_VERSION } from './keys.js';
 export type { Explanation, ExplainStep } from './seen-store.js';
 export type { Scope } from './learning/rule-scope.js';

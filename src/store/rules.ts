@@ -29,7 +29,8 @@
  * `path-parameter` rule's name may be an ASP.NET cookieless segment's tags (`(S)`: `/(S(id))/a` →
  * `/a`), which learning/parameter-difference.ts reads as a segment parameter.
  *
- * Evidence (the learner in learning/learner.ts gathers it; this module keeps the algebra):
+ * Evidence (the learner in learning/learner.ts gathers it, learning/redirect-explanation.ts explains
+ * redirects; this module keeps the algebra):
  * - **support**: a permanent redirect `u → v` (301/308; also 302/303/307 with
  *   `temporaryRedirectsMerge`) explained as a composition of these transforms supports each of
  *   them; equal content of two documents fetched as themselves, `u` and `R(u)`, supports `R`.
@@ -45,7 +46,7 @@
  */
 import { recompose, type UriRecord } from '../normalize/index.js';
 import { bareParameterPath, fieldName, parameterValues, pathParameterNames, queryFields, removePathParameters, removeQueryFields } from './learning/parameter-difference.js';
-import { applySuffix, caseApplies, caseShape, foldCase, isSuffixPair, suffixApplies, suffixPair, suffixStemKind } from './learning/path-variants.js';
+import { applySuffix, caseApplies, caseShape, foldCase, isSuffixPair, suffixApplies, suffixStemKind } from './learning/path-variants.js';
 import { activeScopes, inScope, keptSupport, readsAsCopy, scopeEvidence, type ContradictionSite, type Scope, type Support } from './learning/rule-scope.js';
 
 export type RuleSpec =
@@ -250,7 +251,7 @@ function isDomainName(host: string): boolean {
   return !(c >= 0x30 && c <= 0x39); // an IPv4 address ends in a number
 }
 
-function lastSegment(path: string): string {
+export function lastSegment(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
 }
 
@@ -259,7 +260,7 @@ function isOwnPage(rest: string): boolean {
   return rest === '' || defaultDocuments.includes(rest);
 }
 
-function queryNames(query: string | undefined): string[] {
+export function queryNames(query: string | undefined): string[] {
   return queryFields(query).map(fieldName);
 }
 
@@ -375,7 +376,7 @@ export function mirrorPair(a: string, b: string): { readonly from: string; reado
   return aFirst ? { from: a, spec: { kind: 'mirror', host: b } } : { from: b, spec: { kind: 'mirror', host: a } };
 }
 
-function componentValue(rec: UriRecord, c: RuleComponent): string {
+export function componentValue(rec: UriRecord, c: RuleComponent): string {
   switch (c) {
     case 'scheme':
       return `${rec.scheme}:${rec.port ?? ''}`;
@@ -388,119 +389,8 @@ function componentValue(rec: UriRecord, c: RuleComponent): string {
   }
 }
 
-function withoutFragment(rec: UriRecord): string {
+export function withoutFragment(rec: UriRecord): string {
   return recompose(rec.fragment === undefined ? rec : { ...rec, fragment: undefined });
-}
-
-// ---- explaining a redirect ------------------------------------------------------------------
-
-function pathTransforms(p: string, q: string, documents: readonly string[]): RuleSpec[] | undefined {
-  if (q === p + '/') {
-    const last = lastSegment(p);
-    return last !== '' && last.indexOf('.') === -1 ? [{ kind: 'slash-add' }] : undefined;
-  }
-  if (p === q + '/') return q === '' ? undefined : [{ kind: 'slash-remove' }];
-  // the case of letters (`/A` → `/a`; `/a.Html` → `/a.html` folds, no pair), or a suffix (`/a.htm` → `/a.html`)
-  if (q !== p && foldCase(p) === q) return [{ kind: 'case-insensitive' }];
-  const pair = suffixPair(p, q);
-  if (pair !== undefined) {
-    const from = p.endsWith(pair.from) && p.slice(0, p.length - pair.from.length) + pair.to === q ? pair : { from: pair.to, to: pair.from };
-    if (suffixApplies(from, p)) return [{ kind: 'suffix', ...from }];
-  }
-  for (const name of documents) {
-    if (!p.endsWith('/' + name)) continue;
-    const dir = p.slice(0, p.length - name.length);
-    if (q === dir) return [{ kind: 'default-document', name }];
-    if (dir.length > 1 && q === dir.slice(0, -1)) return [{ kind: 'default-document', name }, { kind: 'slash-remove' }];
-  }
-  // path-prefix: what precedes the longest common run of trailing segments
-  const heads = prefixesBeforeCommonTail(p, q);
-  if (heads === undefined) return undefined;
-  const { from, to } = heads;
-  if (!from.startsWith('/') || !to.startsWith('/')) return undefined;
-  // a prefix that grows into itself would apply again to its own output
-  if (to.startsWith(from)) return undefined;
-  return [{ kind: 'path-prefix', from, to }];
-}
-
-/**
- * What precedes the longest common run of trailing segments of two paths (at least one segment,
- * never the leading ""), each ending in `/`: `/old/a/b` and `/a/b` give `/old/` and `/`.
- */
-export function prefixesBeforeCommonTail(p: string, q: string): { from: string; to: string } | undefined {
-  const a = p.split('/');
-  const b = q.split('/');
-  let s = 0;
-  while (s < a.length - 1 && s < b.length - 1 && a[a.length - 1 - s] === b[b.length - 1 - s]) s++;
-  if (s === 0) return undefined;
-  return { from: a.slice(0, a.length - s).join('/') + '/', to: b.slice(0, b.length - s).join('/') + '/' };
-}
-
-function removedParameters(uq: string | undefined, vq: string | undefined): RuleSpec[] | undefined {
-  const uNames = queryNames(uq);
-  const vNames = new Set(queryNames(vq));
-  const removed = new Set<string>();
-  for (const n of uNames) if (!vNames.has(n)) removed.add(n);
-  if (removed.size === 0) return undefined;
-  if (removeQueryFields(uq, removed) !== vq) return undefined;
-  return [parameterSpec('query-parameter', [...removed])];
-}
-
-/**
- * The transforms whose composition maps `u` onto `v`, or `undefined` when the redirect is not
- * explained by them (another site, another page, a login form, …) or changes nothing.
- */
-export function explainRedirect(u: UriRecord, v: UriRecord, documents: readonly string[] = defaultDocuments): RuleSpec[] | undefined {
-  if (u.host === undefined || v.host === undefined || u.userinfo !== v.userinfo) return undefined;
-  const out: RuleSpec[] = [];
-  if (u.scheme !== v.scheme) {
-    if (u.scheme === 'http' && v.scheme === 'https' && u.port === undefined && v.port === undefined) out.push({ kind: 'https' });
-    else return undefined;
-  }
-  if (u.port !== v.port) return undefined;
-  if (u.host !== v.host) {
-    if (v.host === 'www.' + u.host && applies({ kind: 'www-add' }, u)) out.push({ kind: 'www-add' });
-    else if (u.host === 'www.' + v.host && applies({ kind: 'www-remove' }, u)) out.push({ kind: 'www-remove' });
-    else return undefined;
-  }
-  if (u.path !== v.path) {
-    const t = pathTransforms(u.path, v.path, documents);
-    if (t === undefined) return undefined;
-    out.push(...t);
-  }
-  if (u.query !== v.query) {
-    const t = removedParameters(u.query, v.query);
-    if (t === undefined) return undefined;
-    out.push(...t);
-  }
-  return out.length === 0 ? undefined : out;
-}
-
-/**
- * What a redirect `u → v` (any status) says about a rule of `u`'s or `v`'s host.
- * `explained` is `explainRedirect(u, v)`.
- */
-export function judgeRedirect(spec: RuleSpec, host: string, u: UriRecord, v: UriRecord, explained: readonly RuleSpec[] | undefined): Verdict | undefined {
-  const text = formatSpec(spec);
-  if (hostOf(u) === host && applies(spec, u)) {
-    if (explained?.some((t) => formatSpec(t) === text)) return 'for';
-    // a mirror sent to the host it mirrors: for, on the same path; on another, nothing either way
-    if (spec.kind === 'mirror' && hostOf(v) === spec.host) return v.path === u.path && v.query === u.query ? 'for' : undefined;
-    // parameters are judged on content: a server may rewrite one parameter and keep another
-    if (isParameterRule(spec)) return undefined;
-    const c = componentOf(spec);
-    // unchanged: the host may take this step on a later hop
-    if (componentValue(u, c) === componentValue(v, c)) return undefined;
-    // a redirect that changes more of the path than its letters' case (`/A.html` → `/A`, a suffix
-    // dropped, the case kept as asked) says nothing of case: a host that folds case answers any
-    // spelling, and a rewrite rule keeps the spelling it was given
-    if (spec.kind === 'case-insensitive' && hostOf(v) === hostOf(u) && foldCase(u.path) !== foldCase(v.path)) return undefined;
-    return 'against';
-  }
-  if (hostOf(v) === host && applies(spec, v) && !isParameterRule(spec) && withoutFragment(apply(spec, v)) === withoutFragment(u)) {
-    return 'against'; // the host maps the other way
-  }
-  return undefined;
 }
 
 /**

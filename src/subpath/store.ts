@@ -3,7 +3,8 @@
  * LevelDB tuning and database types, the Redis Cluster store and fleet (docs/scale-out.md), and
  * the types of every `SeenStore` method.
  */
-export { defaultDocuments, explainRedirect, parseRuleId, formatSpec, type RuleKind } from '../store/rules.js';
+export { defaultDocuments, parseRuleId, formatSpec, type RuleKind } from '../store/rules.js';
+export { explainRedirect } from '../store/learning/redirect-explanation.js';
 export { repairStore, type RepairReport, type SublevelCounts } from '../store/backends/leveldb/repair.js';
 export { STORE_FORMAT_VERSION } from '../store/keys.js';
 export { openRedisStore, type OpenRedisStoreOptions, type RedisSeenStore } from '../store/backends/redis-store.js';

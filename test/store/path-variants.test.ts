@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseUri } from '../../src/normalize/index.js';
 import { applySuffix, caseApplies, caseShape, foldCase, isSuffixPair, stemOf, suffixApplies, suffixPair, suffixStemKind } from '../../src/store/learning/path-variants.js';
-import { applies, apply, explainRedirect, formatSpec, newCandidate, parseSpec, rewrites, support, type RuleSpec } from '../../src/store/rules.js';
+import { applies, apply, formatSpec, newCandidate, parseSpec, rewrites, support, type RuleSpec } from '../../src/store/rules.js';
+import { explainRedirect } from '../../src/store/learning/redirect-explanation.js';
 
 const rec = (u: string) => parseUri(u);
 

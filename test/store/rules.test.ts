@@ -5,9 +5,7 @@ import {
   applies,
   apply,
   applyRules,
-  explainRedirect,
   formatSpec,
-  judgeRedirect,
   contradict,
   mirrorPair,
   discount,
@@ -19,6 +17,7 @@ import {
   type ActiveRule,
   type RuleSpec,
 } from '../../src/store/rules.js';
+import { explainRedirect, judgeRedirect } from '../../src/store/learning/redirect-explanation.js';
 
 /** A scope covering a whole host, queries too. */
 const HOST_WIDE = [{ at: '/', docs: 3, query: true }];

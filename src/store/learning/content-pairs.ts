@@ -18,7 +18,8 @@ import { bareParameterPath, parameterDifference } from './parameter-difference.j
 import { foldCase, suffixPair } from './path-variants.js';
 import { evidenceKeys, prefixRange, SEP } from '../keys.js';
 import type { Kv } from '../backends/kv.js';
-import { applies, apply, hostOf, mirrorPair, parameterSpec, withHost, parseRuleId, parseSpec, prefixesBeforeCommonTail, type RuleRecord, type RuleSpec } from '../rules.js';
+import { applies, apply, hostOf, mirrorPair, parameterSpec, withHost, parseRuleId, parseSpec, type RuleRecord, type RuleSpec } from '../rules.js';
+import { prefixesBeforeCommonTail } from './redirect-explanation.js';
 import type { LearnedUrl } from './contract.js';
 import type { PathDocuments } from './path-documents.js';
 import { recordOfKey } from '../engine/url-state.js';

@@ -17,7 +17,8 @@ import { answeredDocument, recordOfKey } from '../engine/url-state.js';
 import { sameRedirect } from './content-pairs.js';
 import type { LearnedUrl } from './contract.js';
 import { parameterDifference } from './parameter-difference.js';
-import { explainRedirect, isMirrorRuleId } from '../rules.js';
+import { isMirrorRuleId } from '../rules.js';
+import { explainRedirect } from './redirect-explanation.js';
 
 /** How a URL answered without a document: its status, its body's hash, the target of its redirect. */
 export interface FailedAnswer {

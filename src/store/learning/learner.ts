@@ -38,12 +38,10 @@ import {
   apply,
   contradict,
   discount,
-  explainRedirect,
   hasQueryKind,
   hostOf,
   isDocumentStatus,
   isParameterRule,
-  judgeRedirect,
   newCandidate,
   parseRuleId,
   parseSpec,
@@ -57,6 +55,7 @@ import {
   type Transition,
   withdrawByHand,
 } from '../rules.js';
+import { explainRedirect, judgeRedirect } from './redirect-explanation.js';
 import { getEvidence, getUrl, putEvidence, type Txn } from '../engine/batch.js';
 import { contentPairs, imageKey, mirrorPairs, prefixPairs, preimages, representationPairs, tailsAlike, type RepresentationClaim } from './content-pairs.js';
 import { NotFoundSignatures, rewrittenBeyondEvidence } from './not-found.js';
