@@ -295,6 +295,11 @@ export const evidenceKeys = {
   /** A host's not-found answer in a directory (not-found.ts): JSON `{ st, c }`, `''` while its probe is queued. */
   notFound: (host: string, dir: string): string => 'n' + SEP + host + SEP + dir,
   notFoundPrefix: (host: string): string => 'n' + SEP + host + SEP,
+  /**
+   * A case probe's answer for a place (learning/case-probe.ts), by the key of the place's URL:
+   * `folded`, `kept`, or `''` while the probe is queued.
+   */
+  caseProbe: (placeKey: string): string => 'f' + SEP + placeKey,
   /** Whether a directory's pages keep their content between fetches: `stable`, `unstable`, or `pending <key>`. */
   stability: (host: string, dir: string): string => 'u' + SEP + host + SEP + dir,
   /** Comparisons waiting for the second fetch of `key`: JSON `[{ id, variant, other }]`. */

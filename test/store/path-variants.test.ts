@@ -1,7 +1,7 @@
 // Path variants: suffix pairs and case folding (src/store/learning/path-variants.ts), and the rules on them.
 import { describe, expect, it } from 'vitest';
 import { parseUri } from '../../src/normalize/index.js';
-import { applySuffix, caseApplies, caseShape, foldCase, isSuffixPair, stemOf, suffixApplies, suffixPair, suffixStemKind } from '../../src/store/learning/path-variants.js';
+import { applySuffix, CASE_FOLDED, caseApplies, caseProbePlace, caseShape, foldCase, isCaseProbe, isSuffixPair, stemOf, suffixApplies, suffixPair, suffixStemKind } from '../../src/store/learning/path-variants.js';
 import { applies, apply, formatSpec, newCandidate, parseSpec, rewrites, support, type RuleSpec } from '../../src/store/rules.js';
 import { explainRedirect } from '../../src/store/learning/redirect-explanation.js';
 
@@ -139,6 +139,31 @@ describe('the case rule holds for the case shapes of its evidence', () => {
     const active = { id: r.id, spec: { kind: 'case-insensitive' } as RuleSpec, scopes: r.scopes! };
     expect(rewrites(active, rec('http://h/cG-Manual.html'))).toBe(true);
     expect(rewrites(active, rec('http://h/FAQ.html'))).toBe(false);
+  });
+
+  it('folds /FAQ.html on such redirects only at a place whose case probe the host folded', () => {
+    expect(caseProbePlace('/Ref/models/Intro.html')).toBe('/ref/');
+    expect(caseProbePlace('/Intro.html')).toBe('/');
+    expect(isCaseProbe('/ref/Urldedup-Not-Found-0123456789abcdef')).toBe(true);
+    expect(isCaseProbe('/ref/urldedup-not-found-0123456789abcdef')).toBe(false);
+    const limits = { threshold: 3, maxSupport: 64 };
+    let r = newCandidate('h', { kind: 'case-insensitive' }, 0);
+    for (const p of ['/docs/Intro.html', '/docs/Usage.html', '/docs/guide/INSTALL.html', '/Tutorial.html', '/News.html', '/Authors.html']) {
+      r = support(r, { p, d: 'k' + p.toLowerCase(), s: 'k' + p, v: caseShape(p) }, { v: 'for', how: 'redirect', source: 'k' + p, t: 0 }, limits).rule;
+    }
+    expect(r.state).toBe('candidate');
+    // the probe's own redirect shows no document: one alone activates nothing
+    const probe = '/docs/Urldedup-Not-Found-0123456789abcdef';
+    r = support(r, { p: probe, d: 'k' + probe.toLowerCase(), s: 'k' + probe, v: CASE_FOLDED }, { v: 'for', how: 'redirect', source: 'k' + probe, t: 0 }, limits).rule;
+    expect(r.state).toBe('active');
+    expect(r.scopes?.map((x) => x.at)).toEqual(['/docs/']);
+    const active = { id: r.id, spec: { kind: 'case-insensitive' } as RuleSpec, scopes: r.scopes! };
+    expect(rewrites(active, rec('http://h/docs/FAQ.html'))).toBe(true);
+    // the root's own files were not probed
+    expect(rewrites(active, rec('http://h/FAQ.html'))).toBe(false);
+    let lone = newCandidate('h', { kind: 'case-insensitive' }, 0);
+    lone = support(lone, { p: probe, d: 'k' + probe.toLowerCase(), s: 'k' + probe, v: CASE_FOLDED }, { v: 'for', how: 'redirect', source: 'k' + probe, t: 0 }, limits).rule;
+    expect(lone.state).toBe('candidate');
   });
 });
 

@@ -95,7 +95,8 @@ export class FetchOutcome {
     // unless the host redirected the probe to a URL without its made-up name (a "404 to home
     // page" plugin): that page is recorded fetched, so its links are the crawl's, or they would
     // never be read
-    const page = entry.check === 'probe' && final.includes(madeUpName(entry.url)) ? undefined : x;
+    // (a case probe's name, lower-cased by the host, is still its made-up name)
+    const page = entry.check === 'probe' && final.toLowerCase().includes(madeUpName(entry.url).toLowerCase()) ? undefined : x;
     const contentLocation = resolveContentLocation(res.headers['content-location'], final);
     const canonical = pageCanonical(x?.canonical, res.headers['link'], final);
     const { status, contentHash } = res;

@@ -14,6 +14,7 @@ import { inScope, transform, type Identity } from './canonicalize.js';
 import { afterRuleChanges, pruneImageAfterFetch, restoreReason } from './give-back.js';
 import type { RepresentationClaim } from '../learning/content-pairs.js';
 import { parameterDifference } from '../learning/parameter-difference.js';
+import { isCaseProbe } from '../learning/path-variants.js';
 import { dirOf } from '../learning/rule-scope.js';
 import { imageCheckOf } from '../learning/image-redirects.js';
 import { noRuleChanges, type CheckRequest } from '../learning/contract.js';
@@ -54,8 +55,11 @@ export async function recordRedirect(s: EngineParts, q: WriteQueue, learner: Rul
     // every unknown path); its target is no page to crawl and no evidence about rules
     setUrl(s, txn, f.key, before, { ...carried(before, depth, now), s: 'redirected', st: status, to: t.key, ft: now });
     txn.queue.landed.push(f.key);
-    if (s.o.learnRules) await learner.notFound.record(txn, f, status, undefined);
+    // (a case probe's redirect, learning/case-probe.ts, is the case rule's evidence where it folds)
+    const probed = !s.o.learnRules ? undefined : isCaseProbe(f.rec.path) ? await learner.fromCaseProbe(txn, f, t, status, merge, now) : void (await learner.notFound.record(txn, f, status, undefined));
+    if (probed !== undefined) await queueChecks(s, txn, probed.checks, depth, now);
     await q.commit(txn);
+    if (probed !== undefined) await afterRuleChanges(s, q, probed);
     return;
   }
   const suspended = s.o.presets.length > 0 && t.key !== f.key ? suspendContradictedPresets(s, txn, f, t, status, now) : [];

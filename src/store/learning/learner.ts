@@ -31,6 +31,8 @@ import { counterNames, decodeJson, encodeJson, evidenceKeys, prefixRange, SEP, s
 import { outsidePartition } from '../host-tag.js';
 import { bareParameterPath, ownPageOffered, parameterDifference, withoutAddedParameters } from './parameter-difference.js';
 import { dirOf, type ContradictionSite, type Support } from './rule-scope.js';
+import { CASE_FOLDED, caseShape, isCaseProbe } from './path-variants.js';
+import { CaseProbes } from './case-probe.js';
 import { imageEnd, takeWaiting, type ImageEnd } from './image-redirects.js';
 import { placeOf, readPrefix, redirectSupport, valueOf } from './observation-site.js';
 import {
@@ -81,6 +83,7 @@ const EXISTING_SAMPLE = 64;
 export class RuleLearner {
   private readonly limits: LearningLimits;
   readonly notFound: NotFoundSignatures;
+  private readonly caseProbes: CaseProbes;
   private readonly pathDocuments: PathDocuments;
   private readonly comparison: ContentComparison;
 
@@ -90,6 +93,7 @@ export class RuleLearner {
   ) {
     this.limits = { threshold: policy.ruleThreshold, maxSupport: policy.maxEvidencePerRule };
     this.notFound = new NotFoundSignatures(reads.kv, reads.notFound);
+    this.caseProbes = new CaseProbes(reads.kv);
     this.pathDocuments = reads.pathDocuments ?? new PathDocuments(reads.kv, false);
     this.comparison = new ContentComparison({
       reads,
@@ -192,6 +196,18 @@ export class RuleLearner {
   // ---- redirects -------------------------------------------------------------------------------
 
   /**
+   * A case probe's redirect (case-probe.ts). Folded to its lower-case name, it is the case rule's
+   * evidence that the host redirects every capitalized name at the probe's place.
+   */
+  async fromCaseProbe(txn: Txn, probe: LearnedUrl, to: LearnedUrl, status: number, merge: boolean, now: number): Promise<RuleChanges> {
+    const changes = noRuleChanges();
+    if (!this.caseProbes.answered(txn, probe, to, merge)) return changes;
+    const site: Support = { p: placeOf(probe.rec), d: to.key, s: probe.key, v: CASE_FOLDED };
+    await this.observe(txn, hostOf(probe.rec), { kind: 'case-insensitive' }, { v: 'for', how: 'redirect', source: probe.key, to: to.key, status, t: now }, site, changes);
+    return changes;
+  }
+
+  /**
    * A redirect `from` → `to`. A permanent one (or any, with `merge`) supports every rule that
    * explains it; a permanent one contradicts every live rule of either host it disagrees with.
    * A temporary redirect is no evidence against: login walls and A/B tests answer 302 to URLs that
@@ -216,6 +232,8 @@ export class RuleLearner {
         const site = redirectSupport(spec, explained, from, to.rec, to.key);
         if (site !== undefined) await this.observe(txn, host, spec, { v: 'for', how: 'redirect', source: from.key, to: to.key, status, t: now }, site, changes);
       }
+      // a capitalized name sent to its lower-case form: does the host fold every name there? (case-probe.ts)
+      if (this.policy.probeNotFound && explained.some((t) => t.kind === 'case-insensitive') && caseShape(placeOf(from.rec)) === 'word') await this.caseProbes.ask(txn, from, changes.checks);
     }
     // a temporary redirect to another URL's session form (`/A.html` → 302 → `/a.html;jsessionid=…`,
     // where `/a.html` → 302 → that same form): the server names `base` as the resource of `from`,
@@ -280,6 +298,10 @@ export class RuleLearner {
   async fromFetch(txn: Txn, u: LearnedUrl, hash: string | undefined, status: number, prev: UrlEntry | undefined, now: number, shape?: string, stable?: string, claims: readonly RepresentationClaim[] = [], echoFree?: string, main?: string, title?: string): Promise<RuleChanges> {
     const changes = noRuleChanges();
     const host = hostOf(u.rec);
+    if (prev?.k === 'p' && isCaseProbe(u.rec.path)) {
+      this.caseProbes.answered(txn, u, undefined, false);
+      return changes;
+    }
     if (prev?.k === 'p') {
       const soft = await this.notFound.record(txn, u, status, hash, shape, title);
       if (soft !== undefined) {

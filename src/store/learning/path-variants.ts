@@ -159,3 +159,30 @@ export function caseShape(path: string): 'word' | 'mixed' {
 export function caseApplies(path: string): boolean {
   return bareParameterPath(path) === path && foldCase(path) !== path;
 }
+
+/**
+ * The name of a case probe (case-probe.ts): capitalized words (`word`-shaped) no server has a
+ * file for, followed by a hash.
+ */
+export const CASE_PROBE_SEGMENT = 'Urldedup-Not-Found-';
+
+/** True when `path` is a case probe's. */
+export function isCaseProbe(path: string): boolean {
+  return path.startsWith(CASE_PROBE_SEGMENT, path.lastIndexOf('/') + 1);
+}
+
+/**
+ * The `Support.v` of a case probe the host redirected to its lower-case name: no evidence of a
+ * document, but of the place (`caseProbePlace`), where every capitalized name is redirected.
+ */
+export const CASE_FOLDED = 'folded';
+
+/**
+ * The place a case probe answers for: the first directory of the path, its case folded
+ * (`/Ref/models/A.html` → `/ref/`; `/A.html` → `/`, the root's own files).
+ */
+export function caseProbePlace(path: string): string {
+  const folded = foldCase(path);
+  const slash = folded.indexOf('/', 1);
+  return slash === -1 ? '/' : folded.slice(0, slash + 1);
+}

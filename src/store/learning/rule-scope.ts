@@ -37,6 +37,7 @@
  * a kind of value (a parameter's values, a path's case shape), the values it was shown for.
  */
 import { looksMinted } from '../../normalize/index.js';
+import { CASE_FOLDED, caseProbePlace } from './path-variants.js';
 
 /** One supporting observation, as kept in a rule's record. */
 export interface Support {
@@ -53,7 +54,10 @@ export interface Support {
   readonly s: string;
   /** Content evidence: the key of the other document compared (the source's image under the rule). */
   readonly t?: string;
-  /** A parameter rule's evidence: the value(s) it removed from the source URL. */
+  /**
+   * A parameter rule's evidence: the value(s) it removed from the source URL; the case rule's: the
+   * source path's case shape, or `folded` for a case probe's redirect (path-variants.ts).
+   */
   readonly v?: string;
   /**
    * A recurring value's evidence whose source URL was first linked from a page of its own path:
@@ -111,11 +115,17 @@ function mergesSlashes(pair: string): boolean {
  * name (`/FAQ.html` → `/faq.html`, path-variants.ts `caseShape`): a server that corrects the names
  * it lacks (Apache mod_speling: case ignored, one misspelling allowed) redirects those and answers
  * the names it holds, a capitalized twin beside its lower-case namesake among them. Only two names
- * answered alike (a file system that folds case, where no twin can be) show it for such names; a
- * `mixed` name (`/quicK-Start.html`) is nobody's twin, and a redirect of one counts.
+ * answered alike (a file system that folds case, where no twin can be) show it for such names, or
+ * a place where the host redirected a name it cannot have to its lower-case form (a case probe,
+ * case-probe.ts: an "enforce lowercase" rewrite, which redirects every capitalized name before a
+ * file is looked up); a `mixed` name (`/quicK-Start.html`) is nobody's twin, and a redirect of one
+ * counts. A case probe's own redirect shows no document and is not counted.
  */
 export function scopeEvidence(spec: string, support: readonly Support[]): readonly Support[] {
-  return spec === 'case-insensitive' ? support.filter((s) => s.t !== undefined || s.v !== 'word') : support;
+  if (spec !== 'case-insensitive') return support;
+  let folded: Set<string> | undefined;
+  for (const s of support) if (s.v === CASE_FOLDED) (folded ??= new Set()).add(caseProbePlace(s.p));
+  return support.filter((s) => s.t !== undefined || (s.v !== 'word' && s.v !== CASE_FOLDED) || (s.v === 'word' && folded?.has(caseProbePlace(s.p)) === true));
 }
 
 /** Where a contradiction was observed: the path of the URL it was about. */

@@ -79,6 +79,40 @@ export function hostRuleLearningTests(ctx: SuiteContext): void {
     await verified(store);
   });
 
+  it('a host that redirects a capitalized name it cannot have teaches the case rule for capitalized names there', async () => {
+    const { store } = await make();
+    const probesOf = async (): Promise<string[]> => (await store.next({ limit: 100, perHost: 100 })).filter((e) => e.check === 'probe' && e.url.includes('/Urldedup-Not-Found-')).map((e) => e.url);
+    // an "enforce lowercase" rewrite under /docs/ (IIS URL Rewrite's template), mod_speling under /wiki/:
+    // both redirect capitalized names to existing lower-case ones
+    for (const dir of ['docs', 'wiki']) {
+      for (const n of ['One', 'Two', 'Three', 'Four']) await store.recordRedirect(`http://lc.example/${dir}/${n}.html`, `http://lc.example/${dir}/${n.toLowerCase()}.html`, 301);
+    }
+    expect((await collect(store.rules())).find((r) => r.id === 'lc.example/case-insensitive')).toMatchObject({ state: 'candidate' });
+    // one case probe per place: a name in capitalized words no server has
+    const probes = await probesOf();
+    expect(probes.map((u) => new URL(u).pathname.replace(/[0-9a-f]{16}$/, 'H')).sort()).toEqual(['/docs/Urldedup-Not-Found-H', '/wiki/Urldedup-Not-Found-H']);
+    const docsProbe = probes.find((u) => u.includes('/docs/'))!;
+    const wikiProbe = probes.find((u) => u.includes('/wiki/'))!;
+    // mod_speling finds no near miss and answers 404; the rewrite folds the name whatever it is
+    await store.recordFetch(wikiProbe, { status: 404, contentHash: 'nf' });
+    await store.recordRedirect(docsProbe, docsProbe.replace('/Urldedup-Not-Found-', '/urldedup-not-found-'), 301);
+    const rule = (await collect(store.rules())).find((r) => r.id === 'lc.example/case-insensitive');
+    expect(rule).toMatchObject({ state: 'active' });
+    expect(rule?.scopes.map((x) => x.at)).toEqual(['/docs/']);
+    expect((await store.canonical('http://lc.example/docs/Five.html')).canonicalKey).toBe(key('http://lc.example/docs/five.html'));
+    // where only mod_speling answered, a capitalized name may be a twin of its own
+    expect((await store.canonical('http://lc.example/wiki/Five.html')).canonicalKey).toBe(key('http://lc.example/wiki/Five.html'));
+    // asked once per place
+    await store.recordRedirect('http://lc.example/docs/Six.html', 'http://lc.example/docs/six.html', 301);
+    expect(await probesOf()).toEqual([]);
+    // a probe answered with a redirect elsewhere (a not-found page at home) shows no folding
+    for (const n of ['One', 'Two', 'Three']) await store.recordRedirect(`http://lc.example/api/${n}.html`, `http://lc.example/api/${n.toLowerCase()}.html`, 301);
+    const [apiProbe] = await probesOf();
+    await store.recordRedirect(apiProbe!, 'http://lc.example/', 301);
+    expect((await store.canonical('http://lc.example/api/Five.html')).canonicalKey).toBe(key('http://lc.example/api/Five.html'));
+    await verified(store);
+  });
+
   it('samples the case rule by folded directory: links in random case do not each open a new place', async () => {
     const { store } = await make();
     // a host that folds case: pages answer under a second spelling, capitalized or mixed, in /lib/ and /
