@@ -4,7 +4,7 @@
 // on the Kv the store writes through.
 import { describe, expect, it } from 'vitest';
 import { MemoryKv } from '../../src/store/backends/memory-store.js';
-import { QUEUE_COUNTS_HEADER, readQueueCounts, writeQueueCounts } from '../../src/store/front/queue-counts.js';
+import { parseChunk, QUEUE_COUNTS_HEADER, readQueueCounts, writeQueueCounts } from '../../src/store/front/queue-counts.js';
 
 const header = async (kv: MemoryKv): Promise<string | undefined> => kv.get('meta', QUEUE_COUNTS_HEADER);
 
@@ -23,6 +23,23 @@ describe('queue counts written down at close', () => {
     const chunks = (await kv.getMany('meta', ['front:q:000000', 'front:q:000001'])).filter((x) => x !== undefined);
     expect(chunks).toHaveLength(2);
     expect(await readQueueCounts(kv, await header(kv), storeWide)).toEqual(counts);
+  });
+
+  it('keeps the frontier\'s order of hosts (its round-robin walk goes on where it was)', async () => {
+    const kv = new MemoryKv();
+    const unsorted = new Map([['z.example', 2], ['a.example', 1], ['m.example', 3]]);
+    const wide = new Map([['state:queued', 6]]);
+    await writeQueueCounts(kv, unsorted, wide, false);
+    expect([...(await readQueueCounts(kv, await header(kv), wide))!.keys()]).toEqual(['z.example', 'a.example', 'm.example']);
+  });
+
+  it('reads a chunk line by line, and refuses a line of another shape', () => {
+    const out = new Map<string, number>();
+    expect(parseChunk('3 a.example\n12 b.example:8080\n1 [::1]:81', out)).toBe(true);
+    expect(out).toEqual(new Map([['a.example', 3], ['b.example:8080', 12], ['[::1]:81', 1]]));
+    for (const bad of ['', '3 a.example\n', '\n3 a.example', '3a.example', ' a.example', '0 a.example', '-1 a.example', '3 ', '1e3 a.example', '3 a.example\n\n2 b.example', '99999999999999999 a.example']) {
+      expect(parseChunk(bad, new Map())).toBe(false);
+    }
   });
 
   it('is not read when a store-wide counter moved since it was written', async () => {

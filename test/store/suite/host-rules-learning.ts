@@ -98,7 +98,7 @@ export function hostRuleLearningTests(ctx: SuiteContext): void {
     await store.recordRedirect(docsProbe, docsProbe.replace('/Urldedup-Not-Found-', '/urldedup-not-found-'), 301);
     const rule = (await collect(store.rules())).find((r) => r.id === 'lc.example/case-insensitive');
     expect(rule).toMatchObject({ state: 'active' });
-    expect(rule?.scopes.map((x) => x.at)).toEqual(['/docs/']);
+    expect(rule?.scopes?.map((x) => x.at)).toEqual(['/docs/']);
     expect((await store.canonical('http://lc.example/docs/Five.html')).canonicalKey).toBe(key('http://lc.example/docs/five.html'));
     // where only mod_speling answered, a capitalized name may be a twin of its own
     expect((await store.canonical('http://lc.example/wiki/Five.html')).canonicalKey).toBe(key('http://lc.example/wiki/Five.html'));
