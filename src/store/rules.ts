@@ -15,6 +15,7 @@
  * | `slash-remove`                | `/a/b/` → `/a/b`                | paths ending in `/`, other than `/`              |
  * | `default-document:<name>`     | `/a/index.html` → `/a/`         | paths whose last segment is `<name>`             |
  * | `path-prefix:<from>><to>`     | `/old/x` → `/x`                 | paths below `<from>`, not its own page           |
+ * | `merge-slashes`               | `/a//b.html` → `/a/b.html`      | paths with two or more slashes in a row          |
  * | `query-parameter:<name>`      | `?sid=1&a=2` → `?a=2`           | queries with a field named `<name>`              |
  * | `path-parameter:<name>`       | `/a;jsessionid=1` → `/a`        | paths with a `;<name>` parameter in a segment    |
  * | `suffix:<from>><to>`          | `/a.htm` → `/a.html`            | last segments ending in `<from>` after a stem    |
@@ -46,7 +47,7 @@
  */
 import { recompose, type UriRecord } from '../normalize/index.js';
 import { bareParameterPath, fieldName, parameterValues, pathParameterNames, queryFields, removePathParameters, removeQueryFields } from './learning/parameter-difference.js';
-import { applySuffix, caseApplies, caseShape, foldCase, isSuffixPair, suffixApplies, suffixStemKind } from './learning/path-variants.js';
+import { applySuffix, caseApplies, caseShape, foldCase, isSuffixPair, mergeSlashes, suffixApplies, suffixStemKind } from './learning/path-variants.js';
 import { activeScopes, inScope, keptSupport, readsAsCopy, scopeEvidence, type ContradictionSite, type Scope, type Support } from './learning/rule-scope.js';
 
 export type RuleSpec =
@@ -57,6 +58,11 @@ export type RuleSpec =
   | { readonly kind: 'slash-remove' }
   | { readonly kind: 'default-document'; readonly name: string }
   | { readonly kind: 'path-prefix'; readonly from: string; readonly to: string }
+  /**
+   * Empty segments dropped: a server that reads a path with its slashes merged (nginx
+   * `merge_slashes`, on by default; Apache `MergeSlashes`, on by default since 2.4.39).
+   */
+  | { readonly kind: 'merge-slashes' }
   | { readonly kind: 'query-parameter'; readonly name: string }
   /** RFC 3986 §3.3: a segment's parameters follow ";" (`/a;jsessionid=1`), as servlet containers write session ids. */
   | { readonly kind: 'path-parameter'; readonly name: string }
@@ -159,6 +165,7 @@ export function parseSpec(text: string): RuleSpec | undefined {
     case 'slash-add':
     case 'slash-remove':
     case 'case-insensitive':
+    case 'merge-slashes':
       return colon === -1 ? { kind } : undefined;
     case 'default-document':
     case 'query-parameter':
@@ -222,6 +229,7 @@ const APPLY_ORDER: Readonly<Record<RuleKind, number>> = {
   'www-remove': 1,
   mirror: 1,
   'path-parameter': 2,
+  'merge-slashes': 2,
   'case-insensitive': 2,
   'default-document': 2,
   suffix: 3,
@@ -300,6 +308,8 @@ export function applies(spec: RuleSpec, rec: UriRecord): boolean {
       return rec.path.length > 1 && rec.path.endsWith('/');
     case 'default-document':
       return rec.path.endsWith('/' + spec.name);
+    case 'merge-slashes':
+      return rec.path.includes('//');
     case 'path-prefix':
       // the paths under the prefix, not the prefix's own page: `/old/` may be an archive page of
       // its own while `/old/x` moved to `/x`
@@ -342,6 +352,8 @@ export function apply(spec: RuleSpec, rec: UriRecord): UriRecord {
       return { ...rec, path: rec.path.slice(0, rec.path.length - spec.name.length) };
     case 'path-prefix':
       return { ...rec, path: spec.to + rec.path.slice(spec.from.length) };
+    case 'merge-slashes':
+      return { ...rec, path: mergeSlashes(rec.path) };
     case 'query-parameter':
       return { ...rec, query: removeQueryFields(rec.query, new Set(parameterNames(spec))) };
     case 'path-parameter':

@@ -1,6 +1,6 @@
 // The host-rule learner's pure parts: explaining a redirect, judging one, applying rules.
 import { describe, expect, it } from 'vitest';
-import { parseUri, type UriRecord } from '../../src/normalize/index.js';
+import { parseUri, recompose, type UriRecord } from '../../src/normalize/index.js';
 import {
   applies,
   apply,
@@ -39,6 +39,9 @@ describe('explainRedirect', () => {
     ['http://a.example/x?sid=1&a=2', 'http://a.example/x?a=2', ['query-parameter:sid']],
     ['http://a.example/x?sid=1', 'http://a.example/x', ['query-parameter:sid']],
     ['http://a.example/x', 'https://www.a.example/x/', ['https', 'www-add', 'slash-add']],
+    ['http://a.example/docs//x.html', 'http://a.example/docs/x.html', ['merge-slashes']],
+    ['http://a.example//a///b/', 'http://a.example/a/b/', ['merge-slashes']],
+    ['http://a.example/a//', 'http://a.example/a/', ['merge-slashes']],
   ])('%s → %s', (from, to, expected) => {
     expect(explain(from, to)).toEqual(expected);
   });
@@ -138,8 +141,16 @@ describe('applying rules', () => {
     expect(applies(spec, parseUri('http://a.example/old/x/index.html'))).toBe(true);
   });
 
+  it('merges runs of slashes anywhere in the path, and applies only where there is one', () => {
+    const spec: RuleSpec = { kind: 'merge-slashes' };
+    expect(applies(spec, parseUri('http://a.example/a/b.html'))).toBe(false);
+    expect(applies(spec, parseUri('http://a.example/a/b.html?u=http://x'))).toBe(false);
+    expect(recompose(apply(spec, parseUri('http://a.example//a///b//c.html?q=1')))).toBe('http://a.example/a/b/c.html?q=1');
+    expect(recompose(apply(spec, parseUri('http://a.example/a//;jsessionid=1')))).toBe('http://a.example/a/;jsessionid=1');
+  });
+
   it('round-trips specs and rule ids', () => {
-    for (const text of ['https', 'www-add', 'slash-remove', 'default-document:index.php', 'path-prefix:/old/>/', 'query-parameter:utm=x', 'path-parameter:jsessionid']) {
+    for (const text of ['https', 'www-add', 'slash-remove', 'merge-slashes', 'default-document:index.php', 'path-prefix:/old/>/', 'query-parameter:utm=x', 'path-parameter:jsessionid']) {
       expect(formatSpec(parseSpec(text)!)).toBe(text);
     }
     expect(parseRuleId('a.example:8080/path-prefix:/a/>/b/')).toEqual({ host: 'a.example:8080', spec: { kind: 'path-prefix', from: '/a/', to: '/b/' } });

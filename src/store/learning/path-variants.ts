@@ -160,6 +160,11 @@ export function caseApplies(path: string): boolean {
   return bareParameterPath(path) === path && foldCase(path) !== path;
 }
 
+/** `path` with each run of slashes read as one (nginx `merge_slashes`): `/a//b` → `/a/b`. */
+export function mergeSlashes(path: string): string {
+  return path.replace(/\/{2,}/g, '/');
+}
+
 /**
  * The name of a case probe (case-probe.ts): capitalized words (`word`-shaped) no server has a
  * file for, followed by a hash.

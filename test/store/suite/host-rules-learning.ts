@@ -113,6 +113,27 @@ export function hostRuleLearningTests(ctx: SuiteContext): void {
     await verified(store);
   });
 
+  it('a server that merges slashes is learned as one rule over the sections its evidence spans', async () => {
+    // nginx merge_slashes: a template joins a base ending in "/" with a path starting with one
+    const { store } = await make();
+    for (const [dir, page] of [['guide', 'a'], ['guide', 'b'], ['news', 'c']]) {
+      await store.recordFetch(`http://ms.example/${dir}/${page}.html`, { status: 200, contentHash: page! });
+      await store.recordFetch(`http://ms.example/${dir}//${page}.html`, { status: 200, contentHash: page! });
+    }
+    const rule = (await collect(store.rules())).find((r) => r.id === 'ms.example/merge-slashes');
+    expect(rule).toMatchObject({ state: 'active', for: 3 });
+    expect(rule?.scopes?.map((x) => x.at)).toEqual(['/']);
+    // a section nobody showed it in, and a run of three slashes
+    expect((await store.canonical('http://ms.example/ref//y.html')).canonicalKey).toBe(key('http://ms.example/ref/y.html'));
+    expect((await store.canonical('http://ms.example/ref///z.html')).canonicalKey).toBe(key('http://ms.example/ref/z.html'));
+    // a path without an empty segment is not the rule's
+    expect((await store.canonical('http://ms.example/ref/y.html')).canonicalKey).toBe(key('http://ms.example/ref/y.html'));
+    // a server that redirects the doubled name supports the same rule
+    await store.recordRedirect('http://ms.example/api//d.html', 'http://ms.example/api/d.html', 301);
+    expect((await collect(store.rules())).find((r) => r.id === 'ms.example/merge-slashes')).toMatchObject({ for: 4 });
+    await verified(store);
+  });
+
   it('samples the case rule by folded directory: links in random case do not each open a new place', async () => {
     const { store } = await make();
     // a host that folds case: pages answer under a second spelling, capitalized or mixed, in /lib/ and /
