@@ -366,6 +366,29 @@ export function hostRuleImageTests(ctx: SuiteContext): void {
     await verified(store);
   });
 
+  it('a pair compared while its directory\'s recheck is in flight waits for that recheck', async () => {
+    const { store } = await make();
+    let draw = 0;
+    // random posts in an aside are most of each page's words, drawn anew for each response
+    const fetch = (u: string, main: string): Promise<void> => {
+      draw++;
+      const words = [main, 'short', 'page', ...Array.from({ length: 12 }, (_, i) => `post${draw}w${i}`)];
+      return store.recordFetch(u, { status: 200, contentHash: `${main}#${draw}`, stableHash: `${main}+posts${draw}`, mainHash: main, wordSketch: wordSketch(words) });
+    };
+    const rule = async () => (await collect(store.rules())).find((r) => r.id === 'pw.example/query-parameter:sid');
+    await fetch('http://pw.example/a', 'A');
+    await fetch('http://pw.example/a?sid=1', 'A');
+    // the first pair asks for a recheck of its variant; a second pair comes before it is fetched
+    expect((await store.canonical('http://pw.example/a?sid=1')).state).toBe('queued');
+    await fetch('http://pw.example/b', 'B');
+    await fetch('http://pw.example/b?sid=2', 'B');
+    expect((await rule())?.against ?? 0).toBe(0);
+    // the recheck: the text changed, the main content did not; both pairs are one document each
+    await fetch('http://pw.example/a?sid=1', 'A');
+    expect(await rule()).toMatchObject({ for: 2, against: 0 });
+    await verified(store);
+  });
+
   it('pairs names under an inserted segment by their main content where a block drawn per response changes the bytes', async () => {
     const { store } = await make();
     const fetch = besideRandomPosts(store);
