@@ -17,7 +17,7 @@ import { parameterDifference } from '../learning/parameter-difference.js';
 import { isCaseProbe } from '../learning/path-variants.js';
 import { dirOf } from '../learning/rule-scope.js';
 import { imageCheckOf } from '../learning/image-redirects.js';
-import { noRuleChanges, type CheckRequest } from '../learning/contract.js';
+import { noRuleChanges, type CheckRequest, type RuleChanges } from '../learning/contract.js';
 import type { RuleLearner } from '../learning/learner.js';
 import type { EngineParts } from './parts.js';
 import { carried, recordOfKey, setUrl } from './url-state.js';
@@ -56,7 +56,9 @@ export async function recordRedirect(s: EngineParts, q: WriteQueue, learner: Rul
     setUrl(s, txn, f.key, before, { ...carried(before, depth, now), s: 'redirected', st: status, to: t.key, ft: now });
     txn.queue.landed.push(f.key);
     // (a case probe's redirect, learning/case-probe.ts, is the case rule's evidence where it folds)
-    const probed = !s.o.learnRules ? undefined : isCaseProbe(f.rec.path) ? await learner.fromCaseProbe(txn, f, t, status, merge, now) : void (await learner.notFound.record(txn, f, status, undefined));
+    let probed: RuleChanges | undefined;
+    if (s.o.learnRules && isCaseProbe(f.rec.path)) probed = await learner.fromCaseProbe(txn, f, t, status, merge, now);
+    else if (s.o.learnRules) await learner.notFound.record(txn, f, status, undefined);
     if (probed !== undefined) await queueChecks(s, txn, probed.checks, depth, now);
     await q.commit(txn);
     if (probed !== undefined) await afterRuleChanges(s, q, probed);

@@ -22,12 +22,12 @@
  * probe and may still serve a twin. The case rule's sampled checks fetch some of the URLs it
  * rewrote, and one twin answered otherwise withdraws it from the whole host (rules.ts `rederive`).
  */
-import { createHash } from 'node:crypto';
 import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
 import { readRange, type Kv } from '../backends/kv.js';
 import { evidenceKeys, startsWithRange } from '../keys.js';
 import { getEvidence, putEvidence, type Txn } from '../engine/batch.js';
 import { CASE_PROBE_SEGMENT, caseProbePlace, foldCase } from './path-variants.js';
+import { probeCheck } from './not-found.js';
 import type { CheckRequest, LearnedUrl } from './contract.js';
 
 /** Places probed per host at most. */
@@ -53,10 +53,7 @@ export class CaseProbes {
     const asked = await readRange(this.kv, 'evidence', { ...startsWithRange(evidenceKeys.caseProbe(keyAt(u.rec, '/'))), limit: CASE_PROBES_PER_HOST });
     if (asked.length >= CASE_PROBES_PER_HOST) return;
     putEvidence(txn, k, '');
-    // a name no server has, the same for one place in every store (reproducible runs)
-    const name = createHash('sha256').update(`case\u0000${placeKey}`).digest('hex').slice(0, 16);
-    const rec: UriRecord = { ...u.rec, path: place + CASE_PROBE_SEGMENT + name, query: undefined, fragment: undefined };
-    checks.push({ kind: 'probe', key: keyFromRecord(rec), rec });
+    checks.push(probeCheck(u.rec, place + CASE_PROBE_SEGMENT, `case\u0000${placeKey}`));
   }
 
   /**

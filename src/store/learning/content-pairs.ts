@@ -15,7 +15,7 @@
  */
 import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
 import { bareParameterPath, parameterDifference } from './parameter-difference.js';
-import { foldCase, mergeSlashes, suffixPair } from './path-variants.js';
+import { foldCase, slashesMergeTo, suffixPair } from './path-variants.js';
 import { evidenceKeys, prefixRange, SEP } from '../keys.js';
 import type { Kv } from '../backends/kv.js';
 import { applies, apply, hostOf, mirrorPair, parameterSpec, withHost, parseRuleId, parseSpec, type RuleRecord, type RuleSpec } from '../rules.js';
@@ -190,7 +190,7 @@ export function prefixPairs(u: LearnedUrl, others: readonly string[]): ContentPa
     if (wrec.query !== u.rec.query || wrec.scheme !== u.rec.scheme || hostOf(wrec) !== hostOf(u.rec) || bareParameterPath(wrec.path) !== wrec.path) continue;
     const [long, short] = u.rec.path.length > wrec.path.length ? [u, { rec: wrec, key: w }] : [{ rec: wrec, key: w }, u];
     // empty segments inserted (`/a//b` beside `/a/b`): one path a server reads with its slashes merged
-    const spec: RuleSpec | undefined = long.rec.path.includes('//') && mergeSlashes(long.rec.path) === short.rec.path ? { kind: 'merge-slashes' } : insertedPrefix(long.rec, short.rec.path);
+    const spec: RuleSpec | undefined = slashesMergeTo(long.rec.path, short.rec.path) ? { kind: 'merge-slashes' } : insertedPrefix(long.rec, short.rec.path);
     if (spec !== undefined) out.push({ variant: long.key, base: short.key, spec });
   }
   return out;

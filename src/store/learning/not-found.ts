@@ -9,7 +9,7 @@
  * crawler's own fetch path, so robots.txt and politeness apply.
  */
 import { createHash } from 'node:crypto';
-import { keyFromRecord } from '../../normalize/index.js';
+import { keyFromRecord, type UriRecord } from '../../normalize/index.js';
 import { decodeJson, encodeJson, encodeUrlEntry, evidenceKeys, prefixRange, SEP, startsWithRange, type UrlEntry } from '../keys.js';
 import { readRange, type Kv, type KvOp } from '../backends/kv.js';
 import { bareDirOf, bareParameterPath } from './parameter-difference.js';
@@ -41,6 +41,17 @@ export const TITLED = '!';
 
 /** A probe's name: no server has it. */
 export const PROBE_SEGMENT = 'urldedup-not-found-';
+
+/**
+ * A probe of `rec`'s host at `prefix` (a directory and the start of a made-up name), its name
+ * ending in a hash of `seed`: no server has it, and it is the same for one seed in every store
+ * (reproducible runs). Query and fragment dropped.
+ */
+export function probeCheck(rec: UriRecord, prefix: string, seed: string): CheckRequest {
+  const name = createHash('sha256').update(seed).digest('hex').slice(0, 16);
+  const probe: UriRecord = { ...rec, path: prefix + name, query: undefined, fragment: undefined };
+  return { kind: 'probe', key: keyFromRecord(probe), rec: probe };
+}
 
 /** Hosts whose not-found entries are kept at most (the oldest read is let go first). */
 const CACHED_HOSTS = 4096;
@@ -131,10 +142,7 @@ export class NotFoundSignatures {
       if ((await this.entriesOf(host)).length >= PROBES_PER_HOST) return;
       putEvidence(txn, k, '');
     }
-    // a name no server has, the same for one host and directory in every store (reproducible runs)
-    const name = createHash('sha256').update(`${host}\u0000${place}${stale ? `\u0000${SHAPE_VERSION}` : ''}`).digest('hex').slice(0, 16);
-    const rec = { ...u.rec, path: dir + PROBE_SEGMENT + name, query: undefined, fragment: undefined };
-    checks.push({ kind: 'probe', key: keyFromRecord(rec), rec });
+    checks.push(probeCheck(u.rec, dir + PROBE_SEGMENT, `${host}\u0000${place}${stale ? `\u0000${SHAPE_VERSION}` : ''}`));
   }
 
   /** A probe's answer. Returns the soft-404 signature it found (a 2xx body), if any. */

@@ -165,6 +165,11 @@ export function mergeSlashes(path: string): string {
   return path.replace(/\/{2,}/g, '/');
 }
 
+/** True when `long` is `short` with empty segments inserted (`/a//b` and `/a/b`): the `merge-slashes` rule maps one onto the other. */
+export function slashesMergeTo(long: string, short: string): boolean {
+  return long.includes('//') && mergeSlashes(long) === short;
+}
+
 /**
  * The name of a case probe (case-probe.ts): capitalized words (`word`-shaped) no server has a
  * file for, followed by a hash.

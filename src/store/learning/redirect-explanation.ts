@@ -23,11 +23,11 @@ import {
   type Verdict,
 } from '../rules.js';
 import { removeQueryFields } from './parameter-difference.js';
-import { foldCase, mergeSlashes, suffixApplies, suffixPair } from './path-variants.js';
+import { foldCase, slashesMergeTo, suffixApplies, suffixPair } from './path-variants.js';
 
 function pathTransforms(p: string, q: string, documents: readonly string[]): RuleSpec[] | undefined {
   // empty segments dropped, wherever they are (`/a//b` → `/a/b`, `/a//` → `/a/`)
-  if (p.includes('//') && mergeSlashes(p) === q) return [{ kind: 'merge-slashes' }];
+  if (slashesMergeTo(p, q)) return [{ kind: 'merge-slashes' }];
   if (q === p + '/') {
     const last = lastSegment(p);
     return last !== '' && last.indexOf('.') === -1 ? [{ kind: 'slash-add' }] : undefined;

@@ -19,6 +19,16 @@ function besideRandomPosts(store: SeenStore): (u: string, main: string) => Promi
   };
 }
 
+/** Short pages beside random posts: the block's words, drawn anew for each response, are most of each page's. */
+function shortBesideRandomPosts(store: SeenStore): (u: string, main: string) => Promise<void> {
+  let draw = 0;
+  return (u, main) => {
+    draw++;
+    const words = [main, 'short', 'page', ...Array.from({ length: 12 }, (_, i) => `post${draw}w${i}`)];
+    return store.recordFetch(u, { status: 200, contentHash: `${main}#${draw}`, stableHash: `${main}+posts${draw}`, mainHash: main, wordSketch: wordSketch(words) });
+  };
+}
+
 export function hostRuleImageTests(ctx: SuiteContext): void {
   const { make, verified } = ctx;
   it('a name a rule sends a document to, the document fetched first under another name, is a duplicate until the rule goes', async () => {
@@ -340,13 +350,8 @@ export function hostRuleImageTests(ctx: SuiteContext): void {
 
   it('a short page whose block drawn per response outweighs its words waits for a recheck, and what it shows holds under every session segment', async () => {
     const { store } = await make();
-    let draw = 0;
     // an ASP.NET cookieless id leads the path; random posts in an aside are most of each page's words
-    const fetch = (u: string, main: string): Promise<void> => {
-      draw++;
-      const words = [main, 'short', 'page', ...Array.from({ length: 12 }, (_, i) => `post${draw}w${i}`)];
-      return store.recordFetch(u, { status: 200, contentHash: `${main}#${draw}`, stableHash: `${main}+posts${draw}`, mainHash: main, wordSketch: wordSketch(words) });
-    };
+    const fetch = shortBesideRandomPosts(store);
     const id = (c: string): string => `(S(${c.repeat(24)}))`;
     await fetch('http://ms.example/a', 'A');
     await fetch(`http://ms.example/${id('a')}/a`, 'A');
@@ -368,13 +373,7 @@ export function hostRuleImageTests(ctx: SuiteContext): void {
 
   it('a pair compared while its directory\'s recheck is in flight waits for that recheck', async () => {
     const { store } = await make();
-    let draw = 0;
-    // random posts in an aside are most of each page's words, drawn anew for each response
-    const fetch = (u: string, main: string): Promise<void> => {
-      draw++;
-      const words = [main, 'short', 'page', ...Array.from({ length: 12 }, (_, i) => `post${draw}w${i}`)];
-      return store.recordFetch(u, { status: 200, contentHash: `${main}#${draw}`, stableHash: `${main}+posts${draw}`, mainHash: main, wordSketch: wordSketch(words) });
-    };
+    const fetch = shortBesideRandomPosts(store);
     const rule = async () => (await collect(store.rules())).find((r) => r.id === 'pw.example/query-parameter:sid');
     await fetch('http://pw.example/a', 'A');
     await fetch('http://pw.example/a?sid=1', 'A');
